@@ -1,0 +1,91 @@
+//! Command-line parsing and the subcommands.
+
+mod run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use vfsbox_host::units;
+
+/// Exit code when a limit ended the script.
+pub(crate) const EXIT_LIMIT: u8 = 124;
+/// Exit code when vfsbox could not run the script (bad arguments, a file
+/// that is not a valid script, the working directory missing).
+pub(crate) const EXIT_REFUSED: u8 = 125;
+/// Exit code when the script trapped (a panic, a stack overflow).
+pub(crate) const EXIT_TRAPPED: u8 = 134;
+
+/// Runs untrusted WebAssembly scripts over a read-only filesystem of
+/// documents.
+#[derive(Debug, Parser)]
+#[command(name = "vfsbox", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one script locally, with the same sandbox and limits as the
+    /// service.
+    ///
+    /// Prints the script's stdout and stderr and exits with its exit code;
+    /// 124 when a limit ended it, 134 when it trapped, 125 when it could not
+    /// be run at all.
+    Run(run::RunArgs),
+}
+
+/// A `--mount /files=DIR` argument.
+#[derive(Debug, Clone)]
+pub(crate) struct MountArg {
+    pub(crate) at: String,
+    pub(crate) dir: PathBuf,
+}
+
+pub(crate) fn parse_mount(s: &str) -> Result<MountArg, String> {
+    let (at, dir) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected MOUNT=DIR (for example /files=./docs), got {s:?}"))?;
+    if vfsbox_host::VPath::parse_absolute(at).is_none() || at == "/" {
+        return Err(format!(
+            "mount point {at:?} must be an absolute, normalised path below / (for example /files)"
+        ));
+    }
+    Ok(MountArg {
+        at: at.to_owned(),
+        dir: PathBuf::from(dir),
+    })
+}
+
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
+    units::parse_duration(s).map_err(|e| e.to_string())
+}
+
+pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
+    units::parse_size(s).map_err(|e| e.to_string())
+}
+
+pub(crate) fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("VFSBOX_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("vfsbox: cannot start: {e}");
+            return ExitCode::from(EXIT_REFUSED);
+        }
+    };
+    runtime.block_on(async {
+        match cli.command {
+            Command::Run(args) => run::run(args).await,
+        }
+    })
+}

@@ -1,0 +1,88 @@
+//! `vfsbox:script/fs`: metadata, listings and reads.
+
+use std::time::UNIX_EPOCH;
+
+use super::bindings::vfsbox::script::fs::{self as wit, DirEntry, Listing};
+use super::bindings::vfsbox::script::types::{self, Metadata};
+use super::{HostError, ScriptHost};
+use crate::vfs::{FsError, Kind, Meta, VPath};
+
+fn kind(k: Kind) -> types::Kind {
+    match k {
+        Kind::File => types::Kind::File,
+        Kind::Directory => types::Kind::Directory,
+    }
+}
+
+fn modified_ms(m: &Meta) -> Option<u64> {
+    let since = m.modified?.duration_since(UNIX_EPOCH).ok()?;
+    u64::try_from(since.as_millis()).ok()
+}
+
+impl ScriptHost {
+    /// Stats a document, failing if it is a directory.
+    async fn document(&self, path: &VPath) -> Result<Meta, HostError> {
+        let meta = self.before_deadline(self.vfs.stat(path)).await??;
+        if meta.kind == Kind::Directory {
+            return Err(FsError::IsADirectory(path.to_string()).into());
+        }
+        Ok(meta)
+    }
+
+    async fn read_charged(&mut self, path: VPath, offset: u64, len: u64) -> Result<Vec<u8>, HostError> {
+        let meta = self.document(&path).await?;
+        let range = crate::vfs::clamp(&(offset..offset.saturating_add(len)), meta.size);
+        self.budget.charge_read(&path, range.end - range.start)?;
+        let bytes = self.before_deadline(self.vfs.read_range(&path, range.clone())).await??;
+        // The document may have grown since it was stated; never hand over
+        // more than was charged.
+        let charged = (range.end - range.start) as usize;
+        Ok(bytes.slice(..bytes.len().min(charged)).to_vec())
+    }
+}
+
+impl wit::Host for ScriptHost {
+    async fn cwd(&mut self) -> wasmtime::Result<String> {
+        Ok(self.cwd.to_string())
+    }
+
+    async fn stat(&mut self, path: String) -> Result<Metadata, HostError> {
+        let path = self.resolve(&path)?;
+        let meta = self.before_deadline(self.vfs.stat(&path)).await??;
+        Ok(Metadata {
+            path: path.to_string(),
+            kind: kind(meta.kind),
+            size: meta.size,
+            modified_ms: modified_ms(&meta),
+        })
+    }
+
+    async fn list_dir(&mut self, path: String) -> Result<Listing, HostError> {
+        let path = self.resolve(&path)?;
+        let limit = usize::try_from(self.budget.limits.list_entries).unwrap_or(usize::MAX);
+        let listing = self.before_deadline(self.vfs.list(&path, limit)).await??;
+        Ok(Listing {
+            entries: listing
+                .entries
+                .into_iter()
+                .map(|e| DirEntry {
+                    kind: kind(e.meta.kind),
+                    size: e.meta.size,
+                    modified_ms: modified_ms(&e.meta),
+                    name: e.name,
+                })
+                .collect(),
+            truncated: listing.truncated,
+        })
+    }
+
+    async fn read(&mut self, path: String) -> Result<Vec<u8>, HostError> {
+        let path = self.resolve(&path)?;
+        self.read_charged(path, 0, u64::MAX).await
+    }
+
+    async fn read_range(&mut self, path: String, offset: u64, len: u64) -> Result<Vec<u8>, HostError> {
+        let path = self.resolve(&path)?;
+        self.read_charged(path, offset, len).await
+    }
+}

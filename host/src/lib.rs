@@ -1,0 +1,32 @@
+//! vfsbox runs untrusted scripts for AI agents over a read-only virtual
+//! filesystem of documents.
+//!
+//! A script is a WebAssembly component (a WASI 0.2 command). Each run gets
+//! its own wasmtime store with fuel, an epoch-interruption wall-clock
+//! deadline and a memory limiter, and reads documents only through the
+//! `vfsbox:script` imports (`fs`, `search`, `budget`), each of which charges
+//! the run's budget and waits only for the time the run has left. At most a
+//! fixed number of scripts are live per process; one more is refused at
+//! once, never queued.
+//!
+//! The crate is organised as:
+//!
+//! - [`runtime`]: the engine, admission gate, compile cache and
+//!   [`Runtime::run`], which turns a script into a [`Report`];
+//! - [`vfs`]: path resolution, mounts and backends, and grep;
+//! - [`limits`]: every limit and its default;
+//! - [`audit`]: the JSON-lines audit log;
+//! - `imports` (private): the host side of the WIT world in `wit/`.
+#![deny(missing_docs)]
+
+pub mod audit;
+mod imports;
+pub mod limits;
+pub mod runtime;
+pub mod units;
+pub mod vfs;
+
+pub use audit::{AuditLog, Caller};
+pub use limits::{Limit, Limits, LimitsRequest};
+pub use runtime::{Busy, Outcome, Permit, Report, RunError, RunSpec, Runtime, Script, Stdin, Usage};
+pub use vfs::{Vfs, VPath};

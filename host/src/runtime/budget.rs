@@ -1,0 +1,255 @@
+//! The budget of one run: its deadline and the counters every host import
+//! charges before doing work.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use crate::limits::{Limit, Limits};
+use crate::runtime::LimitExceeded;
+use crate::vfs::VPath;
+
+/// What a run may still use, and what it has used.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    pub(crate) limits: Limits,
+    pub(crate) started: Instant,
+    deadline: Instant,
+    documents: HashSet<VPath>,
+    pub(crate) bytes_read: u64,
+    pub(crate) files_scanned: u64,
+    pub(crate) bytes_scanned: u64,
+    /// Fuel left as of the last call into the host.
+    pub(crate) fuel_left: u64,
+    pub(crate) memory: MemoryLimiter,
+}
+
+impl Budget {
+    pub(crate) fn new(limits: Limits, started: Instant) -> Budget {
+        Budget {
+            deadline: started + limits.deadline,
+            documents: HashSet::new(),
+            bytes_read: 0,
+            files_scanned: 0,
+            bytes_scanned: 0,
+            fuel_left: limits.fuel,
+            memory: MemoryLimiter::new(limits.memory),
+            limits,
+            started,
+        }
+    }
+
+    /// Moves the deadline; the run ends when it passes.
+    pub(crate) fn set_deadline(&mut self, deadline: Instant) {
+        self.deadline = deadline;
+    }
+
+    pub(crate) fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    pub(crate) fn time_left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// The error that ends a run at its deadline.
+    pub(crate) fn deadline_exceeded(&self) -> LimitExceeded {
+        LimitExceeded {
+            limit: Limit::Deadline,
+            used: millis(self.started.elapsed()),
+            allowed: millis(self.limits.deadline),
+        }
+    }
+
+    pub(crate) fn documents_read(&self) -> u64 {
+        self.documents.len() as u64
+    }
+
+    pub(crate) fn documents_left(&self) -> u64 {
+        self.limits.document_reads.saturating_sub(self.documents_read())
+    }
+
+    pub(crate) fn bytes_left(&self) -> u64 {
+        self.limits.bytes_read.saturating_sub(self.bytes_read)
+    }
+
+    /// Charges a read of up to `bytes` bytes of `path` before it happens:
+    /// a new document against the document cap, the bytes against the byte
+    /// cap and against the memory the script has left to receive them.
+    pub(crate) fn charge_read(&mut self, path: &VPath, bytes: u64) -> Result<(), LimitExceeded> {
+        if !self.documents.contains(path) && self.documents_left() == 0 {
+            return Err(LimitExceeded {
+                limit: Limit::DocumentReads,
+                used: self.documents_read() + 1,
+                allowed: self.limits.document_reads,
+            });
+        }
+        if bytes > self.bytes_left() {
+            return Err(LimitExceeded {
+                limit: Limit::BytesRead,
+                used: self.bytes_read.saturating_add(bytes),
+                allowed: self.limits.bytes_read,
+            });
+        }
+        // The bytes are copied into the script's memory; a read that could
+        // never fit there is refused before the host buffers it.
+        let needed = self.memory.current.saturating_add(bytes);
+        if needed > self.memory.cap {
+            self.memory.denied = Some(needed);
+            return Err(LimitExceeded {
+                limit: Limit::Memory,
+                used: needed,
+                allowed: self.memory.cap,
+            });
+        }
+        self.documents.insert(path.clone());
+        self.bytes_read += bytes;
+        Ok(())
+    }
+
+    pub(crate) fn scan_files_left(&self) -> u64 {
+        self.limits.scan_files.saturating_sub(self.files_scanned)
+    }
+
+    pub(crate) fn scan_bytes_left(&self) -> u64 {
+        self.limits.scan_bytes.saturating_sub(self.bytes_scanned)
+    }
+}
+
+pub(crate) fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Caps the linear memory of all memories of a store together, and records
+/// a denial so the run's outcome can say "memory" precisely.
+#[derive(Debug)]
+pub(crate) struct MemoryLimiter {
+    cap: u64,
+    current: u64,
+    pub(crate) peak: u64,
+    /// The total a denied growth asked for.
+    pub(crate) denied: Option<u64>,
+}
+
+/// Tables may hold at most this many elements.
+const MAX_TABLE_ELEMENTS: usize = 100_000;
+
+impl MemoryLimiter {
+    fn new(cap: u64) -> MemoryLimiter {
+        MemoryLimiter {
+            cap,
+            current: 0,
+            peak: 0,
+            denied: None,
+        }
+    }
+
+    pub(crate) fn cap(&self) -> u64 {
+        self.cap
+    }
+}
+
+impl wasmtime::ResourceLimiter for MemoryLimiter {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let total = self.current - current as u64 + desired as u64;
+        if total > self.cap {
+            self.denied = Some(total);
+            return Ok(false);
+        }
+        self.current = total;
+        self.peak = self.peak.max(total);
+        Ok(true)
+    }
+
+    fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
+        Ok(())
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= MAX_TABLE_ELEMENTS)
+    }
+
+    fn instances(&self) -> usize {
+        64
+    }
+
+    fn tables(&self) -> usize {
+        64
+    }
+
+    fn memories(&self) -> usize {
+        8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasmtime::ResourceLimiter;
+
+    fn path(s: &str) -> VPath {
+        VPath::parse_absolute(s).expect("path")
+    }
+
+    fn budget(limits: Limits) -> Budget {
+        Budget::new(limits, Instant::now())
+    }
+
+    #[test]
+    fn counts_each_document_once() {
+        let mut b = budget(Limits {
+            document_reads: 2,
+            ..Limits::default()
+        });
+        b.charge_read(&path("/f/a"), 1).expect("first");
+        b.charge_read(&path("/f/a"), 1).expect("same document again");
+        b.charge_read(&path("/f/b"), 1).expect("second");
+        let err = b.charge_read(&path("/f/c"), 1).expect_err("third document");
+        assert_eq!((err.limit, err.used, err.allowed), (Limit::DocumentReads, 3, 2));
+        assert_eq!(b.documents_read(), 2);
+    }
+
+    #[test]
+    fn refuses_reads_past_the_byte_cap_before_they_happen() {
+        let mut b = budget(Limits {
+            bytes_read: 100,
+            ..Limits::default()
+        });
+        b.charge_read(&path("/f/a"), 60).expect("fits");
+        let err = b.charge_read(&path("/f/b"), 41).expect_err("over");
+        assert_eq!((err.limit, err.used, err.allowed), (Limit::BytesRead, 101, 100));
+        assert_eq!(b.bytes_read, 60, "a refused read charges nothing");
+    }
+
+    #[test]
+    fn refuses_reads_that_cannot_fit_in_memory() {
+        let mut b = budget(Limits {
+            memory: 1000,
+            ..Limits::default()
+        });
+        assert_eq!(b.memory.memory_growing(0, 600, None).ok(), Some(true));
+        let err = b.charge_read(&path("/f/a"), 500).expect_err("does not fit");
+        assert_eq!(err.limit, Limit::Memory);
+        assert_eq!(b.memory.denied, Some(1100));
+    }
+
+    #[test]
+    fn limits_all_memories_together_and_records_denials() {
+        let mut m = MemoryLimiter::new(100);
+        assert_eq!(m.memory_growing(0, 60, None).ok(), Some(true));
+        assert_eq!(m.memory_growing(0, 30, None).ok(), Some(true));
+        assert_eq!(m.denied, None);
+        assert_eq!(m.memory_growing(60, 80, None).ok(), Some(false));
+        assert_eq!(m.denied, Some(110));
+        assert_eq!(m.peak, 90);
+    }
+}

@@ -1,0 +1,214 @@
+//! Turning uploaded bytes into a runnable script: validation, compilation
+//! and a bounded cache of compiled scripts keyed by their SHA-256.
+
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest, Sha256};
+use wasmtime::Engine;
+use wasmtime::component::{Component, Linker};
+use wasmtime_wasi::p2::bindings::CommandPre;
+
+use crate::imports::{ALLOWED_WASI, RunState, SCRIPT_PACKAGE};
+
+/// The identity of a script: `sha256:<hex>` of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScriptId(String);
+
+impl ScriptId {
+    /// The id of these bytes.
+    pub fn of(bytes: &[u8]) -> ScriptId {
+        ScriptId(format!("sha256:{}", hex::encode(Sha256::digest(bytes))))
+    }
+
+    /// Reads `sha256:<64 hex digits>`.
+    pub fn parse(s: &str) -> Option<ScriptId> {
+        let hex = s.strip_prefix("sha256:")?;
+        let ok = hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        ok.then(|| ScriptId(s.to_owned()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ScriptId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Why bytes are not a script vfsbox can run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidScript {
+    /// Not WebAssembly at all.
+    #[error("not a WebAssembly binary (it does not start with the `\\0asm` magic number)")]
+    NotWasm,
+    /// A core module, not a component.
+    #[error(
+        "a core WebAssembly module, not a component; build the script for `wasm32-wasip2` \
+         (or wrap the module with `wasm-tools component new`)"
+    )]
+    CoreModule,
+    /// The component does not validate or compile.
+    #[error("invalid component: {0}")]
+    Invalid(String),
+    /// The component imports something vfsbox does not provide.
+    #[error(
+        "the script imports `{0}`, which vfsbox does not provide; a script may import only \
+         wasi:cli, wasi:io, wasi:clocks, wasi:random and vfsbox:script"
+    )]
+    ForbiddenImport(String),
+    /// The component is not a command.
+    #[error("the component does not export `wasi:cli/run`; build it as a binary with `fn main()`")]
+    NotACommand(String),
+}
+
+/// A compiled, validated script, ready to instantiate.
+pub struct Compiled {
+    pub(crate) id: ScriptId,
+    pub(crate) pre: CommandPre<RunState>,
+}
+
+impl Compiled {
+    /// The script's id.
+    pub fn id(&self) -> &ScriptId {
+        &self.id
+    }
+}
+
+impl fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Compiled").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+/// Tells a component from a core module from anything else by its header.
+fn check_header(bytes: &[u8]) -> Result<(), InvalidScript> {
+    let Some(header) = bytes.get(..8) else {
+        return Err(InvalidScript::NotWasm);
+    };
+    if &header[..4] != b"\0asm" {
+        return Err(InvalidScript::NotWasm);
+    }
+    // Version 1, layer 0 is a core module; layer 1 a component.
+    match header[4..] {
+        [1, 0, 0, 0] => Err(InvalidScript::CoreModule),
+        [_, _, 1, 0] => Ok(()),
+        _ => Err(InvalidScript::Invalid("unknown WebAssembly binary version".to_owned())),
+    }
+}
+
+/// Whether vfsbox provides an import of this name (`wasi:io/streams@0.2.0`).
+fn import_allowed(name: &str) -> bool {
+    let unversioned = name.split('@').next().unwrap_or(name);
+    ALLOWED_WASI.contains(&unversioned) || unversioned.starts_with(SCRIPT_PACKAGE)
+}
+
+/// Validates and compiles a component. CPU-heavy: callers hold an
+/// admission permit.
+pub(crate) fn compile(
+    engine: &Engine,
+    linker: &Linker<RunState>,
+    bytes: &[u8],
+) -> Result<Compiled, InvalidScript> {
+    check_header(bytes)?;
+    let component = Component::new(engine, bytes).map_err(|e| InvalidScript::Invalid(root_cause(&e)))?;
+    let ty = component.component_type();
+    if let Some((name, _)) = ty.imports(engine).find(|(name, _)| !import_allowed(name)) {
+        return Err(InvalidScript::ForbiddenImport(name.to_owned()));
+    }
+    let pre = linker
+        .instantiate_pre(&component)
+        .map_err(|e| InvalidScript::Invalid(format!("{e:#}")))?;
+    let pre = CommandPre::new(pre).map_err(|e| InvalidScript::NotACommand(format!("{e:#}")))?;
+    Ok(Compiled {
+        id: ScriptId::of(bytes),
+        pre,
+    })
+}
+
+fn root_cause(e: &wasmtime::Error) -> String {
+    e.root_cause().to_string()
+}
+
+/// A bounded least-recently-used cache of compiled scripts.
+pub(crate) struct CompileCache {
+    entries: Mutex<lru::LruCache<ScriptId, std::sync::Arc<Compiled>>>,
+    pub(crate) hits: AtomicU64,
+    pub(crate) misses: AtomicU64,
+}
+
+impl CompileCache {
+    pub(crate) fn new(capacity: usize) -> CompileCache {
+        let capacity = NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN);
+        CompileCache {
+            entries: Mutex::new(lru::LruCache::new(capacity)),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn get(&self, id: &ScriptId) -> Option<std::sync::Arc<Compiled>> {
+        let found = self.entries.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned();
+        let counter = if found.is_some() { &self.hits } else { &self.misses };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    pub(crate) fn insert(&self, compiled: std::sync::Arc<Compiled>) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .put(compiled.id.clone(), compiled);
+    }
+}
+
+impl fmt::Debug for CompileCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompileCache")
+            .field("hits", &self.hits)
+            .field("misses", &self.misses)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tells_modules_components_and_garbage_apart() {
+        assert_eq!(check_header(b""), Err(InvalidScript::NotWasm));
+        assert_eq!(check_header(b"hello world"), Err(InvalidScript::NotWasm));
+        assert_eq!(check_header(b"\0asm\x01\0\0\0"), Err(InvalidScript::CoreModule));
+        assert_eq!(check_header(b"\0asm\x0d\0\x01\0"), Ok(()));
+    }
+
+    #[test]
+    fn allows_wasi_cli_basics_and_vfsbox_only() {
+        assert!(import_allowed("wasi:io/streams@0.2.0"));
+        assert!(import_allowed("wasi:cli/stdout@0.2.6"));
+        assert!(import_allowed("vfsbox:script/fs@0.1.0"));
+        assert!(!import_allowed("wasi:sockets/tcp@0.2.0"));
+        assert!(!import_allowed("wasi:http/outgoing-handler@0.2.0"));
+        assert!(!import_allowed("vfsbox:scriptx/fs"));
+        assert!(!import_allowed("evil"));
+    }
+
+    #[test]
+    fn script_ids_are_sha256() {
+        let id = ScriptId::of(b"abc");
+        assert_eq!(
+            id.as_str(),
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(ScriptId::parse(id.as_str()), Some(id));
+        assert_eq!(ScriptId::parse("sha256:XYZ"), None);
+        assert_eq!(ScriptId::parse("md5:ba7816bf"), None);
+    }
+}

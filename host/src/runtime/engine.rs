@@ -1,0 +1,106 @@
+//! The one wasmtime engine of a process, its epoch ticker, and the threads
+//! scripts execute on.
+
+use std::time::Duration;
+
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use crate::limits::Limits;
+
+/// How often the engine's epoch advances. A running script yields to the
+/// executor, and checks its deadline, once per tick.
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(5);
+
+/// Memories one component may define (a Rust guest has one or two).
+const MEMORIES_PER_COMPONENT: u32 = 4;
+/// Tables one component may define.
+const TABLES_PER_COMPONENT: u32 = 8;
+/// Core instances one component may hold (a Rust guest has a handful).
+const CORE_INSTANCES_PER_COMPONENT: u32 = 32;
+/// Elements a table may hold.
+const TABLE_ELEMENTS: usize = 100_000;
+
+/// Builds the engine: async, fuel and epoch interruption on, and the pooling
+/// allocator sized for the live-script cap, with copy-on-write memory
+/// initialisation.
+pub(crate) fn build(limits: &Limits) -> wasmtime::Result<Engine> {
+    let live = limits.live_scripts.max(1);
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(live)
+        .total_core_instances(live * CORE_INSTANCES_PER_COMPONENT)
+        .max_core_instances_per_component(CORE_INSTANCES_PER_COMPONENT)
+        .total_memories(live * MEMORIES_PER_COMPONENT)
+        .max_memories_per_component(MEMORIES_PER_COMPONENT)
+        .max_memories_per_module(MEMORIES_PER_COMPONENT)
+        .total_tables(live * TABLES_PER_COMPONENT)
+        .max_tables_per_component(TABLES_PER_COMPONENT)
+        .max_tables_per_module(TABLES_PER_COMPONENT)
+        .table_elements(TABLE_ELEMENTS)
+        .total_stacks(live)
+        // A slot can never hold more than the memory limit; the store's
+        // limiter enforces the (possibly lower) per-run limit below that.
+        .max_memory_size(usize::try_from(limits.memory).unwrap_or(usize::MAX));
+
+    let mut config = Config::new();
+    config
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .memory_init_cow(true)
+        .wasm_component_model(true)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    Engine::new(&config)
+}
+
+/// Advances the engine's epoch every [`EPOCH_TICK`] for as long as the
+/// engine lives: one thread per engine, never one per run.
+pub(crate) fn start_ticker(engine: &Engine) -> std::io::Result<()> {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("vfsbox-epoch".to_owned())
+        .spawn(move || {
+            while let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })?;
+    Ok(())
+}
+
+/// The tokio runtime scripts execute on: its own threads, one per live
+/// slot, so that CPU-bound scripts never starve the threads that accept
+/// requests and answer `429`.
+#[derive(Debug)]
+pub(crate) struct Executor {
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Executor {
+    pub(crate) fn new(threads: u32) -> std::io::Result<Executor> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads.max(1) as usize)
+            .thread_name("vfsbox-script")
+            .enable_all()
+            .build()?;
+        Ok(Executor {
+            runtime: Some(runtime),
+        })
+    }
+
+    pub(crate) fn handle(&self) -> &tokio::runtime::Handle {
+        match &self.runtime {
+            Some(rt) => rt.handle(),
+            None => unreachable!("the executor is only taken in drop"),
+        }
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which is not allowed inside another
+        // runtime; let its threads finish in the background instead.
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}

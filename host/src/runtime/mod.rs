@@ -1,0 +1,470 @@
+//! The sandbox runtime: one engine per process, an admission gate, a cache
+//! of compiled scripts, and [`Runtime::run`], which runs one script in its
+//! own store with fuel, a wall-clock deadline and a memory limiter.
+
+pub(crate) mod budget;
+mod compile;
+mod engine;
+mod gate;
+mod output;
+mod report;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use bytes::Bytes;
+use wasmtime::component::{Linker, ResourceTable};
+use wasmtime::{CallHook, Engine, Store, Trap, UpdateDeadline};
+use wasmtime_wasi::WasiCtx;
+use wasmtime_wasi::cli::AsyncStdinStream;
+use wasmtime_wasi::p2::pipe::MemoryInputPipe;
+
+pub use compile::{Compiled, InvalidScript, ScriptId};
+pub use gate::{Busy, Gate, Permit};
+pub use report::{LimitExceeded, Outcome, Report, Usage, describe};
+
+use crate::audit::{AuditError, AuditLog, Caller, Event};
+use crate::imports::{self, RunState, ScriptHost};
+use crate::limits::{Limit, Limits};
+use crate::vfs::{FsError, Kind, VPath, Vfs};
+use budget::{Budget, millis};
+use compile::CompileCache;
+use engine::Executor;
+use output::CappedOutput;
+
+/// Compiled scripts kept in memory.
+const COMPILE_CACHE_ENTRIES: usize = 64;
+/// Arguments of a run, all together, at most.
+pub const MAX_ARGS_BYTES: usize = 64 * 1024;
+
+/// A script to run: bytes to compile (or find in the cache), or a script
+/// compiled before.
+#[derive(Debug, Clone)]
+pub enum Script {
+    /// A component's bytes.
+    Bytes(Bytes),
+    /// A compiled script.
+    Compiled(Arc<Compiled>),
+}
+
+/// What a script reads as its standard input.
+#[derive(Default)]
+pub enum Stdin {
+    /// Nothing: reads see the end at once.
+    #[default]
+    Empty,
+    /// These bytes.
+    Bytes(Bytes),
+    /// A stream, read as the script asks (the CLI passes its own stdin).
+    Stream(AsyncStdinStream),
+}
+
+impl std::fmt::Debug for Stdin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stdin::Empty => f.write_str("Empty"),
+            Stdin::Bytes(b) => f.debug_tuple("Bytes").field(&b.len()).finish(),
+            Stdin::Stream(_) => f.write_str("Stream"),
+        }
+    }
+}
+
+/// How to run a script: its arguments, input, filesystem and limits.
+#[derive(Debug)]
+pub struct RunSpec {
+    /// `argv[0]` as the script sees it.
+    pub program: String,
+    /// The arguments after `argv[0]`.
+    pub args: Vec<String>,
+    /// Standard input.
+    pub stdin: Stdin,
+    /// The working directory, resolved against `/`.
+    pub cwd: String,
+    /// The filesystem the script sees.
+    pub vfs: Vfs,
+    /// The limits of this run (already within the server's).
+    pub limits: Limits,
+    /// Who asked, for the audit log.
+    pub caller: Caller,
+}
+
+impl RunSpec {
+    /// A run of `vfs` with the default limits, in `/`, with no arguments.
+    pub fn new(vfs: Vfs) -> RunSpec {
+        RunSpec {
+            program: "script".to_owned(),
+            args: Vec::new(),
+            stdin: Stdin::Empty,
+            cwd: "/".to_owned(),
+            vfs,
+            limits: Limits::default(),
+            caller: Caller::default(),
+        }
+    }
+}
+
+/// Why a run could not start, or failed in the host. A run that starts
+/// always ends in a [`Report`], whatever the script does.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The bytes are not a script vfsbox can run.
+    #[error(transparent)]
+    Invalid(#[from] InvalidScript),
+    /// The working directory does not exist or is not a directory.
+    #[error("bad working directory: {0}")]
+    BadCwd(FsError),
+    /// The arguments are too long.
+    #[error("the arguments are longer than {MAX_ARGS_BYTES} bytes in all")]
+    ArgsTooLong,
+    /// The audit log could not be written.
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+    /// The host failed (a bug): the run was abandoned.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// Counters for metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Compiled scripts found in the cache.
+    pub hits: u64,
+    /// Scripts that had to be compiled.
+    pub misses: u64,
+}
+
+struct Inner {
+    engine: Engine,
+    linker: Linker<RunState>,
+    gate: Gate,
+    cache: CompileCache,
+    limits: Limits,
+    audit: AuditLog,
+    executor: Executor,
+}
+
+/// The sandbox runtime of a process. Cheap to clone.
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("limits", &self.inner.limits)
+            .field("live", &self.inner.gate.live())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// A runtime for scripts within `limits`, recording to `audit`.
+    pub fn new(limits: Limits, audit: AuditLog) -> wasmtime::Result<Runtime> {
+        let engine = engine::build(&limits)?;
+        engine::start_ticker(&engine)?;
+        let mut linker = Linker::new(&engine);
+        imports::add_to_linker(&mut linker)?;
+        Ok(Runtime {
+            inner: Arc::new(Inner {
+                gate: Gate::new(limits.live_scripts),
+                cache: CompileCache::new(COMPILE_CACHE_ENTRIES),
+                executor: Executor::new(limits.live_scripts)?,
+                engine,
+                linker,
+                limits,
+                audit,
+            }),
+        })
+    }
+
+    /// The server's limits; a run may only lower them.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// The process-wide admission gate.
+    pub fn gate(&self) -> &Gate {
+        &self.inner.gate
+    }
+
+    /// Scripts live right now.
+    pub fn live_scripts(&self) -> usize {
+        self.inner.gate.live()
+    }
+
+    /// The audit log runs record to.
+    pub fn audit(&self) -> &AuditLog {
+        &self.inner.audit
+    }
+
+    /// Compile-cache hits and misses so far.
+    pub fn cache_stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.inner.cache.hits.load(Ordering::Relaxed),
+            misses: self.inner.cache.misses.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Takes a slot for one script, and one of `tenant` if given, or says at
+    /// once which is full. Never waits.
+    pub fn try_admit(&self, tenant: Option<&Gate>) -> Result<Permit, Busy> {
+        gate::admit(&self.inner.gate, tenant)
+    }
+
+    /// Validates and compiles a script (or finds it in the cache), holding a
+    /// permit since compiling is memory-heavy.
+    pub async fn compile(&self, _permit: &Permit, bytes: Bytes) -> Result<Arc<Compiled>, InvalidScript> {
+        let id = ScriptId::of(&bytes);
+        if let Some(hit) = self.inner.cache.get(&id) {
+            return Ok(hit);
+        }
+        let this = self.clone();
+        let compiled = self
+            .inner
+            .executor
+            .handle()
+            .spawn_blocking(move || compile::compile(&this.inner.engine, &this.inner.linker, &bytes))
+            .await
+            .map_err(|_| InvalidScript::Invalid("the compiler failed".to_owned()))??;
+        let compiled = Arc::new(compiled);
+        self.inner.cache.insert(compiled.clone());
+        Ok(compiled)
+    }
+
+    /// Runs a script to its end, holding `permit` until its store is gone.
+    ///
+    /// The script executes on the runtime's own threads. If this future is
+    /// dropped the run is cancelled and its slot freed.
+    pub async fn run(&self, permit: Permit, script: Script, spec: RunSpec) -> Result<Report, RunError> {
+        let this = self.clone();
+        let task = self
+            .inner
+            .executor
+            .handle()
+            .spawn(async move { this.run_here(permit, script, spec).await });
+        AbortOnDrop(task).join().await
+    }
+
+    async fn run_here(&self, permit: Permit, script: Script, spec: RunSpec) -> Result<Report, RunError> {
+        // Declared first, so dropped last: the slot is free only once the
+        // store is gone.
+        let _permit = permit;
+        let started = Instant::now();
+        if spec.args.iter().map(|a| a.len() + 1).sum::<usize>() > MAX_ARGS_BYTES {
+            return Err(RunError::ArgsTooLong);
+        }
+        let cwd = crate::vfs::resolve(&VPath::root(), &spec.cwd)
+            .map_err(|e| RunError::BadCwd(FsError::InvalidPath(e.to_string())))?;
+        match spec.vfs.stat(&cwd).await {
+            Ok(meta) if meta.kind == Kind::Directory => {}
+            Ok(_) => return Err(RunError::BadCwd(FsError::NotADirectory(cwd.to_string()))),
+            Err(e) => return Err(RunError::BadCwd(e)),
+        }
+        let compiled = match script {
+            Script::Compiled(c) => c,
+            Script::Bytes(bytes) => self.compile(&_permit, bytes).await?,
+        };
+        let caller = spec.caller.clone();
+        let script_id = compiled.id.to_string();
+        self.inner.audit.record(
+            &caller,
+            &Event::RunStart {
+                script_id: &script_id,
+                args: spec.args.len(),
+                cwd: cwd.as_str(),
+            },
+        )?;
+        let report = self.execute(&compiled, spec, cwd, started).await?;
+        self.inner.audit.record(
+            &caller,
+            &Event::RunEnd {
+                script_id: &script_id,
+                outcome: &report.outcome,
+                usage: &report.usage,
+            },
+        )?;
+        Ok(report)
+    }
+
+    async fn execute(
+        &self,
+        compiled: &Compiled,
+        spec: RunSpec,
+        cwd: VPath,
+        started: Instant,
+    ) -> Result<Report, RunError> {
+        let limits = spec.limits;
+        let stdout = CappedOutput::new(limits.stdout);
+        let stderr = CappedOutput::new(limits.stderr);
+        let mut wasi = WasiCtx::builder();
+        wasi.arg(&spec.program)
+            .args(&spec.args)
+            .env("PWD", cwd.as_str())
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
+        match spec.stdin {
+            Stdin::Empty => {}
+            Stdin::Bytes(b) => {
+                wasi.stdin(MemoryInputPipe::new(b));
+            }
+            Stdin::Stream(s) => {
+                wasi.stdin(s);
+            }
+        }
+        let mut budget = Budget::new(limits.clone(), started);
+        budget.set_deadline(started + limits.deadline);
+        let deadline = budget.deadline();
+        let state = RunState {
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            host: ScriptHost {
+                vfs: spec.vfs,
+                cwd: cwd.clone(),
+                budget,
+                audit: self.inner.audit.clone(),
+                caller: spec.caller,
+                script_id: compiled.id.to_string(),
+            },
+        };
+        let mut store = Store::new(&self.inner.engine, state);
+        store.limiter(|s| &mut s.host.budget.memory);
+        store
+            .set_fuel(limits.fuel)
+            .map_err(|e| RunError::Internal(format!("{e:#}")))?;
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(|ctx| {
+            let budget = &ctx.data().host.budget;
+            if Instant::now() >= budget.deadline() {
+                return Err(wasmtime::Error::new(budget.deadline_exceeded()));
+            }
+            Ok(UpdateDeadline::Yield(1))
+        });
+        store.call_hook(|mut ctx, hook| {
+            if let CallHook::CallingHost = hook {
+                let fuel = ctx.get_fuel()?;
+                ctx.data_mut().host.budget.fuel_left = fuel;
+            }
+            Ok(())
+        });
+
+        let run = async {
+            let command = compiled.pre.instantiate_async(&mut store).await?;
+            command.wasi_cli_run().call_run(&mut store).await
+        };
+        // The only guard while the script waits inside a host call (a WASI
+        // sleep, a read of stdin), where epochs cannot reach it.
+        let result = tokio::time::timeout_at(deadline.into(), run).await;
+
+        let host = &store.data().host;
+        let outcome = match result {
+            Err(_elapsed) => Outcome::from(host.budget.deadline_exceeded()),
+            Ok(Ok(Ok(()))) => Outcome::Exited { exit_code: 0 },
+            Ok(Ok(Err(()))) => Outcome::Exited { exit_code: 1 },
+            Ok(Err(e)) => classify(e, &host.budget)?,
+        };
+        let fuel_left = store.get_fuel().unwrap_or(0);
+        let host = &store.data().host;
+        let usage = Usage {
+            elapsed_ms: millis(started.elapsed()),
+            fuel_consumed: limits.fuel.saturating_sub(fuel_left),
+            document_reads: host.budget.documents_read(),
+            bytes_read: host.budget.bytes_read,
+            files_scanned: host.budget.files_scanned,
+            bytes_scanned: host.budget.bytes_scanned,
+            peak_memory_bytes: host.budget.memory.peak,
+        };
+        drop(store);
+        let (stdout, stdout_truncated) = stdout.contents();
+        let (stderr, stderr_truncated) = stderr.contents();
+        Ok(Report {
+            outcome,
+            stdout,
+            stderr,
+            stdout_truncated,
+            stderr_truncated,
+            cwd: cwd.to_string(),
+            usage,
+        })
+    }
+}
+
+impl From<LimitExceeded> for Outcome {
+    fn from(e: LimitExceeded) -> Self {
+        Outcome::BudgetExceeded {
+            limit: e.limit,
+            used: e.used,
+            allowed: e.allowed,
+        }
+    }
+}
+
+/// Turns the error that ended a run into its outcome, by type: an exit, a
+/// limit, or a trap. A failed audit write fails the run.
+fn classify(e: wasmtime::Error, budget: &Budget) -> Result<Outcome, RunError> {
+    if let Some(exit) = e.downcast_ref::<wasmtime_wasi::I32Exit>() {
+        return Ok(Outcome::Exited { exit_code: exit.0 });
+    }
+    if let Some(limit) = e.downcast_ref::<LimitExceeded>() {
+        return Ok((*limit).into());
+    }
+    if e.downcast_ref::<AuditError>().is_some() {
+        return Err(match e.downcast::<AuditError>() {
+            Ok(audit) => RunError::Audit(audit),
+            Err(e) => RunError::Internal(format!("{e:#}")),
+        });
+    }
+    if let Some(Trap::OutOfFuel) = e.downcast_ref::<Trap>() {
+        return Ok(Outcome::BudgetExceeded {
+            limit: Limit::Fuel,
+            used: budget.limits.fuel,
+            allowed: budget.limits.fuel,
+        });
+    }
+    // A denied memory growth makes the guest fail (an allocation error
+    // aborts a Rust guest, for example): the cause is the memory limit.
+    if let Some(needed) = budget.memory.denied {
+        return Ok(Outcome::BudgetExceeded {
+            limit: Limit::Memory,
+            used: needed,
+            allowed: budget.memory.cap(),
+        });
+    }
+    Ok(Outcome::Trapped {
+        message: trap_message(&e),
+    })
+}
+
+/// The trap's cause, then the guest's backtrace when there is one.
+fn trap_message(e: &wasmtime::Error) -> String {
+    let mut message = e.root_cause().to_string();
+    if let Some(bt) = e.downcast_ref::<wasmtime::WasmBacktrace>() {
+        message.push('\n');
+        message.push_str(&bt.to_string());
+    }
+    message.truncate(message.floor_char_boundary(4096));
+    message
+}
+
+/// A task handle that cancels the task when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> AbortOnDrop<Result<T, RunError>> {
+    async fn join(mut self) -> Result<T, RunError> {
+        match (&mut self.0).await {
+            Ok(result) => result,
+            Err(e) if e.is_panic() => Err(RunError::Internal("the host panicked while running the script".to_owned())),
+            Err(_) => Err(RunError::Internal("the run was cancelled".to_owned())),
+        }
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

@@ -1,0 +1,139 @@
+//! The one trait every storage backend implements, and the types it speaks.
+
+use std::fmt;
+use std::io;
+use std::ops::Range;
+use std::pin::Pin;
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use futures::Stream;
+
+/// A stream of a document's bytes, for downloads and searches.
+pub type ByteStream = Pin<Box<dyn Stream<Item = io::Result<Bytes>> + Send>>;
+
+/// Whether a path is a document or a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A document.
+    File,
+    /// A directory.
+    Directory,
+}
+
+/// Metadata of one path in a backend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    /// Document or directory.
+    pub kind: Kind,
+    /// Size in bytes; 0 for directories.
+    pub size: u64,
+    /// Last modification, when known.
+    pub modified: Option<SystemTime>,
+}
+
+/// One entry of a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The entry's name within the directory.
+    pub name: String,
+    /// Its metadata.
+    pub meta: Meta,
+}
+
+/// A directory listing, sorted by name.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Listing {
+    /// At most the requested number of entries, the first ones by name.
+    pub entries: Vec<Entry>,
+    /// True when the directory has more entries than were returned.
+    pub truncated: bool,
+}
+
+/// A failure a script (or a download) sees. Messages name virtual paths
+/// only, never a host path or a backend's internals.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FsError {
+    /// Nothing exists at the path.
+    #[error("{0}: no such file or directory")]
+    NotFound(String),
+    /// A component that must be a directory is a file.
+    #[error("{0}: not a directory")]
+    NotADirectory(String),
+    /// A directory where a document was expected.
+    #[error("{0}: is a directory")]
+    IsADirectory(String),
+    /// A malformed path.
+    #[error("invalid path: {0}")]
+    InvalidPath(String),
+    /// The path may not be read (for example a symlink out of its mount).
+    #[error("{0}: permission denied")]
+    Denied(String),
+    /// The backend failed, or the input was refused.
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// Storage behind a mount: a local directory, an S3 bucket, memory.
+///
+/// Paths given to a backend are relative to its mount and already
+/// normalised by [`crate::vfs::resolve`]: `""` is the mount's root, and
+/// components are joined by `/`, none empty, `.` or `..`. A backend must
+/// still make sure that nothing it serves lies outside its root (a symlink,
+/// say). Errors name the relative path; the VFS rewrites them to the full
+/// virtual path.
+#[async_trait::async_trait]
+pub trait Backend: Send + Sync + fmt::Debug + 'static {
+    /// Metadata of a path.
+    async fn stat(&self, path: &str) -> Result<Meta, FsError>;
+
+    /// The first `limit` entries of a directory by name.
+    async fn list(&self, path: &str, limit: usize) -> Result<Listing, FsError>;
+
+    /// The bytes of a document in `range`, clamped to its end.
+    async fn read_range(&self, path: &str, range: Range<u64>) -> Result<Bytes, FsError>;
+
+    /// A stream of the bytes of a document in `range`, clamped to its end,
+    /// read as the stream is polled (never the whole document at once).
+    async fn open(&self, path: &str, range: Range<u64>) -> Result<ByteStream, FsError>;
+}
+
+impl FsError {
+    /// The same error about another path (used to turn a backend's relative
+    /// path into the virtual one).
+    pub fn with_path(self, path: &str) -> FsError {
+        match self {
+            FsError::NotFound(_) => FsError::NotFound(path.to_owned()),
+            FsError::NotADirectory(_) => FsError::NotADirectory(path.to_owned()),
+            FsError::IsADirectory(_) => FsError::IsADirectory(path.to_owned()),
+            FsError::InvalidPath(_) => FsError::InvalidPath(path.to_owned()),
+            FsError::Denied(_) => FsError::Denied(path.to_owned()),
+            e @ FsError::Unavailable(_) => e,
+        }
+    }
+
+    /// Maps an I/O error about `path` to what the script may see: the kind,
+    /// never the host's message (which could name host paths).
+    pub fn from_io(e: &io::Error, path: &str) -> FsError {
+        use io::ErrorKind as K;
+        match e.kind() {
+            K::NotFound => FsError::NotFound(path.to_owned()),
+            K::NotADirectory => FsError::NotADirectory(path.to_owned()),
+            K::IsADirectory => FsError::IsADirectory(path.to_owned()),
+            K::PermissionDenied => FsError::Denied(path.to_owned()),
+            K::InvalidFilename | K::InvalidInput => FsError::InvalidPath(path.to_owned()),
+            _ => match e.raw_os_error() {
+                // ELOOP: too many symlinks, or one where none is allowed.
+                Some(40) => FsError::Denied(path.to_owned()),
+                _ => FsError::Unavailable(format!("{path}: the backend failed to read it")),
+            },
+        }
+    }
+}
+
+/// Clamps `range` to a document of `size` bytes.
+pub fn clamp(range: &Range<u64>, size: u64) -> Range<u64> {
+    let start = range.start.min(size);
+    start..range.end.clamp(start, size)
+}

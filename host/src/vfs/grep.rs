@@ -1,0 +1,426 @@
+//! Searching documents with ripgrep's engine (`grep-regex`, `grep-searcher`),
+//! under a scan budget.
+//!
+//! The files under the roots are listed first, in path order; they are then
+//! searched one by one on a blocking thread, reading each as a stream. When
+//! the files or bytes of the budget run out, the search stops and the result
+//! says how many files were not reached: a partial result, not an error.
+
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use grep_matcher::Matcher;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use tokio_util::io::SyncIoBridge;
+
+use super::{FsError, Kind, VPath, Vfs};
+use crate::limits::{MAX_GREP_ROOTS, MAX_PATTERN_BYTES};
+
+/// Reported line text is cut after this many bytes of all lines together,
+/// so a result always fits in a script's memory; the search then stops as
+/// if its budget were spent.
+const MAX_RESULT_BYTES: usize = 16 << 20;
+/// Compiled regexes may use at most this much memory (a regex bomb is
+/// refused at compile time).
+const REGEX_SIZE_LIMIT: usize = 16 << 20;
+/// Files listed under the roots before the walk stops counting.
+const MAX_WALK_FILES: usize = 1_000_000;
+
+/// What to search for and what to report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GrepRequest {
+    /// Patterns; a line matches when any of them does.
+    pub patterns: Vec<String>,
+    /// Patterns are literal text.
+    pub fixed_strings: bool,
+    /// Match regardless of case.
+    pub ignore_case: bool,
+    /// Ignore case unless a pattern has an upper-case letter.
+    pub smart_case: bool,
+    /// Whole words only.
+    pub whole_word: bool,
+    /// Report lines that do not match.
+    pub invert: bool,
+    /// Context lines before each match.
+    pub before_context: u32,
+    /// Context lines after each match.
+    pub after_context: u32,
+    /// Matching lines per file, at most.
+    pub max_count: Option<u64>,
+    /// Only files whose name matches one of these globs.
+    pub include: Vec<String>,
+    /// No files whose name matches one of these globs.
+    pub exclude: Vec<String>,
+    /// Report files without matches too.
+    pub include_non_matching: bool,
+}
+
+/// The scan budget a search may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanBudget {
+    /// Files that may still be scanned.
+    pub files: u64,
+    /// Bytes that may still be scanned.
+    pub bytes: u64,
+}
+
+/// One reported line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrepLine {
+    /// A match (`true`) or context (`false`).
+    pub is_match: bool,
+    /// 1-based.
+    pub line_number: u64,
+    /// Without its `\n` terminator; invalid UTF-8 replaced.
+    pub text: String,
+    /// Byte ranges of matches within `text`.
+    pub matches: Vec<(u32, u32)>,
+}
+
+/// The lines reported for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHits {
+    /// The file.
+    pub path: VPath,
+    /// Matching lines (after `max_count`).
+    pub match_count: u64,
+    /// Matching and context lines.
+    pub lines: Vec<GrepLine>,
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GrepOutput {
+    /// Files with matches (and without, when asked), in path order.
+    pub files: Vec<FileHits>,
+    /// Files searched.
+    pub files_scanned: u64,
+    /// Bytes searched.
+    pub bytes_scanned: u64,
+    /// Roots or files that could not be searched.
+    pub errors: Vec<(String, FsError)>,
+    /// `(files searched, files not reached)` when the budget ran out.
+    pub truncated: Option<(u64, u64)>,
+}
+
+/// A search that cannot run at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GrepError {
+    /// No pattern was given.
+    #[error("no pattern given")]
+    NoPattern,
+    /// A pattern is longer than the limit.
+    #[error("a pattern is longer than {MAX_PATTERN_BYTES} bytes")]
+    PatternTooLong,
+    /// More roots than the limit.
+    #[error("more than {MAX_GREP_ROOTS} roots")]
+    TooManyRoots,
+    /// A pattern does not compile (or is too complex).
+    #[error("bad pattern: {0}")]
+    BadPattern(String),
+    /// A glob does not compile.
+    #[error("bad glob: {0}")]
+    BadGlob(String),
+}
+
+/// A compiled search: matcher, searcher settings and filters.
+#[derive(Debug, Clone)]
+pub struct Grep {
+    req: GrepRequest,
+    matcher: RegexMatcher,
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+}
+
+fn globs(list: &[String]) -> Result<Option<GlobSet>, GrepError> {
+    if list.is_empty() {
+        return Ok(None);
+    }
+    let mut b = GlobSetBuilder::new();
+    for g in list {
+        if g.len() > MAX_PATTERN_BYTES {
+            return Err(GrepError::PatternTooLong);
+        }
+        b.add(Glob::new(g).map_err(|e| GrepError::BadGlob(e.to_string()))?);
+    }
+    b.build().map(Some).map_err(|e| GrepError::BadGlob(e.to_string()))
+}
+
+impl Grep {
+    /// Compiles a request, or says why it cannot run.
+    pub fn new(req: GrepRequest) -> Result<Grep, GrepError> {
+        if req.patterns.is_empty() {
+            return Err(GrepError::NoPattern);
+        }
+        if req.patterns.iter().any(|p| p.len() > MAX_PATTERN_BYTES) {
+            return Err(GrepError::PatternTooLong);
+        }
+        let mut b = RegexMatcherBuilder::new();
+        b.case_insensitive(req.ignore_case)
+            .case_smart(req.smart_case && !req.ignore_case)
+            .word(req.whole_word)
+            .fixed_strings(req.fixed_strings)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_SIZE_LIMIT)
+            .line_terminator(Some(b'\n'));
+        let matcher = b
+            .build_many(&req.patterns)
+            .map_err(|e| GrepError::BadPattern(e.to_string()))?;
+        Ok(Grep {
+            include: globs(&req.include)?,
+            exclude: globs(&req.exclude)?,
+            matcher,
+            req,
+        })
+    }
+
+    fn searcher(&self) -> Searcher {
+        SearcherBuilder::new()
+            .line_number(true)
+            .invert_match(self.req.invert)
+            .before_context(self.req.before_context as usize)
+            .after_context(self.req.after_context as usize)
+            .max_matches(self.req.max_count)
+            // Like ripgrep: a NUL byte means a binary file, which is skipped.
+            .binary_detection(BinaryDetection::quit(0))
+            .build()
+    }
+
+    fn wanted(&self, name: &str) -> bool {
+        if self.exclude.as_ref().is_some_and(|g| g.is_match(name)) {
+            return false;
+        }
+        self.include.as_ref().is_none_or(|g| g.is_match(name))
+    }
+
+    /// Searches `roots` (files, or directories searched recursively) within
+    /// `budget`. Stops early, keeping what it found, if `cancel` is set.
+    pub async fn run(
+        self: Arc<Self>,
+        vfs: &Vfs,
+        roots: &[VPath],
+        budget: ScanBudget,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<GrepOutput, GrepError> {
+        if roots.len() > MAX_GREP_ROOTS {
+            return Err(GrepError::TooManyRoots);
+        }
+        let mut out = GrepOutput::default();
+        let mut files = Vec::new();
+        for root in roots {
+            if let Err(e) = self.collect(vfs, root, &mut files, &mut out.errors).await {
+                out.errors.push((root.to_string(), e));
+            }
+        }
+        let handle = tokio::runtime::Handle::current();
+        let vfs = vfs.clone();
+        let grep = self.clone();
+        tokio::task::spawn_blocking(move || grep.search_all(&handle, &vfs, files, budget, &cancel, out))
+            .await
+            .map_err(|_| GrepError::BadPattern("the search failed".to_owned()))
+    }
+
+    /// Lists the files under `root`, depth first, each directory's entries
+    /// in name order (the order `ls -R` shows them).
+    async fn collect(
+        &self,
+        vfs: &Vfs,
+        root: &VPath,
+        files: &mut Vec<(VPath, u64)>,
+        errors: &mut Vec<(String, FsError)>,
+    ) -> Result<(), FsError> {
+        let meta = vfs.stat(root).await?;
+        if meta.kind == Kind::File {
+            if self.wanted(root.file_name()) {
+                files.push((root.clone(), meta.size));
+            }
+            return Ok(());
+        }
+        // Entries still to visit, the next one last.
+        let mut stack = vec![(root.clone(), Kind::Directory, 0)];
+        while let Some((path, kind, size)) = stack.pop() {
+            if kind == Kind::File {
+                if files.len() >= MAX_WALK_FILES {
+                    break;
+                }
+                files.push((path, size));
+                continue;
+            }
+            let listing = match vfs.list(&path, MAX_WALK_FILES).await {
+                Ok(listing) => listing,
+                Err(e) if path == *root => return Err(e),
+                // A subdirectory that cannot be listed is reported; the
+                // walk goes on.
+                Err(e) => {
+                    errors.push((path.to_string(), e));
+                    continue;
+                }
+            };
+            for entry in listing.entries.into_iter().rev() {
+                let wanted = entry.meta.kind == Kind::Directory || self.wanted(&entry.name);
+                if let (true, Some(child)) = (wanted, path.join_name(&entry.name)) {
+                    stack.push((child, entry.meta.kind, entry.meta.size));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn search_all(
+        &self,
+        handle: &tokio::runtime::Handle,
+        vfs: &Vfs,
+        files: Vec<(VPath, u64)>,
+        mut budget: ScanBudget,
+        cancel: &AtomicBool,
+        mut out: GrepOutput,
+    ) -> GrepOutput {
+        let mut searcher = self.searcher();
+        let mut result_bytes = 0usize;
+        let total = files.len() as u64;
+        for (i, (path, size)) in files.into_iter().enumerate() {
+            let out_of_budget = budget.files == 0 || size > budget.bytes || result_bytes > MAX_RESULT_BYTES;
+            if out_of_budget || cancel.load(Ordering::Relaxed) {
+                out.truncated = Some((out.files_scanned, total - i as u64));
+                break;
+            }
+            budget.files -= 1;
+            budget.bytes -= size;
+            out.files_scanned += 1;
+            match self.search_one(handle, vfs, &path, size, &mut searcher, cancel) {
+                Ok((hits, scanned)) => {
+                    out.bytes_scanned += scanned;
+                    if let Some(hits) = hits {
+                        result_bytes += hits.lines.iter().map(|l| l.text.len() + 16).sum::<usize>();
+                        result_bytes += path.as_str().len();
+                        out.files.push(hits);
+                    }
+                }
+                Err(e) => out.errors.push((path.to_string(), e)),
+            }
+        }
+        out
+    }
+
+    /// Searches one file; `None` when it has nothing to report (no match,
+    /// or binary).
+    fn search_one(
+        &self,
+        handle: &tokio::runtime::Handle,
+        vfs: &Vfs,
+        path: &VPath,
+        size: u64,
+        searcher: &mut Searcher,
+        cancel: &AtomicBool,
+    ) -> Result<(Option<FileHits>, u64), FsError> {
+        let stream = handle.block_on(vfs.open(path, 0..size))?;
+        let reader = tokio_util::io::StreamReader::new(stream);
+        let reader = Guarded {
+            inner: SyncIoBridge::new_with_handle(reader, handle.clone()),
+            cancel,
+            read: 0,
+            limit: size,
+        };
+        let mut sink = Collect {
+            matcher: &self.matcher,
+            invert: self.req.invert,
+            hits: FileHits {
+                path: path.clone(),
+                match_count: 0,
+                lines: Vec::new(),
+            },
+            binary: false,
+        };
+        let mut reader = reader;
+        let result = searcher.search_reader(&self.matcher, &mut reader, &mut sink);
+        let scanned = reader.read;
+        if let Err(e) = result {
+            return Err(if cancel.load(Ordering::Relaxed) {
+                FsError::Unavailable(format!("{path}: search cancelled"))
+            } else {
+                FsError::from_io(&e, path.as_str())
+            });
+        }
+        let report = !sink.binary && (sink.hits.match_count > 0 || self.req.include_non_matching);
+        Ok((report.then_some(sink.hits), scanned))
+    }
+}
+
+/// A reader that stops when the search is cancelled and never reads past
+/// the size that was budgeted (a file that grew meanwhile is cut).
+struct Guarded<'a, R> {
+    inner: R,
+    cancel: &'a AtomicBool,
+    read: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Guarded<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "search cancelled"));
+        }
+        let room = usize::try_from(self.limit - self.read).unwrap_or(usize::MAX);
+        let len = buf.len().min(room);
+        let n = self.inner.read(&mut buf[..len])?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+struct Collect<'a> {
+    matcher: &'a RegexMatcher,
+    invert: bool,
+    hits: FileHits,
+    binary: bool,
+}
+
+fn line_text(bytes: &[u8]) -> &[u8] {
+    bytes.strip_suffix(b"\n").unwrap_or(bytes)
+}
+
+impl Sink for Collect<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        let first = m.line_number().unwrap_or(0);
+        for (i, line) in m.lines().enumerate() {
+            let line = line_text(line);
+            let mut matches = Vec::new();
+            if !self.invert {
+                self.matcher
+                    .find_iter(line, |found| {
+                        matches.push((found.start() as u32, found.end() as u32));
+                        true
+                    })
+                    .map_err(io::Error::other)?;
+            }
+            self.hits.match_count += 1;
+            self.hits.lines.push(GrepLine {
+                is_match: true,
+                line_number: first + i as u64,
+                text: String::from_utf8_lossy(line).into_owned(),
+                matches,
+            });
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        self.hits.lines.push(GrepLine {
+            is_match: false,
+            line_number: c.line_number().unwrap_or(0),
+            text: String::from_utf8_lossy(line_text(c.bytes())).into_owned(),
+            matches: Vec::new(),
+        });
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _offset: u64) -> Result<bool, io::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}
