@@ -28,5 +28,7 @@ pub mod vfs;
 
 pub use audit::{AuditLog, Caller};
 pub use limits::{Limit, Limits, LimitsRequest};
-pub use runtime::{Busy, Outcome, Permit, Report, RunError, RunSpec, Runtime, Script, Stdin, Usage};
-pub use vfs::{Vfs, VPath};
+pub use runtime::{
+    Busy, Outcome, Permit, Report, RunError, RunSpec, Runtime, Script, Stdin, Usage,
+};
+pub use vfs::{VPath, Vfs};

@@ -238,7 +238,9 @@ mod tests {
             document_reads: Some(401),
             ..Default::default()
         };
-        let err = Limits::default().lowered(&req).expect_err("raise is refused");
+        let err = Limits::default()
+            .lowered(&req)
+            .expect_err("raise is refused");
         assert_eq!(err.name, "document_reads");
         assert_eq!((err.requested, err.allowed), (401, 400));
     }

@@ -68,7 +68,7 @@ pub fn parse_size(s: &str) -> Result<u64, UnitError> {
 /// Formats a byte count the way [`parse_size`] reads it, exactly.
 pub fn format_size(bytes: u64) -> String {
     for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
-        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{}{unit}", bytes >> shift);
         }
     }
@@ -78,7 +78,7 @@ pub fn format_size(bytes: u64) -> String {
 /// Formats a duration the way [`parse_duration`] reads it, exactly.
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1_000 == 0 {
+    if ms.is_multiple_of(1_000) {
         format!("{}s", ms / 1_000)
     } else {
         format!("{ms}ms")
@@ -155,7 +155,15 @@ mod tests {
 
     #[test]
     fn refuses_durations_without_a_unit_or_out_of_range() {
-        for bad in ["", "60", "s", "-1s", "1.5s", "10 parsecs", "99999999999999999999s"] {
+        for bad in [
+            "",
+            "60",
+            "s",
+            "-1s",
+            "1.5s",
+            "10 parsecs",
+            "99999999999999999999s",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad:?} was accepted");
         }
     }

@@ -56,7 +56,8 @@ pub(crate) fn vfs_of(mounts: &[MountArg]) -> Result<Vfs, String> {
     for m in mounts {
         let backend = LocalBackend::open(&m.dir)
             .map_err(|e| format!("cannot mount {}: {e}", m.dir.display()))?;
-        let path = VPath::parse_absolute(&m.at).ok_or_else(|| format!("bad mount point {}", m.at))?;
+        let path =
+            VPath::parse_absolute(&m.at).ok_or_else(|| format!("bad mount point {}", m.at))?;
         table.push(Mount {
             path,
             backend: Arc::new(backend),
@@ -126,7 +127,11 @@ pub(crate) fn print_report(report: &Report) -> ExitCode {
             eprintln!("vfsbox: the script trapped: {first}");
             ExitCode::from(EXIT_TRAPPED)
         }
-        Outcome::BudgetExceeded { limit, used, allowed } => {
+        Outcome::BudgetExceeded {
+            limit,
+            used,
+            allowed,
+        } => {
             eprintln!(
                 "vfsbox: limit exceeded: {limit} (used {used}, allowed {allowed}): {}",
                 describe(*limit, *used, *allowed)

@@ -29,11 +29,18 @@ impl ScriptHost {
         Ok(meta)
     }
 
-    async fn read_charged(&mut self, path: VPath, offset: u64, len: u64) -> Result<Vec<u8>, HostError> {
+    async fn read_charged(
+        &mut self,
+        path: VPath,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, HostError> {
         let meta = self.document(&path).await?;
         let range = crate::vfs::clamp(&(offset..offset.saturating_add(len)), meta.size);
         self.budget.charge_read(&path, range.end - range.start)?;
-        let bytes = self.before_deadline(self.vfs.read_range(&path, range.clone())).await??;
+        let bytes = self
+            .before_deadline(self.vfs.read_range(&path, range.clone()))
+            .await??;
         // The document may have grown since it was stated; never hand over
         // more than was charged.
         let charged = (range.end - range.start) as usize;
@@ -81,7 +88,12 @@ impl wit::Host for ScriptHost {
         self.read_charged(path, 0, u64::MAX).await
     }
 
-    async fn read_range(&mut self, path: String, offset: u64, len: u64) -> Result<Vec<u8>, HostError> {
+    async fn read_range(
+        &mut self,
+        path: String,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, HostError> {
         let path = self.resolve(&path)?;
         self.read_charged(path, offset, len).await
     }

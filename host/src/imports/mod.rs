@@ -17,8 +17,8 @@ use wasmtime_wasi::p2::bindings as wasi;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::audit::{AuditError, AuditLog, Caller};
-use crate::runtime::budget::Budget;
 use crate::runtime::LimitExceeded;
+use crate::runtime::budget::Budget;
 use crate::vfs::{FsError, PathError, VPath, Vfs};
 
 /// Generated from `wit/`, the one source of truth for the interface.
@@ -130,7 +130,9 @@ pub(crate) struct RunState {
 
 impl std::fmt::Debug for RunState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunState").field("host", &self.host).finish_non_exhaustive()
+        f.debug_struct("RunState")
+            .field("host", &self.host)
+            .finish_non_exhaustive()
     }
 }
 

@@ -71,15 +71,21 @@ fn result(out: GrepOutput) -> GrepResult {
                 error: wit_error(e),
             })
             .collect(),
-        truncated: out.truncated.map(|(files_searched, files_not_reached)| wit::Truncation {
-            files_searched,
-            files_not_reached,
-        }),
+        truncated: out
+            .truncated
+            .map(|(files_searched, files_not_reached)| wit::Truncation {
+                files_searched,
+                files_not_reached,
+            }),
     }
 }
 
 impl wit::Host for ScriptHost {
-    async fn grep(&mut self, roots: Vec<String>, options: GrepOptions) -> Result<GrepResult, HostError> {
+    async fn grep(
+        &mut self,
+        roots: Vec<String>,
+        options: GrepOptions,
+    ) -> Result<GrepResult, HostError> {
         let roots = roots
             .iter()
             .map(|r| self.resolve(r))

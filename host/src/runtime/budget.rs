@@ -65,7 +65,9 @@ impl Budget {
     }
 
     pub(crate) fn documents_left(&self) -> u64 {
-        self.limits.document_reads.saturating_sub(self.documents_read())
+        self.limits
+            .document_reads
+            .saturating_sub(self.documents_read())
     }
 
     pub(crate) fn bytes_left(&self) -> u64 {
@@ -211,10 +213,14 @@ mod tests {
             ..Limits::default()
         });
         b.charge_read(&path("/f/a"), 1).expect("first");
-        b.charge_read(&path("/f/a"), 1).expect("same document again");
+        b.charge_read(&path("/f/a"), 1)
+            .expect("same document again");
         b.charge_read(&path("/f/b"), 1).expect("second");
         let err = b.charge_read(&path("/f/c"), 1).expect_err("third document");
-        assert_eq!((err.limit, err.used, err.allowed), (Limit::DocumentReads, 3, 2));
+        assert_eq!(
+            (err.limit, err.used, err.allowed),
+            (Limit::DocumentReads, 3, 2)
+        );
         assert_eq!(b.documents_read(), 2);
     }
 
@@ -226,7 +232,10 @@ mod tests {
         });
         b.charge_read(&path("/f/a"), 60).expect("fits");
         let err = b.charge_read(&path("/f/b"), 41).expect_err("over");
-        assert_eq!((err.limit, err.used, err.allowed), (Limit::BytesRead, 101, 100));
+        assert_eq!(
+            (err.limit, err.used, err.allowed),
+            (Limit::BytesRead, 101, 100)
+        );
         assert_eq!(b.bytes_read, 60, "a refused read charges nothing");
     }
 

@@ -26,7 +26,10 @@ impl ScriptId {
     /// Reads `sha256:<64 hex digits>`.
     pub fn parse(s: &str) -> Option<ScriptId> {
         let hex = s.strip_prefix("sha256:")?;
-        let ok = hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let ok = hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
         ok.then(|| ScriptId(s.to_owned()))
     }
 
@@ -83,7 +86,9 @@ impl Compiled {
 
 impl fmt::Debug for Compiled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Compiled").field("id", &self.id).finish_non_exhaustive()
+        f.debug_struct("Compiled")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -99,7 +104,9 @@ fn check_header(bytes: &[u8]) -> Result<(), InvalidScript> {
     match header[4..] {
         [1, 0, 0, 0] => Err(InvalidScript::CoreModule),
         [_, _, 1, 0] => Ok(()),
-        _ => Err(InvalidScript::Invalid("unknown WebAssembly binary version".to_owned())),
+        _ => Err(InvalidScript::Invalid(
+            "unknown WebAssembly binary version".to_owned(),
+        )),
     }
 }
 
@@ -117,7 +124,8 @@ pub(crate) fn compile(
     bytes: &[u8],
 ) -> Result<Compiled, InvalidScript> {
     check_header(bytes)?;
-    let component = Component::new(engine, bytes).map_err(|e| InvalidScript::Invalid(root_cause(&e)))?;
+    let component =
+        Component::new(engine, bytes).map_err(|e| InvalidScript::Invalid(root_cause(&e)))?;
     let ty = component.component_type();
     if let Some((name, _)) = ty.imports(engine).find(|(name, _)| !import_allowed(name)) {
         return Err(InvalidScript::ForbiddenImport(name.to_owned()));
@@ -154,8 +162,17 @@ impl CompileCache {
     }
 
     pub(crate) fn get(&self, id: &ScriptId) -> Option<std::sync::Arc<Compiled>> {
-        let found = self.entries.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned();
-        let counter = if found.is_some() { &self.hits } else { &self.misses };
+        let found = self
+            .entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned();
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
         counter.fetch_add(1, Ordering::Relaxed);
         found
     }
@@ -185,7 +202,10 @@ mod tests {
     fn tells_modules_components_and_garbage_apart() {
         assert_eq!(check_header(b""), Err(InvalidScript::NotWasm));
         assert_eq!(check_header(b"hello world"), Err(InvalidScript::NotWasm));
-        assert_eq!(check_header(b"\0asm\x01\0\0\0"), Err(InvalidScript::CoreModule));
+        assert_eq!(
+            check_header(b"\0asm\x01\0\0\0"),
+            Err(InvalidScript::CoreModule)
+        );
         assert_eq!(check_header(b"\0asm\x0d\0\x01\0"), Ok(()));
     }
 

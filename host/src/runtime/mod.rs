@@ -215,7 +215,11 @@ impl Runtime {
 
     /// Validates and compiles a script (or finds it in the cache), holding a
     /// permit since compiling is memory-heavy.
-    pub async fn compile(&self, _permit: &Permit, bytes: Bytes) -> Result<Arc<Compiled>, InvalidScript> {
+    pub async fn compile(
+        &self,
+        _permit: &Permit,
+        bytes: Bytes,
+    ) -> Result<Arc<Compiled>, InvalidScript> {
         let id = ScriptId::of(&bytes);
         if let Some(hit) = self.inner.cache.get(&id) {
             return Ok(hit);
@@ -225,7 +229,9 @@ impl Runtime {
             .inner
             .executor
             .handle()
-            .spawn_blocking(move || compile::compile(&this.inner.engine, &this.inner.linker, &bytes))
+            .spawn_blocking(move || {
+                compile::compile(&this.inner.engine, &this.inner.linker, &bytes)
+            })
             .await
             .map_err(|_| InvalidScript::Invalid("the compiler failed".to_owned()))??;
         let compiled = Arc::new(compiled);
@@ -235,19 +241,30 @@ impl Runtime {
 
     /// Runs a script to its end, holding `permit` until its store is gone.
     ///
-    /// The script executes on the runtime's own threads. If this future is
-    /// dropped the run is cancelled and its slot freed.
-    pub async fn run(&self, permit: Permit, script: Script, spec: RunSpec) -> Result<Report, RunError> {
+    /// The run starts at once on the runtime's own threads; the returned
+    /// future awaits its report. Dropping the future cancels the run and
+    /// frees its slot.
+    pub fn run(
+        &self,
+        permit: Permit,
+        script: Script,
+        spec: RunSpec,
+    ) -> impl Future<Output = Result<Report, RunError>> + Send + 'static {
         let this = self.clone();
         let task = self
             .inner
             .executor
             .handle()
             .spawn(async move { this.run_here(permit, script, spec).await });
-        AbortOnDrop(task).join().await
+        AbortOnDrop(task).join()
     }
 
-    async fn run_here(&self, permit: Permit, script: Script, spec: RunSpec) -> Result<Report, RunError> {
+    async fn run_here(
+        &self,
+        permit: Permit,
+        script: Script,
+        spec: RunSpec,
+    ) -> Result<Report, RunError> {
         // Declared first, so dropped last: the slot is free only once the
         // store is gone.
         let _permit = permit;
@@ -457,7 +474,9 @@ impl<T> AbortOnDrop<Result<T, RunError>> {
     async fn join(mut self) -> Result<T, RunError> {
         match (&mut self.0).await {
             Ok(result) => result,
-            Err(e) if e.is_panic() => Err(RunError::Internal("the host panicked while running the script".to_owned())),
+            Err(e) if e.is_panic() => Err(RunError::Internal(
+                "the host panicked while running the script".to_owned(),
+            )),
             Err(_) => Err(RunError::Internal("the run was cancelled".to_owned())),
         }
     }

@@ -90,7 +90,11 @@ impl OutputStream for CappedOutput {
 }
 
 impl AsyncWrite for CappedOutput {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         self.append(buf);
         Poll::Ready(Ok(buf.len()))
     }
@@ -113,7 +117,8 @@ mod tests {
         let mut out = CappedOutput::new(10);
         out.write(Bytes::from_static(b"hello ")).expect("write");
         assert_eq!(out.contents(), (b"hello ".to_vec(), false));
-        out.write(Bytes::from_static(b"world!")).expect("write past the cap succeeds");
+        out.write(Bytes::from_static(b"world!"))
+            .expect("write past the cap succeeds");
         assert_eq!(out.contents(), (b"hello worl".to_vec(), true));
         out.write(Bytes::from_static(b"more")).expect("write");
         assert_eq!(out.contents(), (b"hello worl".to_vec(), true));

@@ -146,7 +146,9 @@ fn globs(list: &[String]) -> Result<Option<GlobSet>, GrepError> {
         }
         b.add(Glob::new(g).map_err(|e| GrepError::BadGlob(e.to_string()))?);
     }
-    b.build().map(Some).map_err(|e| GrepError::BadGlob(e.to_string()))
+    b.build()
+        .map(Some)
+        .map_err(|e| GrepError::BadGlob(e.to_string()))
 }
 
 impl Grep {
@@ -218,9 +220,11 @@ impl Grep {
         let handle = tokio::runtime::Handle::current();
         let vfs = vfs.clone();
         let grep = self.clone();
-        tokio::task::spawn_blocking(move || grep.search_all(&handle, &vfs, files, budget, &cancel, out))
-            .await
-            .map_err(|_| GrepError::BadPattern("the search failed".to_owned()))
+        tokio::task::spawn_blocking(move || {
+            grep.search_all(&handle, &vfs, files, budget, &cancel, out)
+        })
+        .await
+        .map_err(|_| GrepError::BadPattern("the search failed".to_owned()))
     }
 
     /// Lists the files under `root`, depth first, each directory's entries
@@ -282,7 +286,8 @@ impl Grep {
         let mut result_bytes = 0usize;
         let total = files.len() as u64;
         for (i, (path, size)) in files.into_iter().enumerate() {
-            let out_of_budget = budget.files == 0 || size > budget.bytes || result_bytes > MAX_RESULT_BYTES;
+            let out_of_budget =
+                budget.files == 0 || size > budget.bytes || result_bytes > MAX_RESULT_BYTES;
             if out_of_budget || cancel.load(Ordering::Relaxed) {
                 out.truncated = Some((out.files_scanned, total - i as u64));
                 break;
@@ -361,7 +366,10 @@ struct Guarded<'a, R> {
 impl<R: Read> Read for Guarded<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.cancel.load(Ordering::Relaxed) {
-            return Err(io::Error::new(io::ErrorKind::Interrupted, "search cancelled"));
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "search cancelled",
+            ));
         }
         let room = usize::try_from(self.limit - self.read).unwrap_or(usize::MAX);
         let len = buf.len().min(room);

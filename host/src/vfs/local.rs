@@ -68,7 +68,9 @@ fn meta(m: &Metadata) -> Option<Meta> {
 }
 
 fn stat_in(dir: &Dir, path: &str) -> Result<Meta, FsError> {
-    let m = dir.metadata(rel(path)).map_err(|e| FsError::from_io(&e, path))?;
+    let m = dir
+        .metadata(rel(path))
+        .map_err(|e| FsError::from_io(&e, path))?;
     meta(&m).ok_or_else(|| FsError::Denied(path.to_owned()))
 }
 
@@ -79,7 +81,9 @@ fn open_file(dir: &Dir, path: &str) -> Result<(File, u64), FsError> {
     if m.kind == Kind::Directory {
         return Err(FsError::IsADirectory(path.to_owned()));
     }
-    let file = dir.open(rel(path)).map_err(|e| FsError::from_io(&e, path))?;
+    let file = dir
+        .open(rel(path))
+        .map_err(|e| FsError::from_io(&e, path))?;
     Ok((file, m.size))
 }
 
@@ -95,7 +99,10 @@ impl Backend for LocalBackend {
                 return Err(FsError::NotADirectory(path.to_owned()));
             }
             let mut names = Vec::new();
-            for entry in dir.read_dir(rel(path)).map_err(|e| FsError::from_io(&e, path))? {
+            for entry in dir
+                .read_dir(rel(path))
+                .map_err(|e| FsError::from_io(&e, path))?
+            {
                 let entry = entry.map_err(|e| FsError::from_io(&e, path))?;
                 // A name that is not UTF-8 cannot be addressed by a script.
                 if let Ok(name) = entry.file_name().into_string() {
@@ -135,7 +142,9 @@ impl Backend for LocalBackend {
             let len = usize::try_from(range.end - range.start)
                 .map_err(|_| FsError::Unavailable(format!("{path}: range too large")))?;
             let mut buf = Vec::with_capacity(len);
-            file.take(len as u64).read_to_end(&mut buf).map_err(io_err)?;
+            file.take(len as u64)
+                .read_to_end(&mut buf)
+                .map_err(io_err)?;
             Ok(Bytes::from(buf))
         })
         .await

@@ -198,7 +198,10 @@ mod tests {
     async fn lists_implicit_and_explicit_directories() {
         let t = tree();
         let names = |l: Listing| l.entries.into_iter().map(|e| e.name).collect::<Vec<_>>();
-        assert_eq!(names(t.list("", 100).await.unwrap()), ["a.txt", "d", "empty"]);
+        assert_eq!(
+            names(t.list("", 100).await.unwrap()),
+            ["a.txt", "d", "empty"]
+        );
         assert_eq!(names(t.list("d", 100).await.unwrap()), ["b.txt", "e"]);
         assert!(t.list("empty", 100).await.unwrap().entries.is_empty());
         let cut = t.list("", 2).await.unwrap();
@@ -210,9 +213,18 @@ mod tests {
     async fn reports_errors_like_a_filesystem() {
         let t = tree();
         assert_eq!(t.stat("nope").await, Err(FsError::NotFound("nope".into())));
-        assert_eq!(t.stat("a.txt/x").await, Err(FsError::NotADirectory("a.txt/x".into())));
-        assert_eq!(t.read_range("d", 0..1).await, Err(FsError::IsADirectory("d".into())));
-        assert_eq!(t.list("a.txt", 10).await, Err(FsError::NotADirectory("a.txt".into())));
+        assert_eq!(
+            t.stat("a.txt/x").await,
+            Err(FsError::NotADirectory("a.txt/x".into()))
+        );
+        assert_eq!(
+            t.read_range("d", 0..1).await,
+            Err(FsError::IsADirectory("d".into()))
+        );
+        assert_eq!(
+            t.list("a.txt", 10).await,
+            Err(FsError::NotADirectory("a.txt".into()))
+        );
     }
 
     #[tokio::test]

@@ -134,7 +134,11 @@ impl Vfs {
     /// Metadata of a path.
     pub async fn stat(&self, p: &VPath) -> Result<Meta, FsError> {
         match self.locate(p)? {
-            Located::Mounted(m, rest) => m.backend.stat(rest).await.map_err(|e| e.with_path(p.as_str())),
+            Located::Mounted(m, rest) => m
+                .backend
+                .stat(rest)
+                .await
+                .map_err(|e| e.with_path(p.as_str())),
             Located::Virtual(_) => Ok(Self::virtual_dir()),
         }
     }
@@ -221,7 +225,11 @@ mod tests {
         Vfs::new([
             Mount {
                 path: vp("/files"),
-                backend: Arc::new(MemoryBackend::new().file("a.txt", "files-a").file("shared", "file")),
+                backend: Arc::new(
+                    MemoryBackend::new()
+                        .file("a.txt", "files-a")
+                        .file("shared", "file"),
+                ),
             },
             Mount {
                 path: vp("/files/shared"),
@@ -242,23 +250,49 @@ mod tests {
     #[tokio::test]
     async fn root_and_parents_of_mounts_are_virtual_directories() {
         let v = vfs();
-        assert_eq!(names(v.list(&VPath::root(), 100).await.unwrap()), ["files", "team"]);
+        assert_eq!(
+            names(v.list(&VPath::root(), 100).await.unwrap()),
+            ["files", "team"]
+        );
         assert_eq!(names(v.list(&vp("/team"), 100).await.unwrap()), ["x"]);
         assert_eq!(v.stat(&vp("/team")).await.unwrap().kind, Kind::Directory);
-        assert_eq!(v.stat(&vp("/nope")).await, Err(FsError::NotFound("/nope".into())));
-        assert_eq!(v.read_range(&vp("/team"), 0..1).await, Err(FsError::IsADirectory("/team".into())));
+        assert_eq!(
+            v.stat(&vp("/nope")).await,
+            Err(FsError::NotFound("/nope".into()))
+        );
+        assert_eq!(
+            v.read_range(&vp("/team"), 0..1).await,
+            Err(FsError::IsADirectory("/team".into()))
+        );
     }
 
     #[tokio::test]
     async fn the_longest_mount_serves_a_path() {
         let v = vfs();
-        assert_eq!(v.read_range(&vp("/files/a.txt"), 0..100).await.unwrap(), "files-a");
-        assert_eq!(v.read_range(&vp("/files/shared/s.txt"), 0..100).await.unwrap(), "shared-s");
+        assert_eq!(
+            v.read_range(&vp("/files/a.txt"), 0..100).await.unwrap(),
+            "files-a"
+        );
+        assert_eq!(
+            v.read_range(&vp("/files/shared/s.txt"), 0..100)
+                .await
+                .unwrap(),
+            "shared-s"
+        );
         // The nested mount shadows the outer mount's entry of the same name.
-        assert_eq!(v.stat(&vp("/files/shared")).await.unwrap().kind, Kind::Directory);
-        assert_eq!(names(v.list(&vp("/files"), 100).await.unwrap()), ["a.txt", "shared"]);
+        assert_eq!(
+            v.stat(&vp("/files/shared")).await.unwrap().kind,
+            Kind::Directory
+        );
+        assert_eq!(
+            names(v.list(&vp("/files"), 100).await.unwrap()),
+            ["a.txt", "shared"]
+        );
         // A prefix that is not a whole component matches nothing.
-        assert_eq!(v.stat(&vp("/filesx")).await, Err(FsError::NotFound("/filesx".into())));
+        assert_eq!(
+            v.stat(&vp("/filesx")).await,
+            Err(FsError::NotFound("/filesx".into()))
+        );
     }
 
     #[tokio::test]

@@ -209,7 +209,11 @@ mod tests {
             ("x/./y/../z", "/files/docs/x/z"),
         ];
         for (input, want) in cases {
-            assert_eq!(resolve(&cwd, input).as_ref().map(VPath::as_str), Ok(*want), "{input:?}");
+            assert_eq!(
+                resolve(&cwd, input).as_ref().map(VPath::as_str),
+                Ok(*want),
+                "{input:?}"
+            );
         }
     }
 
@@ -232,15 +236,24 @@ mod tests {
         assert_eq!(p("/files/a").strip_prefix(&p("/files")), Some("a"));
         assert_eq!(p("/files").strip_prefix(&p("/files")), Some(""));
         assert_eq!(p("/filesx/a").strip_prefix(&p("/files")), None);
-        assert_eq!(p("/files/a/b").strip_prefix(&VPath::root()), Some("files/a/b"));
+        assert_eq!(
+            p("/files/a/b").strip_prefix(&VPath::root()),
+            Some("files/a/b")
+        );
         assert_eq!(VPath::root().strip_prefix(&VPath::root()), Some(""));
     }
 
     #[test]
     fn joins_only_single_components() {
         let root = VPath::root();
-        assert_eq!(root.join_name("files").map(|p| p.0), Some("/files".to_owned()));
-        assert_eq!(p("/files").join_name("a").map(|p| p.0), Some("/files/a".to_owned()));
+        assert_eq!(
+            root.join_name("files").map(|p| p.0),
+            Some("/files".to_owned())
+        );
+        assert_eq!(
+            p("/files").join_name("a").map(|p| p.0),
+            Some("/files/a".to_owned())
+        );
         for bad in ["", ".", "..", "a/b", "a\0"] {
             assert_eq!(root.join_name(bad), None, "{bad:?}");
         }

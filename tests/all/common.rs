@@ -1,0 +1,103 @@
+//! Shared helpers: fixtures, file trees and a runtime to run them on.
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use vfsbox_host::runtime::{Compiled, Script, Stdin};
+use vfsbox_host::vfs::{MemoryBackend, Mount};
+use vfsbox_host::{AuditLog, Limits, Report, RunSpec, Runtime, VPath, Vfs};
+
+/// The misbehaving guest's bytes, read once.
+pub(crate) fn misbehave() -> Bytes {
+    static BYTES: OnceLock<Bytes> = OnceLock::new();
+    BYTES
+        .get_or_init(|| {
+            std::fs::read(vfsbox_test_artifacts::MISBEHAVE)
+                .expect("the guest fixture is built")
+                .into()
+        })
+        .clone()
+}
+
+/// An absolute virtual path.
+pub(crate) fn vpath(s: &str) -> VPath {
+    VPath::parse_absolute(s).expect("normalised absolute path")
+}
+
+/// A small document tree mounted at `/files`.
+pub(crate) fn small_tree() -> MemoryBackend {
+    MemoryBackend::new()
+        .file("a.txt", "alpha\n")
+        .file("notes/b.txt", "beta TODO\n")
+        .file("notes/c.txt", "gamma\nTODO: delta\n")
+}
+
+/// A filesystem with `backend` at `/files`.
+pub(crate) fn vfs_of(backend: MemoryBackend) -> Vfs {
+    Vfs::new([Mount {
+        path: vpath("/files"),
+        backend: Arc::new(backend),
+    }])
+    .expect("one mount")
+}
+
+/// Limits for tests: the defaults with a short deadline.
+pub(crate) fn limits() -> Limits {
+    Limits {
+        deadline: Duration::from_secs(20),
+        ..Limits::default()
+    }
+}
+
+/// A runtime with these limits and no audit log.
+pub(crate) fn runtime(limits: Limits) -> Runtime {
+    Runtime::new(limits, AuditLog::disabled()).expect("runtime starts")
+}
+
+/// A run of the misbehaving guest with these arguments over `vfs`.
+pub(crate) fn spec(vfs: Vfs, limits: Limits, args: &[&str]) -> RunSpec {
+    RunSpec {
+        program: "misbehave".to_owned(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        stdin: Stdin::Empty,
+        cwd: "/".to_owned(),
+        vfs,
+        limits,
+        caller: Default::default(),
+    }
+}
+
+/// Compiles the misbehaving guest on `rt` (so later runs skip compiling).
+pub(crate) async fn compiled(rt: &Runtime) -> Arc<Compiled> {
+    let permit = rt.try_admit(None).expect("a free slot");
+    rt.compile(&permit, misbehave())
+        .await
+        .expect("the fixture compiles")
+}
+
+/// Runs the misbehaving guest with `args` over the small tree.
+pub(crate) async fn run(rt: &Runtime, args: &[&str]) -> Report {
+    run_on(rt, vfs_of(small_tree()), rt.limits().clone(), args).await
+}
+
+/// Runs the misbehaving guest with `args` over `vfs` with `limits`.
+pub(crate) async fn run_on(rt: &Runtime, vfs: Vfs, limits: Limits, args: &[&str]) -> Report {
+    let permit = rt.try_admit(None).expect("a free slot");
+    rt.run(permit, Script::Bytes(misbehave()), spec(vfs, limits, args))
+        .await
+        .expect("the run starts")
+}
+
+/// Waits until `rt` has no live script, or fails after a generous bound.
+pub(crate) async fn assert_slots_freed(rt: &Runtime) {
+    let start = Instant::now();
+    while rt.live_scripts() != 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{} scripts still live",
+            rt.live_scripts()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}

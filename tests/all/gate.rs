@@ -1,0 +1,116 @@
+//! Admission: at most N live scripts, a refusal at once when full, and a
+//! slot freed on every way a run can end.
+
+use std::time::{Duration, Instant};
+
+use vfsbox_host::runtime::{Outcome, RunError, Script};
+use vfsbox_host::vfs::Fault;
+use vfsbox_host::{Busy, Limit, Limits};
+
+use crate::common::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifth_script_is_refused_at_once_while_four_spin() {
+    let rt = runtime(Limits {
+        deadline: Duration::from_secs(2),
+        ..Limits::default()
+    });
+    let script = Script::Compiled(compiled(&rt).await);
+    let mut runs = Vec::new();
+    for _ in 0..4 {
+        let permit = rt.try_admit(None).expect("one of four slots");
+        let run = rt.run(
+            permit,
+            script.clone(),
+            spec(vfs_of(small_tree()), rt.limits().clone(), &["spin"]),
+        );
+        runs.push(tokio::spawn(run));
+    }
+    assert_eq!(rt.live_scripts(), 4);
+    // Let the four start spinning on every core.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for _ in 0..16 {
+        let asked = Instant::now();
+        let refused = rt.try_admit(None).expect_err("no fifth slot");
+        let took = asked.elapsed();
+        assert_eq!(refused, Busy::Process);
+        assert!(
+            took < Duration::from_millis(50),
+            "the refusal took {took:?}"
+        );
+    }
+    for run in runs {
+        let report = run.await.expect("task").expect("run");
+        assert_eq!(report.limit(), Some(Limit::Deadline));
+    }
+    assert_slots_freed(&rt).await;
+    let report = run(&rt, &["ok"]).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+}
+
+#[tokio::test]
+async fn every_ending_frees_the_slot() {
+    let rt = runtime(Limits {
+        deadline: Duration::from_millis(300),
+        ..Limits::default()
+    });
+    let endings: &[(&[&str], &str)] = &[
+        (&["ok"], "exit 0"),
+        (&["exit", "3"], "exit 3"),
+        (&["panic"], "trap"),
+        (&["stack"], "stack overflow"),
+        (&["alloc", "1073741824"], "memory limit"),
+        (&["spin"], "deadline"),
+        (&["sleep", "10000"], "deadline in a host call"),
+    ];
+    for (args, what) in endings {
+        let _report = run(&rt, args).await;
+        assert_eq!(rt.live_scripts(), 0, "after {what}");
+    }
+}
+
+#[tokio::test]
+async fn a_panic_inside_host_code_fails_the_run_and_frees_the_slot() {
+    let rt = runtime(limits());
+    let tree = small_tree().faulty("bug.txt", "x", Fault::Panic);
+    let permit = rt.try_admit(None).expect("slot");
+    let result = rt
+        .run(
+            permit,
+            Script::Bytes(misbehave()),
+            spec(vfs_of(tree), limits(), &["read", "/files/bug.txt"]),
+        )
+        .await;
+    assert!(matches!(result, Err(RunError::Internal(_))), "{result:?}");
+    assert_slots_freed(&rt).await;
+    assert_eq!(run(&rt, &["ok"]).await.exit_code(), Some(0));
+}
+
+#[tokio::test]
+async fn dropping_the_run_future_cancels_the_run_and_frees_the_slot() {
+    let rt = runtime(limits());
+    let script = Script::Compiled(compiled(&rt).await);
+    for args in [&["spin"][..], &["sleep", "60000"][..]] {
+        let permit = rt.try_admit(None).expect("slot");
+        let run = rt.run(
+            permit,
+            script.clone(),
+            spec(vfs_of(small_tree()), limits(), args),
+        );
+        // Give up on the run after a moment, as a disconnecting client does.
+        let gave_up = tokio::time::timeout(Duration::from_millis(200), run).await;
+        assert!(gave_up.is_err(), "{args:?} should still be running");
+        assert_slots_freed(&rt).await;
+    }
+}
+
+#[tokio::test]
+async fn a_full_tenant_is_refused_while_others_run() {
+    let rt = runtime(limits());
+    let tenant = vfsbox_host::runtime::Gate::new(1);
+    let held = rt.try_admit(Some(&tenant)).expect("the tenant's one slot");
+    assert_eq!(rt.try_admit(Some(&tenant)).unwrap_err(), Busy::Tenant);
+    assert_eq!(rt.live_scripts(), 1);
+    drop(held);
+    assert_eq!(rt.live_scripts(), 0);
+}

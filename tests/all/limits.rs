@@ -1,0 +1,261 @@
+//! Each limit, obeyed and violated, through the real runtime.
+
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt;
+use vfsbox_host::runtime::{Outcome, Script, Stdin};
+use vfsbox_host::{Limit, Limits};
+use wasmtime_wasi::cli::AsyncStdinStream;
+
+use crate::common::*;
+
+fn limited(f: impl FnOnce(&mut Limits)) -> Limits {
+    let mut l = limits();
+    f(&mut l);
+    l
+}
+
+#[tokio::test]
+async fn a_script_within_its_fuel_exits() {
+    let rt = runtime(limited(|l| l.fuel = 50_000_000));
+    let report = run(&rt, &["burn", "1000"]).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert!(report.usage.fuel_consumed > 1000, "{:?}", report.usage);
+    assert!(report.usage.fuel_consumed < 50_000_000);
+}
+
+#[tokio::test]
+async fn a_script_out_of_fuel_ends_with_budget_exceeded_fuel() {
+    let rt = runtime(limited(|l| l.fuel = 50_000_000));
+    let report = run(&rt, &["burn", "1000000000"]).await;
+    assert_eq!(
+        report.outcome,
+        Outcome::BudgetExceeded {
+            limit: Limit::Fuel,
+            used: 50_000_000,
+            allowed: 50_000_000
+        }
+    );
+    assert_eq!(report.usage.fuel_consumed, 50_000_000);
+}
+
+/// Runs `args` with a compiled script and a deadline, returning the report
+/// and how long the run took (compilation excluded).
+async fn timed(deadline: Duration, args: &[&str], stdin: Stdin) -> (vfsbox_host::Report, Duration) {
+    let rt = runtime(limited(|l| l.deadline = deadline));
+    let compiled = compiled(&rt).await;
+    let permit = rt.try_admit(None).expect("slot");
+    let mut spec = spec(vfs_of(small_tree()), rt.limits().clone(), args);
+    spec.stdin = stdin;
+    let start = Instant::now();
+    let report = rt
+        .run(permit, Script::Compiled(compiled), spec)
+        .await
+        .expect("runs");
+    let took = start.elapsed();
+    assert_slots_freed(&rt).await;
+    (report, took)
+}
+
+fn assert_deadline(report: &vfsbox_host::Report, took: Duration, deadline: Duration) {
+    assert_eq!(
+        report.limit(),
+        Some(Limit::Deadline),
+        "{:?}",
+        report.outcome
+    );
+    assert!(took >= deadline, "ended early: {took:?}");
+    assert!(
+        took < deadline + Duration::from_millis(100),
+        "ended {:?} past the deadline",
+        took - deadline
+    );
+}
+
+#[tokio::test]
+async fn a_script_within_its_deadline_exits() {
+    let (report, _) = timed(Duration::from_secs(10), &["burn", "100000"], Stdin::Empty).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+}
+
+#[tokio::test]
+async fn a_spinning_script_is_stopped_at_its_deadline() {
+    let deadline = Duration::from_millis(500);
+    let (report, took) = timed(deadline, &["print-then-spin", "started"], Stdin::Empty).await;
+    assert_deadline(&report, took, deadline);
+    assert_eq!(
+        report.stdout_text(),
+        "started\n",
+        "output before the end is kept"
+    );
+    match report.outcome {
+        Outcome::BudgetExceeded { used, allowed, .. } => {
+            assert_eq!(allowed, 500);
+            assert!(used >= 500, "{used}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_script_asleep_in_a_host_call_is_stopped_at_its_deadline() {
+    let deadline = Duration::from_millis(500);
+    let (report, took) = timed(deadline, &["sleep", "60000"], Stdin::Empty).await;
+    assert_deadline(&report, took, deadline);
+    assert_eq!(report.stdout_text(), "sleeping\n");
+}
+
+#[tokio::test]
+async fn a_script_waiting_on_stdin_that_never_ends_is_stopped_at_its_deadline() {
+    let deadline = Duration::from_millis(500);
+    let (mut writer, reader) = tokio::io::duplex(64);
+    writer
+        .write_all(b"partial input, no end")
+        .await
+        .expect("write");
+    let stdin = Stdin::Stream(AsyncStdinStream::new(reader));
+    let (report, took) = timed(deadline, &["stdin"], stdin).await;
+    assert_deadline(&report, took, deadline);
+    drop(writer);
+}
+
+#[tokio::test]
+async fn stdin_bytes_are_read_to_their_end() {
+    let rt = runtime(limits());
+    let permit = rt.try_admit(None).expect("slot");
+    let mut spec = spec(vfs_of(small_tree()), rt.limits().clone(), &["stdin"]);
+    spec.stdin = Stdin::Bytes("line one\nline two\n".into());
+    let report = rt
+        .run(permit, Script::Bytes(misbehave()), spec)
+        .await
+        .expect("runs");
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert_eq!(report.stdout_text(), "line one\nline two\n");
+}
+
+#[tokio::test]
+async fn a_script_within_its_memory_exits() {
+    let rt = runtime(limits());
+    let report = run(&rt, &["alloc", "16000000"]).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert!(
+        report.usage.peak_memory_bytes >= 16_000_000,
+        "{:?}",
+        report.usage
+    );
+    assert!(report.usage.peak_memory_bytes <= 64 << 20);
+}
+
+#[tokio::test]
+async fn a_script_allocating_a_gibibyte_ends_with_budget_exceeded_memory() {
+    let rt = runtime(limits());
+    let report = run(&rt, &["alloc", "1073741824"]).await;
+    match report.outcome {
+        Outcome::BudgetExceeded {
+            limit,
+            used,
+            allowed,
+        } => {
+            assert_eq!(limit, Limit::Memory);
+            assert_eq!(allowed, 64 << 20);
+            assert!(used > 1 << 30, "asked for {used}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(report.usage.peak_memory_bytes <= 64 << 20);
+    // The process is unharmed: the next run works.
+    let next = run(&rt, &["ok"]).await;
+    assert_eq!(next.outcome, Outcome::Exited { exit_code: 0 });
+    assert_eq!(next.stdout_text(), "ok\n");
+}
+
+#[tokio::test]
+async fn a_refused_allocation_the_script_handles_is_not_a_limit() {
+    let rt = runtime(limits());
+    let report = run(&rt, &["try-alloc", "1073741824"]).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert_eq!(report.stdout_text(), "allocation of 1073741824 refused\n");
+}
+
+#[tokio::test]
+async fn a_request_can_lower_the_memory_limit() {
+    let rt = runtime(limits());
+    let lowered = limited(|l| l.memory = 8 << 20);
+    let report = run_on(&rt, vfs_of(small_tree()), lowered, &["alloc", "16000000"]).await;
+    assert_eq!(report.limit(), Some(Limit::Memory), "{:?}", report.outcome);
+}
+
+#[tokio::test]
+async fn output_within_the_cap_is_kept_whole() {
+    let rt = runtime(limits());
+    let report = run(&rt, &["flood", "102400"]).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert_eq!(report.stdout.len(), 102_400);
+    assert!(!report.stdout_truncated);
+}
+
+#[tokio::test]
+async fn a_flood_of_output_is_cut_at_the_cap() {
+    let rt = runtime(limits());
+    let report = run(&rt, &["flood", "3145728"]).await;
+    assert_eq!(
+        report.outcome,
+        Outcome::Exited { exit_code: 0 },
+        "flooding is not an error"
+    );
+    assert_eq!(report.stdout.len(), 1 << 20);
+    assert!(report.stdout_truncated);
+    assert!(!report.stderr_truncated);
+    let report = run(&rt, &["flood-stderr", "3145728"]).await;
+    assert_eq!(report.stderr.len(), 1 << 20);
+    assert!(report.stderr_truncated);
+}
+
+#[tokio::test]
+async fn a_stack_overflow_is_a_trap_not_a_crash() {
+    let rt = runtime(limits());
+    let report = run(&rt, &["stack"]).await;
+    assert!(
+        matches!(report.outcome, Outcome::Trapped { .. }),
+        "{:?}",
+        report.outcome
+    );
+    assert_eq!(report.stdout_text(), "recursing\n");
+    let next = run(&rt, &["ok"]).await;
+    assert_eq!(next.outcome, Outcome::Exited { exit_code: 0 });
+}
+
+#[tokio::test]
+async fn a_guest_panic_is_a_trap_with_its_message_on_stderr() {
+    let rt = runtime(limits());
+    let report = run(&rt, &["panic"]).await;
+    assert!(
+        matches!(report.outcome, Outcome::Trapped { .. }),
+        "{:?}",
+        report.outcome
+    );
+    assert_eq!(report.stdout_text(), "about to panic\n");
+    assert!(
+        report
+            .stderr_text()
+            .contains("the guest panicked on purpose")
+    );
+}
+
+#[tokio::test]
+async fn exit_codes_are_reported_like_a_process() {
+    let rt = runtime(limits());
+    assert_eq!(run(&rt, &["ok"]).await.exit_code(), Some(0));
+    assert_eq!(run(&rt, &["exit", "7"]).await.exit_code(), Some(7));
+    assert_eq!(run(&rt, &["exit", "255"]).await.exit_code(), Some(255));
+    assert_eq!(run(&rt, &["no-such-subcommand"]).await.exit_code(), Some(2));
+}
+
+#[tokio::test]
+async fn a_script_gets_its_arguments_and_no_inherited_environment() {
+    let rt = runtime(limits());
+    let report = run(&rt, &["args", "one", "two words", ""]).await;
+    assert_eq!(report.stdout_text(), "one\ntwo words\n\n");
+    let report = run(&rt, &["env"]).await;
+    assert_eq!(report.stdout_text(), "PWD=/\n");
+}
