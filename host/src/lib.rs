@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod audit;
+pub mod config;
 mod imports;
 pub mod limits;
 pub mod runtime;

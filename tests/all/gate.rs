@@ -13,6 +13,7 @@ use crate::common::*;
 async fn a_fifth_script_is_refused_at_once_while_four_spin() {
     let rt = runtime(Limits {
         deadline: Duration::from_secs(2),
+        fuel: u64::MAX,
         ..Limits::default()
     });
     let script = Script::Compiled(compiled(&rt).await);
@@ -67,6 +68,13 @@ async fn every_ending_frees_the_slot() {
         let _report = run(&rt, args).await;
         assert_eq!(rt.live_scripts(), 0, "after {what}");
     }
+    let no_fuel = Limits {
+        fuel: 1_000_000,
+        ..rt.limits().clone()
+    };
+    let report = run_on(&rt, vfs_of(small_tree()), no_fuel, &["spin"]).await;
+    assert_eq!(report.limit(), Some(Limit::Fuel));
+    assert_eq!(rt.live_scripts(), 0, "after running out of fuel");
 }
 
 #[tokio::test]

@@ -1,8 +1,13 @@
 //! vfsbox's integration tests: one binary, one module per area, all
 //! driving the real runtime, the real `vfsbox` binary or the real server.
 
+mod audit;
 mod cli;
 mod common;
 mod gate;
+mod grep;
 mod limits;
+mod paths;
+mod s3;
 mod validation;
+mod vfs;

@@ -6,10 +6,12 @@
 //! contains it, and the backend sees only the part below the mount.
 
 mod backend;
+mod download;
 pub mod grep;
 mod local;
 mod memory;
 mod path;
+mod s3;
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -18,9 +20,11 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 pub use backend::{Backend, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
+pub use download::{DownloadError, Resolved, download, resolve_path};
 pub use local::LocalBackend;
 pub use memory::{Fault, MemoryBackend};
 pub use path::{PathError, VPath, resolve, resolve_bytes};
+pub use s3::{S3Backend, S3Config};
 
 /// One mount: a virtual path served by a backend.
 #[derive(Debug, Clone)]

@@ -1,0 +1,238 @@
+//! Any S3-compatible object store (AWS S3, MinIO, Ceph, R2...), read-only,
+//! through the `object_store` crate.
+//!
+//! Keys under the configured prefix are served as documents; `/` in keys
+//! makes directories. Credentials come from the environment
+//! (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, ...), never from the
+//! config file, so they are never logged with it.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::{StreamExt, TryStreamExt};
+use object_store::aws::AmazonS3Builder;
+use object_store::path::Path;
+use object_store::{GetOptions, GetRange, ObjectStore};
+
+use super::backend::{Backend, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
+
+/// Where an S3 mount's documents are.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct S3Config {
+    /// The bucket.
+    pub bucket: String,
+    /// Only keys under this prefix are served (no leading or trailing `/`
+    /// needed).
+    #[serde(default)]
+    pub prefix: String,
+    /// The region, such as `us-east-1`.
+    #[serde(default = "default_region")]
+    pub region: String,
+    /// The endpoint of an S3-compatible store, such as
+    /// `http://127.0.0.1:9000`; AWS when absent.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+}
+
+fn default_region() -> String {
+    "us-east-1".to_owned()
+}
+
+/// A bucket (or a prefix of one) served as a directory tree.
+#[derive(Debug, Clone)]
+pub struct S3Backend {
+    store: Arc<dyn ObjectStore>,
+    prefix: Vec<String>,
+}
+
+impl S3Backend {
+    /// Connects to the store described by `config`, with credentials from
+    /// the environment.
+    pub fn new(config: &S3Config) -> Result<S3Backend, String> {
+        let mut b = AmazonS3Builder::from_env()
+            .with_bucket_name(&config.bucket)
+            .with_region(&config.region);
+        if let Some(endpoint) = &config.endpoint {
+            b = b
+                .with_endpoint(endpoint)
+                .with_allow_http(endpoint.starts_with("http://"))
+                .with_virtual_hosted_style_request(false);
+        }
+        let store = b.build().map_err(|e| format!("bad S3 settings: {e}"))?;
+        Ok(S3Backend::with_store(Arc::new(store), &config.prefix))
+    }
+
+    /// Serves `prefix` of an object store built elsewhere.
+    pub fn with_store(store: Arc<dyn ObjectStore>, prefix: &str) -> S3Backend {
+        S3Backend {
+            store,
+            prefix: prefix
+                .split('/')
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        }
+    }
+
+    /// The object key of a relative path.
+    fn key(&self, path: &str) -> Path {
+        Path::from_iter(
+            self.prefix
+                .iter()
+                .map(String::as_str)
+                .chain(path.split('/').filter(|p| !p.is_empty())),
+        )
+    }
+
+    fn error(e: object_store::Error, path: &str) -> FsError {
+        match e {
+            object_store::Error::NotFound { .. } => FsError::NotFound(path.to_owned()),
+            object_store::Error::InvalidPath { .. } => FsError::InvalidPath(path.to_owned()),
+            object_store::Error::PermissionDenied { .. }
+            | object_store::Error::Unauthenticated { .. } => FsError::Denied(path.to_owned()),
+            other => {
+                tracing::warn!(path, error = %other, "S3 request failed");
+                FsError::Unavailable(format!("{path}: the document store did not answer"))
+            }
+        }
+    }
+
+    /// Whether any key lies below `path/`.
+    async fn is_dir(&self, path: &str) -> Result<bool, FsError> {
+        if path.is_empty() {
+            return Ok(true);
+        }
+        let mut keys = self.store.list(Some(&self.key(path)));
+        match keys.next().await {
+            Some(Ok(_)) => Ok(true),
+            Some(Err(e)) => Err(Self::error(e, path)),
+            None => Ok(false),
+        }
+    }
+
+    async fn file_meta(&self, path: &str) -> Result<Meta, FsError> {
+        let m = self
+            .store
+            .head(&self.key(path))
+            .await
+            .map_err(|e| Self::error(e, path))?;
+        Ok(Meta {
+            kind: Kind::File,
+            size: m.size,
+            modified: Some(m.last_modified.into()),
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl Backend for S3Backend {
+    async fn stat(&self, path: &str) -> Result<Meta, FsError> {
+        let not_a_file = if path.is_empty() {
+            FsError::NotFound(path.to_owned())
+        } else {
+            match self.file_meta(path).await {
+                Ok(meta) => return Ok(meta),
+                // Some stores answer a HEAD of a "directory" with an error
+                // other than 404: look for keys below it before failing.
+                Err(e) => e,
+            }
+        };
+        if self.is_dir(path).await? {
+            return Ok(Meta {
+                kind: Kind::Directory,
+                size: 0,
+                modified: None,
+            });
+        }
+        if let FsError::NotFound(_) = not_a_file {
+            // `doc.txt/more` is "not a directory", as on a filesystem.
+            let mut parent = path;
+            while let Some(i) = parent.rfind('/') {
+                parent = &parent[..i];
+                if self.file_meta(parent).await.is_ok() {
+                    return Err(FsError::NotADirectory(path.to_owned()));
+                }
+            }
+        }
+        Err(not_a_file)
+    }
+
+    async fn list(&self, path: &str, limit: usize) -> Result<Listing, FsError> {
+        let prefix = self.key(path);
+        let found = self
+            .store
+            .list_with_delimiter(Some(&prefix))
+            .await
+            .map_err(|e| Self::error(e, path))?;
+        if found.objects.is_empty() && found.common_prefixes.is_empty() {
+            // A document, or nothing.
+            return Err(match self.file_meta(path).await {
+                Ok(_) => FsError::NotADirectory(path.to_owned()),
+                Err(e) => e,
+            });
+        }
+        let name = |p: &Path| p.filename().map(str::to_owned);
+        let mut entries: Vec<Entry> = found
+            .common_prefixes
+            .iter()
+            .filter_map(|p| {
+                Some(Entry {
+                    name: name(p)?,
+                    meta: Meta {
+                        kind: Kind::Directory,
+                        size: 0,
+                        modified: None,
+                    },
+                })
+            })
+            .chain(found.objects.iter().filter_map(|o| {
+                Some(Entry {
+                    name: name(&o.location)?,
+                    meta: Meta {
+                        kind: Kind::File,
+                        size: o.size,
+                        modified: Some(o.last_modified.into()),
+                    },
+                })
+            }))
+            .collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        let truncated = entries.len() > limit;
+        entries.truncate(limit);
+        Ok(Listing { entries, truncated })
+    }
+
+    async fn read_range(&self, path: &str, range: Range<u64>) -> Result<Bytes, FsError> {
+        let stream = self.open(path, range).await?;
+        let chunks: Vec<Bytes> = stream
+            .try_collect()
+            .await
+            .map_err(|_| FsError::Unavailable(format!("{path}: the read was interrupted")))?;
+        Ok(chunks.concat().into())
+    }
+
+    async fn open(&self, path: &str, range: Range<u64>) -> Result<ByteStream, FsError> {
+        let meta = match self.file_meta(path).await {
+            Err(_) if self.is_dir(path).await? => {
+                return Err(FsError::IsADirectory(path.to_owned()));
+            }
+            other => other?,
+        };
+        let range = clamp(&range, meta.size);
+        if range.is_empty() {
+            return Ok(Box::pin(futures::stream::empty()));
+        }
+        let options = GetOptions {
+            range: Some(GetRange::Bounded(range)),
+            ..GetOptions::default()
+        };
+        let got = self
+            .store
+            .get_opts(&self.key(path), options)
+            .await
+            .map_err(|e| Self::error(e, path))?;
+        Ok(Box::pin(got.into_stream().map_err(std::io::Error::other)))
+    }
+}
