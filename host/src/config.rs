@@ -131,12 +131,18 @@ impl Config {
     /// Parses and checks config text.
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
             let message = e.message().replace('\n', " ");
-            ConfigError(match line {
-                Some(line) => format!("line {line}: {message}"),
+            // The line holding the error names the field (`listen = "x"`).
+            let at = e.span().map(|span| {
+                let start = span.start.min(text.len());
+                let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+                let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+                let number = text[..start].matches('\n').count() + 1;
+                let source: String = text[line_start..line_end].trim().chars().take(80).collect();
+                format!("line {number} `{source}`")
+            });
+            ConfigError(match at {
+                Some(at) => format!("{at}: {message}"),
                 None => message,
             })
         })?;
