@@ -42,6 +42,16 @@ pub(crate) fn vfs_of(backend: MemoryBackend) -> Vfs {
     .expect("one mount")
 }
 
+/// A filesystem with the local directory `dir` at `/files`.
+pub(crate) fn local_vfs(dir: &std::path::Path) -> Vfs {
+    let backend = vfsbox_host::vfs::LocalBackend::open(dir).expect("open the directory");
+    Vfs::new([Mount {
+        path: vpath("/files"),
+        backend: Arc::new(backend),
+    }])
+    .expect("one mount")
+}
+
 /// Limits for tests: the defaults with a short deadline.
 pub(crate) fn limits() -> Limits {
     Limits {

@@ -9,10 +9,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 
-use vfsbox_host::Vfs;
-use vfsbox_host::vfs::{LocalBackend, MemoryBackend, Mount};
+use vfsbox_host::vfs::MemoryBackend;
 
 use crate::common::*;
 
@@ -138,11 +136,7 @@ fn gnu_grep(root: &Path, flags: &[&str]) -> (String, Option<i32>) {
 async fn grep_matches_gnu_grep_on_a_table_of_patterns_and_flags() {
     let dir = tempfile::tempdir().expect("tempdir");
     lay_out(dir.path());
-    let vfs = Vfs::new([Mount {
-        path: vpath("/files"),
-        backend: Arc::new(LocalBackend::open(dir.path()).expect("open")),
-    }])
-    .expect("mount");
+    let vfs = local_vfs(dir.path());
     let rt = runtime(limits());
     let script = vfsbox_host::Script::Compiled(compiled(&rt).await);
     for flags in CASES {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use vfsbox_host::vfs::{FsError, LocalBackend, MemoryBackend, Mount, resolve};
+use vfsbox_host::vfs::{FsError, MemoryBackend, Mount, resolve};
 use vfsbox_host::{VPath, Vfs};
 
 use crate::common::*;
@@ -124,10 +124,6 @@ fn confined() -> (Vfs, (tempfile::TempDir,)) {
     std::os::unix::fs::symlink("../../secret.txt", b.join("root/docs/secret.txt"))
         .expect("symlink");
     std::os::unix::fs::symlink(b, b.join("root/docs/files")).expect("symlink");
-    let vfs = Vfs::new([Mount {
-        path: vpath("/files"),
-        backend: Arc::new(LocalBackend::open(&b.join("root")).expect("open")),
-    }])
-    .expect("mount");
+    let vfs = local_vfs(&b.join("root"));
     (vfs, (base,))
 }

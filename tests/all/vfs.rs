@@ -376,11 +376,7 @@ async fn symlinks_leading_out_of_a_local_mount_are_denied() {
     link(std::path::Path::new("docs/ok.txt"), "inside");
     link(std::path::Path::new("docs"), "docs-link");
     let rt = runtime(limits());
-    let vfs = Vfs::new([Mount {
-        path: vpath("/files"),
-        backend: Arc::new(LocalBackend::open(r).expect("open")),
-    }])
-    .expect("mount");
+    let vfs = local_vfs(r);
     for (path, want) in [
         ("/files/abs-escape", "denied\n"),
         ("/files/rel-escape", "denied\n"),
@@ -434,11 +430,7 @@ async fn downloads_stream_the_bytes_of_a_range() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(dir.path().join("big.bin"), &bytes).expect("write");
-    let vfs = Vfs::new([Mount {
-        path: vpath("/files"),
-        backend: Arc::new(LocalBackend::open(dir.path()).expect("open")),
-    }])
-    .expect("mount");
+    let vfs = local_vfs(dir.path());
     let audit = vfsbox_host::AuditLog::disabled();
     let doc = resolve_path(&vfs, b"/files/big.bin")
         .await
