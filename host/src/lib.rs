@@ -16,11 +16,15 @@
 //! - [`vfs`]: path resolution, mounts and backends, and grep;
 //! - [`limits`]: every limit and its default;
 //! - [`audit`]: the JSON-lines audit log;
+//! - [`http`]: the HTTP API, built by [`http::app`];
+//! - [`config`]: the config file, tenants and their mounts;
 //! - `imports` (private): the host side of the WIT world in `wit/`.
 #![deny(missing_docs)]
 
 pub mod audit;
 pub mod config;
+pub mod demo;
+pub mod http;
 mod imports;
 pub mod limits;
 pub mod runtime;

@@ -1,3 +1,5 @@
+#![allow(dead_code)] // Shared by the `all` and `timing` test binaries; each uses part.
+
 //! Shared helpers: fixtures, file trees and a runtime to run them on.
 
 use std::sync::{Arc, OnceLock};

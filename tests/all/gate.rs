@@ -1,53 +1,13 @@
 //! Admission: at most N live scripts, a refusal at once when full, and a
 //! slot freed on every way a run can end.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use vfsbox_host::runtime::{Outcome, RunError, Script};
+use vfsbox_host::runtime::{RunError, Script};
 use vfsbox_host::vfs::Fault;
 use vfsbox_host::{Busy, Limit, Limits};
 
 use crate::common::*;
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_fifth_script_is_refused_at_once_while_four_spin() {
-    let rt = runtime(Limits {
-        deadline: Duration::from_secs(2),
-        fuel: u64::MAX,
-        ..Limits::default()
-    });
-    let script = Script::Compiled(compiled(&rt).await);
-    let mut runs = Vec::new();
-    for _ in 0..4 {
-        let permit = rt.try_admit(None).expect("one of four slots");
-        let run = rt.run(
-            permit,
-            script.clone(),
-            spec(vfs_of(small_tree()), rt.limits().clone(), &["spin"]),
-        );
-        runs.push(tokio::spawn(run));
-    }
-    assert_eq!(rt.live_scripts(), 4);
-    // Let the four start spinning on every core.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    for _ in 0..16 {
-        let asked = Instant::now();
-        let refused = rt.try_admit(None).expect_err("no fifth slot");
-        let took = asked.elapsed();
-        assert_eq!(refused, Busy::Process);
-        assert!(
-            took < Duration::from_millis(50),
-            "the refusal took {took:?}"
-        );
-    }
-    for run in runs {
-        let report = run.await.expect("task").expect("run");
-        assert_eq!(report.limit(), Some(Limit::Deadline));
-    }
-    assert_slots_freed(&rt).await;
-    let report = run(&rt, &["ok"]).await;
-    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
-}
 
 #[tokio::test]
 async fn every_ending_frees_the_slot() {

@@ -3,9 +3,8 @@
 //! backends, and symlinks that lead out of a mount.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use vfsbox_host::runtime::{Outcome, Script};
+use vfsbox_host::runtime::Outcome;
 use vfsbox_host::vfs::{Backend, Fault, LocalBackend, MemoryBackend, Mount};
 use vfsbox_host::{Limit, Limits, Vfs};
 
@@ -302,44 +301,6 @@ async fn the_scan_budget_in_bytes_also_cuts_a_search() {
         report.stdout_text()
     );
     assert_eq!(report.usage.bytes_scanned, 90);
-}
-
-#[tokio::test]
-async fn a_read_from_a_stalled_backend_ends_at_the_deadline() {
-    let deadline = Duration::from_millis(400);
-    let rt = runtime(Limits {
-        deadline,
-        ..limits()
-    });
-    let script = Script::Compiled(compiled(&rt).await);
-    let tree = small_tree().faulty("slow.txt", "never", Fault::Stall);
-    for args in [
-        &["read", "/files/slow.txt"][..],
-        &["grep", "x", "/files"][..],
-    ] {
-        let permit = rt.try_admit(None).expect("slot");
-        let start = Instant::now();
-        let report = rt
-            .run(
-                permit,
-                script.clone(),
-                spec(vfs_of(tree.clone()), rt.limits().clone(), args),
-            )
-            .await
-            .expect("runs");
-        let took = start.elapsed();
-        assert_eq!(
-            report.limit(),
-            Some(Limit::Deadline),
-            "{args:?}: {:?}",
-            report.outcome
-        );
-        assert!(
-            took >= deadline && took < deadline + Duration::from_millis(100),
-            "{args:?} took {took:?}"
-        );
-        assert_slots_freed(&rt).await;
-    }
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! Command-line parsing and the subcommands.
 
 mod run;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,6 +36,9 @@ enum Command {
     /// 124 when a limit ended it, 134 when it trapped, 125 when it could not
     /// be run at all.
     Run(run::RunArgs),
+    /// Serve the HTTP API. Without a config, serves the built-in demo
+    /// documents at /files on 127.0.0.1:8080, without keys.
+    Serve(serve::ServeArgs),
 }
 
 /// A `--mount /files=DIR` argument.
@@ -69,11 +73,15 @@ pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
 
 pub(crate) fn main() -> ExitCode {
     let cli = Cli::parse();
+    let default_log = match cli.command {
+        Command::Serve(_) => "info",
+        _ => "warn",
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("VFSBOX_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_log)),
         )
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -89,6 +97,7 @@ pub(crate) fn main() -> ExitCode {
     runtime.block_on(async {
         match cli.command {
             Command::Run(args) => run::run(args).await,
+            Command::Serve(args) => serve::serve_command(args).await,
         }
     })
 }

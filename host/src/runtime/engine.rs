@@ -11,6 +11,12 @@ use crate::limits::Limits;
 /// executor, and checks its deadline, once per tick.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(5);
 
+/// A running script also yields every this many units of fuel. Besides
+/// sharing the executor, this keeps the store's fuel counter current: the
+/// epoch check alone does not save the fuel a loop has burnt, so a script
+/// stopped at its deadline would report too little.
+pub(crate) const FUEL_YIELD_INTERVAL: u64 = 10_000_000;
+
 /// Memories one component may define (a Rust guest has one or two).
 const MEMORIES_PER_COMPONENT: u32 = 4;
 /// Tables one component may define.

@@ -352,6 +352,7 @@ impl Runtime {
         store.limiter(|s| &mut s.host.budget.memory);
         store
             .set_fuel(limits.fuel)
+            .and_then(|()| store.fuel_async_yield_interval(Some(engine::FUEL_YIELD_INTERVAL)))
             .map_err(|e| RunError::Internal(format!("{e:#}")))?;
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(|ctx| {
@@ -374,8 +375,11 @@ impl Runtime {
             command.wasi_cli_run().call_run(&mut store).await
         };
         // The only guard while the script waits inside a host call (a WASI
-        // sleep, a read of stdin), where epochs cannot reach it.
-        let result = tokio::time::timeout_at(deadline.into(), run).await;
+        // sleep, a read of stdin), where epochs cannot reach it. A running
+        // script is stopped by the epoch check first, a few ticks earlier,
+        // which leaves the store's counters (fuel) exact.
+        let backstop = deadline + 2 * engine::EPOCH_TICK;
+        let result = tokio::time::timeout_at(backstop.into(), run).await;
 
         let host = &store.data().host;
         let outcome = match result {

@@ -1,5 +1,6 @@
-//! An in-memory tree of documents, for tests and the test kit. A document
-//! can be made to misbehave: stall forever, fail, or panic when read.
+//! An in-memory tree of documents: the built-in demo documents, tests and
+//! the test kit. A document can be made to misbehave: stall forever, fail,
+//! or panic when read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;

@@ -1,0 +1,98 @@
+//! `vfsbox serve`: the HTTP service.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use vfsbox_host::config::Config;
+use vfsbox_host::http::{AppState, Tenants, serve};
+use vfsbox_host::{AuditLog, Runtime, demo};
+
+use super::EXIT_REFUSED;
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The config file; without one, the demo documents are served on
+    /// loopback without keys.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Address to listen on (overrides the config's `server.listen`).
+    #[arg(long)]
+    listen: Option<SocketAddr>,
+}
+
+pub(crate) async fn serve_command(args: ServeArgs) -> ExitCode {
+    match try_serve(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("vfsbox: {message}");
+            ExitCode::from(EXIT_REFUSED)
+        }
+    }
+}
+
+async fn try_serve(args: ServeArgs) -> Result<(), String> {
+    let config = match &args.config {
+        Some(path) => Config::load(path).map_err(|e| e.to_string())?,
+        None => Config::default(),
+    };
+    let listen = args.listen.unwrap_or(config.server.listen);
+    let audit = match &config.server.audit_log {
+        Some(path) => AuditLog::open(path)
+            .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))?,
+        None => AuditLog::disabled(),
+    };
+    let tenants = if args.config.is_some() {
+        if config.tenants.is_empty() {
+            return Err("the config has no [[tenants]]; nobody could call".to_owned());
+        }
+        Tenants::from_config(&config.tenants, &config.limits).map_err(|e| e.to_string())?
+    } else {
+        if !listen.ip().is_loopback() {
+            return Err(format!(
+                "refusing to serve the demo without keys on {listen}: demo mode listens on loopback only; \
+                 give a --config with tenants and keys to serve elsewhere"
+            ));
+        }
+        Tenants::anonymous("demo", demo::demo_vfs(), &config.limits)
+    };
+    let runtime = Runtime::new(config.limits.clone(), audit)
+        .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    if tenants.is_anonymous() {
+        eprintln!(
+            "vfsbox: DEMO MODE: serving the built-in demo documents at {} with NO authentication, on loopback only",
+            demo::DEMO_MOUNT
+        );
+    }
+    eprintln!("vfsbox: listening on http://{addr}");
+    let state = AppState::new(runtime, tenants);
+    serve(listener, state, shutdown_signal())
+        .await
+        .map_err(|e| format!("the server failed: {e}"))?;
+    eprintln!("vfsbox: stopped");
+    Ok(())
+}
+
+/// Resolves on ctrl-c or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,1032 @@
+//! The HTTP API against a real server on 127.0.0.1, with a real client.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use reqwest::{Client, StatusCode};
+use serde_json::Value;
+use vfsbox_host::http::Tenants;
+use vfsbox_host::vfs::Fault;
+use vfsbox_host::{AuditLog, Limits};
+
+use crate::common::*;
+use crate::server::*;
+
+fn client() -> Client {
+    Client::builder().build().expect("client")
+}
+
+fn run_url(server: &TestServer, args: &[&str], extra: &str) -> String {
+    let mut q: Vec<String> = args
+        .iter()
+        .map(|a| format!("arg={}", urlencode(a)))
+        .collect();
+    if !extra.is_empty() {
+        q.push(extra.to_owned());
+    }
+    server.url(&format!("/v1/runs?{}", q.join("&")))
+}
+
+fn urlencode(s: &str) -> String {
+    form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+async fn post_run(
+    client: &Client,
+    server: &TestServer,
+    args: &[&str],
+    extra: &str,
+) -> reqwest::Response {
+    client
+        .post(run_url(server, args, extra))
+        .header("content-type", "application/wasm")
+        .body(misbehave())
+        .send()
+        .await
+        .expect("response")
+}
+
+async fn json(r: reqwest::Response) -> (StatusCode, Value) {
+    let status = r.status();
+    let body = r.json::<Value>().await.expect("a JSON body");
+    (status, body)
+}
+
+fn limits_with(f: impl FnOnce(&mut Limits)) -> Limits {
+    let mut l = Limits {
+        deadline: Duration::from_secs(10),
+        ..Limits::default()
+    };
+    f(&mut l);
+    l
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_answers_the_report_shape_with_the_status_of_its_outcome() {
+    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
+    let c = client();
+    let (status, body) = json(post_run(&c, &server, &["read", "/files/a.txt"], "").await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["outcome"], "exited");
+    assert_eq!(body["exit_code"], 0);
+    assert_eq!(body["stdout"], "alpha\n");
+    assert_eq!(body["stdout_truncated"], false);
+    assert_eq!(body["cwd"], "/");
+    assert_eq!(body["error"], Value::Null);
+    assert_eq!(body["usage"]["document_reads"], 1);
+    assert_eq!(body["usage"]["bytes_read"], 6);
+    for key in [
+        "elapsed_ms",
+        "fuel_consumed",
+        "files_scanned",
+        "bytes_scanned",
+        "peak_memory_bytes",
+    ] {
+        assert!(body["usage"][key].is_u64(), "usage.{key}");
+    }
+
+    let (status, body) = json(post_run(&c, &server, &["exit", "3"], "").await).await;
+    assert_eq!(
+        (status, body["exit_code"].as_i64()),
+        (StatusCode::OK, Some(3))
+    );
+
+    let (status, body) = json(post_run(&c, &server, &["panic"], "").await).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["outcome"], "trapped");
+    assert_eq!(body["error"]["code"], "trapped");
+    assert_eq!(body["stdout"], "about to panic\n");
+
+    let (status, body) = json(post_run(&c, &server, &["alloc", "1073741824"], "").await).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(body["outcome"], "budget_exceeded");
+    assert_eq!(body["error"]["code"], "budget_exceeded");
+    assert_eq!(body["error"]["limit"], "memory");
+    assert_eq!(body["error"]["allowed"], 64 << 20);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_cwd_and_request_ids_reach_the_script_and_the_response() {
+    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
+    let c = client();
+    let (_, body) = json(post_run(&c, &server, &["args", "a b", "c&d=e", "ü"], "").await).await;
+    assert_eq!(body["stdout"], "a b\nc&d=e\nü\n");
+    let (_, body) = json(post_run(&c, &server, &["read", "b.txt"], "cwd=/files/notes").await).await;
+    assert_eq!(body["stdout"], "beta TODO\n");
+    assert_eq!(body["cwd"], "/files/notes");
+    let r = c
+        .get(server.url("/healthz"))
+        .header("x-request-id", "trace-123")
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.headers()["x-request-id"], "trace-123");
+    let r = c
+        .get(server.url("/healthz"))
+        .send()
+        .await
+        .expect("response");
+    assert!(
+        !r.headers()["x-request-id"].is_empty(),
+        "a request id is made when none is given"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_ending_frees_the_slot_and_the_next_run_succeeds() {
+    let limits = limits_with(|l| l.deadline = Duration::from_millis(500));
+    let tree = small_tree().faulty("slow.txt", "never", Fault::Stall);
+    let server = TestServer::anonymous(limits, vfs_of(tree));
+    let c = client();
+    let metrics = server.url("/metrics");
+    for args in [
+        &["panic"][..],
+        &["alloc", "1073741824"],
+        &["spin"],
+        &["read", "/files/slow.txt"],
+    ] {
+        let r = post_run(&c, &server, args, "").await;
+        assert!(r.status().is_client_error(), "{args:?}: {}", r.status());
+        assert_no_live_scripts(&c, &metrics).await;
+    }
+    // A client that disconnects mid-run.
+    let gave_up = c
+        .post(run_url(&server, &["sleep", "60000"], "deadline_ms=400"))
+        .header("content-type", "application/wasm")
+        .body(misbehave())
+        .timeout(Duration::from_millis(150))
+        .send()
+        .await;
+    assert!(gave_up.is_err(), "the client gave up");
+    assert_no_live_scripts(&c, &metrics).await;
+    let (status, body) = json(post_run(&c, &server, &["ok"], "").await).await;
+    assert_eq!(
+        (status, body["stdout"].as_str()),
+        (StatusCode::OK, Some("ok\n"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_disconnects_cancels_its_run() {
+    let server = TestServer::anonymous(limits_with(|l| l.fuel = u64::MAX), vfs_of(small_tree()));
+    let c = client();
+    let metrics = server.url("/metrics");
+    let r = c
+        .post(run_url(&server, &["spin"], ""))
+        .header("content-type", "application/wasm")
+        .body(misbehave())
+        .timeout(Duration::from_millis(500))
+        .send()
+        .await;
+    assert!(r.is_err());
+    // The run's deadline is 10 s; its slot is freed long before.
+    let start = Instant::now();
+    assert_no_live_scripts(&c, &metrics).await;
+    assert!(start.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_answers_413_with_the_output_produced_before_it() {
+    let limits = limits_with(|l| l.deadline = Duration::from_secs(1));
+    let tree = small_tree().faulty("slow.txt", "never", Fault::Stall);
+    let server = TestServer::anonymous(limits, vfs_of(tree));
+    let c = client();
+    let (status, body) = json(
+        post_run(
+            &c,
+            &server,
+            &["print-then-spin", "partial"],
+            "deadline_ms=300",
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(body["error"]["limit"], "deadline");
+    assert_eq!(body["error"]["allowed"], 300);
+    assert_eq!(body["stdout"], "partial\n");
+    let started = Instant::now();
+    let (status, body) = json(post_run(&c, &server, &["read", "/files/slow.txt"], "").await).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(body["error"]["limit"], "deadline");
+    assert!(started.elapsed() < Duration::from_millis(1500));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_may_lower_limits_but_not_raise_them() {
+    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
+    let c = client();
+    let (status, body) =
+        json(post_run(&c, &server, &["alloc", "16000000"], "memory_bytes=8388608").await).await;
+    assert_eq!(
+        (status, &body["error"]["limit"]),
+        (StatusCode::PAYLOAD_TOO_LARGE, &Value::from("memory"))
+    );
+    let (status, body) = json(post_run(&c, &server, &["ok"], "document_reads=401").await).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["error"]["code"], "limit_too_high");
+    assert_eq!(body["error"]["limit"], "document_reads");
+    assert_eq!(body["error"]["allowed"], 400);
+    let (status, body) = json(post_run(&c, &server, &["ok"], "fuel=lots").await).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (StatusCode::BAD_REQUEST, &Value::from("bad_query"))
+    );
+    let (status, body) = json(post_run(&c, &server, &["ok"], "colour=red").await).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (StatusCode::BAD_REQUEST, &Value::from("bad_query"))
+    );
+}
+
+const KEY_A: &str = "key-of-tenant-a";
+const KEY_B: &str = "key-of-tenant-b";
+
+fn two_tenants(limits: Limits, audit: AuditLog) -> (TestServer, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (tenant, doc) in [("a", "a-only.txt"), ("b", "b-only.txt")] {
+        std::fs::create_dir_all(dir.path().join(tenant)).expect("mkdir");
+        std::fs::write(
+            dir.path().join(tenant).join(doc),
+            format!("secret of {tenant}\n"),
+        )
+        .expect("write");
+    }
+    let sha = |k: &str| hex::encode(<sha2::Sha256 as sha2::Digest>::digest(k.as_bytes()));
+    let config = vfsbox_host::config::Config::parse(&format!(
+        r#"
+        [[tenants]]
+        name = "a"
+        key_sha256 = ["{}"]
+        live_scripts = 1
+        [[tenants.mounts]]
+        path = "/files"
+        local = {{ dir = "{}" }}
+        [[tenants]]
+        name = "b"
+        key_sha256 = ["{}"]
+        [[tenants.mounts]]
+        path = "/files"
+        local = {{ dir = "{}" }}
+        "#,
+        sha(KEY_A),
+        dir.path().join("a").display(),
+        sha(KEY_B),
+        dir.path().join("b").display(),
+    ))
+    .expect("config");
+    let server = TestServer::start(limits, audit, |l| {
+        Tenants::from_config(&config.tenants, l).expect("tenants")
+    });
+    (server, dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_select_tenants_and_a_tenant_sees_only_its_documents() {
+    let (server, _dir) = two_tenants(limits_with(|_| {}), AuditLog::disabled());
+    let c = client();
+    let run = |key: Option<&'static str>, args: &'static [&'static str]| {
+        let mut req = c
+            .post(run_url(&server, args, ""))
+            .header("content-type", "application/wasm")
+            .body(misbehave());
+        if let Some(key) = key {
+            req = req.bearer_auth(key);
+        }
+        req.send()
+    };
+    let r = run(None, &["ok"]).await.expect("response");
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(json(r).await.1["error"]["code"], "unauthorized");
+    let r = run(Some("not-a-key"), &["ok"]).await.expect("response");
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+
+    let (status, body) = json(
+        run(Some(KEY_A), &["read", "/files/a-only.txt"])
+            .await
+            .expect("response"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["stdout"].as_str()),
+        (StatusCode::OK, Some("secret of a\n"))
+    );
+    let (_, body) = json(
+        run(Some(KEY_A), &["classify", "/files/b-only.txt"])
+            .await
+            .expect("response"),
+    )
+    .await;
+    assert_eq!(body["stdout"], "not-found\n");
+    let (_, body) = json(
+        run(Some(KEY_A), &["classify", "/files/../b/b-only.txt"])
+            .await
+            .expect("response"),
+    )
+    .await;
+    assert_eq!(body["stdout"], "not-found\n");
+
+    for (key, path, want) in [
+        (KEY_A, "/v1/fs/files/a-only.txt", StatusCode::OK),
+        (KEY_A, "/v1/fs/files/b-only.txt", StatusCode::NOT_FOUND),
+        (
+            KEY_A,
+            "/v1/fs/files/..%2fb%2fb-only.txt",
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            KEY_A,
+            "/v1/resolve?path=/files/b-only.txt",
+            StatusCode::NOT_FOUND,
+        ),
+        (KEY_B, "/v1/fs/files/b-only.txt", StatusCode::OK),
+        (
+            KEY_B,
+            "/v1/resolve?path=/files/a-only.txt",
+            StatusCode::NOT_FOUND,
+        ),
+    ] {
+        let r = c
+            .get(server.url(path))
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("response");
+        assert_eq!(r.status(), want, "{path}");
+    }
+    let r = c
+        .get(server.url("/v1/fs/files/a-only.txt"))
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    let r = c
+        .get(server.url("/v1/resolve?path=/files"))
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tenant_over_its_own_cap_gets_tenant_busy_while_others_run() {
+    let limits = limits_with(|l| l.deadline = Duration::from_secs(2));
+    let (server, _dir) = two_tenants(limits, AuditLog::disabled());
+    let c = client();
+    let busy_a = {
+        let c = c.clone();
+        let url = run_url(&server, &["sleep", "1500"], "");
+        tokio::spawn(async move {
+            c.post(url)
+                .bearer_auth(KEY_A)
+                .header("content-type", "application/wasm")
+                .body(misbehave())
+                .send()
+                .await
+        })
+    };
+    let metrics = server.url("/metrics");
+    let start = Instant::now();
+    while live_scripts(&c, &metrics).await < 1 {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let r = c
+        .post(run_url(&server, &["ok"], ""))
+        .bearer_auth(KEY_A)
+        .header("content-type", "application/wasm")
+        .body(misbehave())
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.headers()["retry-after"], "2");
+    assert_eq!(json(r).await.1["error"]["code"], "tenant_busy");
+    let r = c
+        .post(run_url(&server, &["ok"], ""))
+        .bearer_auth(KEY_B)
+        .header("content-type", "application/wasm")
+        .body(misbehave())
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::OK, "another tenant still runs");
+    assert_eq!(
+        busy_a.await.expect("task").expect("response").status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_its_documented_status_and_the_server_keeps_serving() {
+    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
+    let c = client();
+    let upload = |body: Vec<u8>, content_type: &'static str| {
+        c.post(server.url("/v1/runs?arg=ok"))
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+    };
+    let cases: Vec<(Vec<u8>, &str, StatusCode, &str)> = vec![
+        (
+            b"definitely not wasm".to_vec(),
+            "application/wasm",
+            StatusCode::BAD_REQUEST,
+            "invalid_script",
+        ),
+        (
+            wat::parse_str("(module)").expect("wat"),
+            "application/wasm",
+            StatusCode::BAD_REQUEST,
+            "invalid_script",
+        ),
+        (
+            wat::parse_str(r#"(component (import "wasi:sockets/tcp@0.2.0" (instance)))"#)
+                .expect("wat"),
+            "application/wasm",
+            StatusCode::BAD_REQUEST,
+            "forbidden_import",
+        ),
+        (
+            misbehave().to_vec(),
+            "application/json",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+        ),
+        (
+            misbehave().to_vec(),
+            "text/plain",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+        ),
+    ];
+    for (body, content_type, status, code) in cases {
+        let (got, body) = json(upload(body, content_type).await.expect("response")).await;
+        assert_eq!(
+            (got, body["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{body}"
+        );
+    }
+    let r = c
+        .get(server.url("/healthz"))
+        .send()
+        .await
+        .expect("still serving");
+    assert_eq!(r.status(), StatusCode::OK);
+    let id = "sha256:".to_owned() + &"0".repeat(64);
+    for (body, status, code) in [
+        ("{not json", StatusCode::BAD_REQUEST, "bad_json"),
+        (
+            "{\"args\": 3}",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bad_json",
+        ),
+        (
+            "{\"colour\": \"red\"}",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bad_json",
+        ),
+    ] {
+        let r = c
+            .post(server.url("/v1/scripts/x/runs".replace('x', &id).as_str()))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("response");
+        let (got, b) = json(r).await;
+        assert_eq!(
+            (got, b["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{body}"
+        );
+    }
+    let (status, body) = json(c.get(server.url("/nope")).send().await.expect("response")).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("no_route"))
+    );
+    let (status, _) = json(
+        c.delete(server.url("/v1/runs"))
+            .send()
+            .await
+            .expect("response"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    let (status, body) = json(post_run(&c, &server, &["ok"], "cwd=/nowhere").await).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_cwd"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_declared_too_large_is_refused_at_once() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
+    // Declare 17 MiB, send 1 KiB of it, and read the answer: the server
+    // must not wait for the rest.
+    let mut socket = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /v1/runs HTTP/1.1\r\nhost: {}\r\ncontent-type: application/wasm\r\ncontent-length: {}\r\n\r\n",
+        server.addr,
+        17 << 20
+    );
+    socket.write_all(head.as_bytes()).await.expect("write");
+    socket.write_all(&[0u8; 1024]).await.expect("write");
+    let mut answer = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), socket.read(&mut answer))
+        .await
+        .expect("an answer before the body is sent")
+        .expect("read");
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("\"payload_too_large\""), "{answer}");
+    assert_eq!(
+        client()
+            .get(server.url("/healthz"))
+            .send()
+            .await
+            .expect("still serving")
+            .status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_upload_is_refused_before_it_is_all_read() {
+    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
+    let c = client();
+    // 64 MiB offered in 1 MiB chunks, without a Content-Length.
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = sent.clone();
+    let chunks = futures::stream::iter(0..64).then(move |_| {
+        let counter = counter.clone();
+        async move {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            Ok::<_, std::io::Error>(bytes::Bytes::from(vec![0u8; 1 << 20]))
+        }
+    });
+    let r = c
+        .post(server.url("/v1/runs"))
+        .header("content-type", "application/wasm")
+        .body(reqwest::Body::wrap_stream(chunks))
+        .send()
+        .await;
+    match r {
+        Ok(r) => {
+            let (status, body) = json(r).await;
+            assert_eq!(
+                (status, body["error"]["code"].as_str()),
+                (StatusCode::PAYLOAD_TOO_LARGE, Some("payload_too_large"))
+            );
+        }
+        // The server may close the connection while the client still sends.
+        Err(e) => assert!(!e.is_timeout(), "{e}"),
+    }
+    let read = sent.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(read < 40, "the server read {read} MiB of a 64 MiB upload");
+    assert_eq!(
+        c.get(server.url("/healthz"))
+            .send()
+            .await
+            .expect("still serving")
+            .status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_scripts_run_by_id_for_their_tenant_only() {
+    let (server, _dir) = two_tenants(limits_with(|_| {}), AuditLog::disabled());
+    let c = client();
+    let put = || {
+        c.put(server.url("/v1/scripts"))
+            .bearer_auth(KEY_A)
+            .header("content-type", "application/wasm")
+            .body(misbehave())
+            .send()
+    };
+    let (status, body) = json(put().await.expect("response")).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = body["id"].as_str().expect("id").to_owned();
+    assert!(id.starts_with("sha256:") && id.len() == 71, "{id}");
+    assert_eq!(body["size"], misbehave().len());
+    let (status, _) = json(put().await.expect("response")).await;
+    assert_eq!(status, StatusCode::OK, "storing it again");
+
+    let runs = server.url(&format!("/v1/scripts/{id}/runs"));
+    let request = serde_json::json!({
+        "args": ["stdin"],
+        "cwd": "/files",
+        "stdin": "from the request\n",
+        "limits": {"deadline_ms": 5000}
+    });
+    let r = c
+        .post(&runs)
+        .bearer_auth(KEY_A)
+        .json(&request)
+        .send()
+        .await
+        .expect("response");
+    let (status, body) = json(r).await;
+    assert_eq!(
+        (status, body["stdout"].as_str()),
+        (StatusCode::OK, Some("from the request\n"))
+    );
+    assert_eq!(body["cwd"], "/files");
+    let r = c
+        .post(&runs)
+        .bearer_auth(KEY_B)
+        .json(&request)
+        .send()
+        .await
+        .expect("response");
+    let (status, body) = json(r).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("script_not_found"))
+    );
+    let r = c
+        .post(server.url("/v1/scripts/sha256:nothex/runs"))
+        .bearer_auth(KEY_A)
+        .json(&request)
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let text = c
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        metric(&text, "vfsbox_compile_cache_hits_total").expect("hits") >= 1.0,
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downloads_equal_the_bytes_on_disk_whole_and_ranged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bytes: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    std::fs::create_dir(dir.path().join("sub dir")).expect("mkdir");
+    std::fs::write(dir.path().join("sub dir/data.bin"), &bytes).expect("write");
+    let server = TestServer::anonymous(limits_with(|_| {}), local_vfs(dir.path()));
+    let c = client();
+    let url = server.url("/v1/fs/files/sub%20dir/data.bin");
+    let r = c.get(&url).send().await.expect("response");
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-length"], "1000000");
+    assert_eq!(r.headers()["accept-ranges"], "bytes");
+    let etag = r.headers()["etag"].to_str().expect("etag").to_owned();
+    assert!(r.headers().contains_key("last-modified"));
+    assert_eq!(r.bytes().await.expect("body").as_ref(), &bytes[..]);
+
+    for (range, want, content_range) in [
+        ("bytes=0-99", 0..100, "bytes 0-99/1000000"),
+        (
+            "bytes=999990-",
+            999_990..1_000_000,
+            "bytes 999990-999999/1000000",
+        ),
+        (
+            "bytes=-10",
+            999_990..1_000_000,
+            "bytes 999990-999999/1000000",
+        ),
+        (
+            "bytes=500000-500000",
+            500_000..500_001,
+            "bytes 500000-500000/1000000",
+        ),
+    ] {
+        let r = c
+            .get(&url)
+            .header("range", range)
+            .send()
+            .await
+            .expect("response");
+        assert_eq!(r.status(), StatusCode::PARTIAL_CONTENT, "{range}");
+        assert_eq!(r.headers()["content-range"], content_range);
+        assert_eq!(
+            r.bytes().await.expect("body").as_ref(),
+            &bytes[want],
+            "{range}"
+        );
+    }
+    let r = c
+        .get(&url)
+        .header("range", "bytes=2000000-")
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::RANGE_NOT_SATISFIABLE);
+    assert_eq!(r.headers()["content-range"], "bytes */1000000");
+    let r = c
+        .get(&url)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
+
+    let r = c
+        .get(server.url("/v1/resolve?path=/files/sub%20dir/../sub%20dir/data.bin"))
+        .send()
+        .await
+        .expect("response");
+    let (status, body) = json(r).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["path"], "/files/sub dir/data.bin");
+    assert_eq!(body["kind"], "file");
+    assert_eq!(body["size"], 1_000_000);
+    assert!(body["modified"].as_str().expect("modified").ends_with('Z'));
+    for (path, status) in [
+        ("/v1/fs/files/missing", StatusCode::NOT_FOUND),
+        ("/v1/fs/files/sub%20dir", StatusCode::BAD_REQUEST),
+        ("/v1/fs/files/%ff", StatusCode::BAD_REQUEST),
+        ("/v1/fs/files/a%00b", StatusCode::BAD_REQUEST),
+        ("/v1/fs/%2e%2e/%2e%2e/etc/passwd", StatusCode::NOT_FOUND),
+        ("/v1/resolve?path=/nope", StatusCode::NOT_FOUND),
+        ("/v1/resolve", StatusCode::BAD_REQUEST),
+    ] {
+        let r = c.get(server.url(path)).send().await.expect("response");
+        assert_eq!(r.status(), status, "{path}");
+    }
+}
+
+fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .expect("VmRSS");
+    kb * 1024
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_downloads_stream_without_growing_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = std::fs::File::create(dir.path().join("big.bin")).expect("create");
+    file.set_len(512 << 20).expect("a sparse 512 MiB file");
+    let server = TestServer::anonymous(limits_with(|_| {}), local_vfs(dir.path()));
+    let c = client();
+    let before = rss_bytes();
+    let mut body = c
+        .get(server.url("/v1/fs/files/big.bin"))
+        .send()
+        .await
+        .expect("response")
+        .bytes_stream();
+    let mut total = 0u64;
+    let mut peak = before;
+    while let Some(chunk) = body.next().await {
+        total += chunk.expect("chunk").len() as u64;
+        if total % (64 << 20) < 65536 {
+            peak = peak.max(rss_bytes());
+        }
+    }
+    assert_eq!(total, 512 << 20);
+    let grew = peak.saturating_sub(before);
+    assert!(
+        grew < 64 << 20,
+        "memory grew by {} MiB while streaming 512 MiB",
+        grew >> 20
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_and_downloads_are_audited_with_the_request_id() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("audit.jsonl");
+    let (server, _docs) = two_tenants(limits_with(|_| {}), AuditLog::open(&log).expect("audit"));
+    let c = client();
+    let r = c
+        .post(run_url(&server, &["grep", "secret", "/files"], ""))
+        .bearer_auth(KEY_A)
+        .header("x-request-id", "req-audit-1")
+        .header("content-type", "application/wasm")
+        .body(misbehave())
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = c
+        .get(server.url("/v1/fs/files/a-only.txt"))
+        .bearer_auth(KEY_A)
+        .header("x-request-id", "req-audit-2")
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::OK);
+    let records: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let events: Vec<(&str, &str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["event"].as_str().expect("event"),
+                r["tenant"].as_str().expect("tenant"),
+                r["request_id"].as_str().expect("request id"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("run_start", "a", "req-audit-1"),
+            ("grep", "a", "req-audit-1"),
+            ("run_end", "a", "req-audit-1"),
+            ("download", "a", "req-audit-2"),
+        ]
+    );
+    assert!(
+        !std::fs::read_to_string(&log)
+            .expect("log")
+            .contains("\"secret\"")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_document_lists_every_endpoint_and_validates() {
+    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
+    let c = client();
+    let (status, doc) = json(
+        c.get(server.url("/openapi.json"))
+            .send()
+            .await
+            .expect("response"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(doc["openapi"].as_str().expect("version").starts_with("3."));
+    let paths = doc["paths"].as_object().expect("paths");
+    for (path, method) in [
+        ("/v1/runs", "post"),
+        ("/v1/scripts", "put"),
+        ("/v1/scripts/{id}/runs", "post"),
+        ("/v1/fs/{path}", "get"),
+        ("/v1/resolve", "get"),
+        ("/healthz", "get"),
+        ("/readyz", "get"),
+        ("/metrics", "get"),
+        ("/openapi.json", "get"),
+    ] {
+        assert!(
+            paths.get(path).and_then(|p| p.get(method)).is_some(),
+            "{method} {path} is missing"
+        );
+    }
+    for status in ["200", "400", "401", "413", "415", "422", "429"] {
+        assert!(
+            doc["paths"]["/v1/runs"]["post"]["responses"]
+                .get(status)
+                .is_some(),
+            "POST /v1/runs {status}"
+        );
+    }
+    let file = tempfile::NamedTempFile::new().expect("tempfile");
+    std::fs::write(file.path(), serde_json::to_vec(&doc).expect("json")).expect("write");
+    crate::openapi_validator::validate(file.path());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_shuts_down_gracefully_letting_running_scripts_finish() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("audit.jsonl");
+    let config = dir.path().join("vfsbox.toml");
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).expect("mkdir");
+    std::fs::write(docs.join("a.txt"), "hello\n").expect("write");
+    let key_hash = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"k"));
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\naudit_log = \"{}\"\n[limits]\ndeadline = \"3s\"\n[[tenants]]\nname = \"t\"\nkey_sha256 = [\"{key_hash}\"]\n[[tenants.mounts]]\npath = \"/files\"\nlocal = {{ dir = \"{}\" }}\n",
+            log.display(),
+            docs.display()
+        ),
+    )
+    .expect("config");
+    let mut server = ServeProcess::start(&["--config", config.to_str().expect("utf-8")]);
+    let c = client();
+    let url = server.url("/v1/runs?arg=sleep&arg=1000");
+    let running = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            c.post(url)
+                .bearer_auth("k")
+                .header("content-type", "application/wasm")
+                .body(misbehave())
+                .send()
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let status = tokio::task::spawn_blocking(move || {
+        let status = server.terminate(Duration::from_secs(10));
+        (status, server)
+    });
+    let r = running
+        .await
+        .expect("task")
+        .expect("the running script still answers");
+    let (code, body) = json(r).await;
+    assert_eq!(
+        (code, body["stdout"].as_str()),
+        (StatusCode::OK, Some("sleeping\nwoke up\n"))
+    );
+    let (status, server) = status.await.expect("join");
+    assert!(
+        status.expect("the server exits").success(),
+        "{}",
+        server.stderr.lock().expect("log")
+    );
+    let text = std::fs::read_to_string(&log).expect("audit log");
+    assert!(text.ends_with('\n'));
+    for line in text.lines() {
+        serde_json::from_str::<Value>(line).expect("every audit line is whole JSON");
+    }
+    assert!(text.contains("\"run_end\""));
+    assert!(
+        client()
+            .get(format!("http://{}/healthz", server.addr))
+            .send()
+            .await
+            .is_err(),
+        "no longer listening"
+    );
+}
+
+#[test]
+fn demo_mode_refuses_a_non_loopback_address() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(125));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("loopback only"));
+}
+
+#[test]
+fn a_bad_config_refuses_to_start_with_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("vfsbox.toml");
+    std::fs::write(&config, "[limits]\nmemroy = \"1MiB\"\n").expect("write");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .args(["serve", "--config", config.to_str().expect("utf-8")])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(125));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("memroy"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_server_serves_the_built_in_documents() {
+    let server = ServeProcess::start(&[]);
+    let c = client();
+    let r = c
+        .get(server.url("/v1/fs/files/README.md"))
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        r.text()
+            .await
+            .expect("text")
+            .starts_with("# Northwind Handbook")
+    );
+    assert!(server.stderr.lock().expect("log").contains("DEMO MODE"));
+    let r = c
+        .post(server.url("/v1/runs?arg=grep&arg=refund&arg=/files/policies"))
+        .header("content-type", "application/wasm")
+        .body(misbehave())
+        .send()
+        .await
+        .expect("response");
+    let (status, body) = json(r).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        body["stdout"]
+            .as_str()
+            .expect("stdout")
+            .contains("/files/policies/refund-policy.md:")
+    );
+}

@@ -1,0 +1,192 @@
+#![allow(dead_code)] // Shared by the `all` and `timing` test binaries; each uses part.
+
+//! A vfsbox server on 127.0.0.1 for HTTP tests: in this process on a runtime
+//! of its own (so tests can give tenants any filesystem, faulty backends
+//! included), or the real `vfsbox serve` binary with a config file.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use vfsbox_host::http::{AppState, Tenants, serve};
+use vfsbox_host::{AuditLog, Limits, Runtime, Vfs};
+
+/// A server running in this process; stopped when dropped.
+pub(crate) struct TestServer {
+    pub(crate) addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestServer {
+    /// Serves `tenants` with `limits` and `audit`.
+    pub(crate) fn start(
+        limits: Limits,
+        audit: AuditLog,
+        tenants: impl FnOnce(&Limits) -> Tenants,
+    ) -> TestServer {
+        let tenants = tenants(&limits);
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("server runtime");
+            rt.block_on(async move {
+                let runtime = Runtime::new(limits, audit).expect("runtime");
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                addr_tx
+                    .send(listener.local_addr().expect("addr"))
+                    .expect("send addr");
+                let state = AppState::new(runtime, tenants);
+                serve(listener, state, async {
+                    let _ = stopped.await;
+                })
+                .await
+                .expect("serve");
+            });
+        });
+        let addr = addr_rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the server starts");
+        TestServer {
+            addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// One tenant, `demo`, with no key, seeing `vfs`.
+    pub(crate) fn anonymous(limits: Limits, vfs: Vfs) -> TestServer {
+        TestServer::start(limits, AuditLog::disabled(), |l| {
+            Tenants::anonymous("demo", vfs, l)
+        })
+    }
+
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The real `vfsbox serve` process; killed when dropped.
+pub(crate) struct ServeProcess {
+    pub(crate) child: Child,
+    pub(crate) addr: SocketAddr,
+    pub(crate) stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl ServeProcess {
+    /// Starts `vfsbox serve` with these extra arguments on a free port.
+    pub(crate) fn start(args: &[&str]) -> ServeProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("VFSBOX_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("vfsbox serve starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(addr) = line.strip_prefix("vfsbox: listening on http://") {
+                    let _ = addr_tx.send(addr.parse::<SocketAddr>().expect("address"));
+                }
+                let mut log = sink.lock().unwrap_or_else(|e| e.into_inner());
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let addr = addr_rx
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| {
+                let _ = child.kill();
+                panic!("vfsbox serve did not start: {}", log.lock().expect("log"))
+            });
+        ServeProcess {
+            child,
+            addr,
+            stderr: log,
+        }
+    }
+
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Sends SIGTERM and waits (at most `within`) for the process to exit.
+    pub(crate) fn terminate(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let start = Instant::now();
+        while start.elapsed() < within {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `vfsbox_live_scripts` from `/metrics`.
+pub(crate) async fn live_scripts(client: &reqwest::Client, metrics_url: &str) -> u64 {
+    let text = client
+        .get(metrics_url)
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    metric(&text, "vfsbox_live_scripts").expect("the live-scripts gauge") as u64
+}
+
+/// The value of one sample line of Prometheus text.
+pub(crate) fn metric(text: &str, sample: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(sample)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// Waits until `/metrics` shows no live script, or fails after a bound.
+pub(crate) async fn assert_no_live_scripts(client: &reqwest::Client, metrics_url: &str) {
+    let start = Instant::now();
+    loop {
+        let live = live_scripts(client, metrics_url).await;
+        if live == 0 {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{live} scripts still live"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
