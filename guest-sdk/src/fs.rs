@@ -347,6 +347,20 @@ pub fn cwd() -> String {
     wit::cwd()
 }
 
+/// Changes the working directory to an existing directory, like `cd`, and
+/// returns it, absolute and normalised. Relative paths resolve against it
+/// from then on.
+///
+/// ```no_run
+/// let now = vfsbox_guest::fs::set_cwd("/files/reports")?;
+/// assert_eq!(now, "/files/reports");
+/// let text = vfsbox_guest::fs::read_to_string("q3.csv")?; // /files/reports/q3.csv
+/// # Ok::<(), vfsbox_guest::Error>(())
+/// ```
+pub fn set_cwd(path: impl AsRef<str>) -> Result<String> {
+    Ok(wit::set_cwd(path.as_ref())?)
+}
+
 /// Metadata of a path.
 ///
 /// ```no_run

@@ -53,6 +53,16 @@ impl wit::Host for ScriptHost {
         Ok(self.cwd.to_string())
     }
 
+    async fn set_cwd(&mut self, path: String) -> Result<String, HostError> {
+        let path = self.resolve(&path)?;
+        let meta = self.before_deadline(self.vfs.stat(&path)).await??;
+        if meta.kind != Kind::Directory {
+            return Err(FsError::NotADirectory(path.to_string()).into());
+        }
+        self.cwd = path;
+        Ok(self.cwd.to_string())
+    }
+
     async fn stat(&mut self, path: String) -> Result<Metadata, HostError> {
         let path = self.resolve(&path)?;
         let meta = self.before_deadline(self.vfs.stat(&path)).await??;

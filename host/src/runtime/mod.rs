@@ -390,6 +390,7 @@ impl Runtime {
         };
         let fuel_left = store.get_fuel().unwrap_or(0);
         let host = &store.data().host;
+        let final_cwd = host.cwd.to_string();
         let usage = Usage {
             elapsed_ms: millis(started.elapsed()),
             fuel_consumed: limits.fuel.saturating_sub(fuel_left),
@@ -408,7 +409,7 @@ impl Runtime {
             stderr,
             stdout_truncated,
             stderr_truncated,
-            cwd: cwd.to_string(),
+            cwd: final_cwd,
             usage,
         })
     }

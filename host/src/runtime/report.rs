@@ -94,7 +94,7 @@ pub struct Report {
     pub stdout_truncated: bool,
     /// Whether standard error was cut at the cap.
     pub stderr_truncated: bool,
-    /// The working directory the run started in.
+    /// The working directory the run ended in (scripts may change it).
     pub cwd: String,
     /// What it used.
     pub usage: Usage,

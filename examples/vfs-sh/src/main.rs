@@ -1,0 +1,2 @@
+//! vfs-sh: placeholder entry point, replaced by the shell.
+fn main() {}
