@@ -18,6 +18,7 @@
 //! - [`audit`]: the JSON-lines audit log;
 //! - [`http`]: the HTTP API, built by [`http::app`];
 //! - [`config`]: the config file, tenants and their mounts;
+//! - [`testkit`]: run a built script from a script author's own tests;
 //! - `imports` (private): the host side of the WIT world in `wit/`.
 #![deny(missing_docs)]
 
@@ -28,6 +29,7 @@ pub mod http;
 mod imports;
 pub mod limits;
 pub mod runtime;
+pub mod testkit;
 pub mod units;
 pub mod vfs;
 

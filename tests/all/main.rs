@@ -4,6 +4,7 @@
 mod audit;
 mod cli;
 mod common;
+mod examples;
 mod gate;
 mod grep;
 mod http;

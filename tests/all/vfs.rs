@@ -457,11 +457,20 @@ async fn a_tenant_sees_only_its_own_mounts() {
 #[tokio::test]
 async fn a_script_can_change_its_working_directory_and_the_report_says_where_it_ended() {
     let rt = runtime(limits());
-    let report = run_on(&rt, vfs_of(small_tree()), limits(), &["cd", "/files/./notes/", "read", "b.txt"]).await;
+    let report = run_on(
+        &rt,
+        vfs_of(small_tree()),
+        limits(),
+        &["cd", "/files/./notes/", "read", "b.txt"],
+    )
+    .await;
     assert_eq!(report.stdout_text(), "now in /files/notes\nbeta TODO\n");
     assert_eq!(report.cwd, "/files/notes");
     let report = run_on(&rt, vfs_of(small_tree()), limits(), &["cd", "/files/a.txt"]).await;
-    assert_eq!(report.stdout_text(), "error: /files/a.txt: not a directory\n");
+    assert_eq!(
+        report.stdout_text(),
+        "error: /files/a.txt: not a directory\n"
+    );
     assert_eq!(report.cwd, "/");
     let report = run_on(&rt, vfs_of(small_tree()), limits(), &["cd", "/nowhere"]).await;
     assert_eq!(report.exit_code(), Some(1));

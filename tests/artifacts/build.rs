@@ -8,7 +8,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Guest packages, by the constant that names their `.wasm`.
-const GUESTS: &[(&str, &str)] = &[("MISBEHAVE", "misbehave")];
+const GUESTS: &[(&str, &str)] = &[
+    ("MISBEHAVE", "misbehave"),
+    ("HELLO", "hello"),
+    ("WC", "wc"),
+    ("GREP_COUNT", "grep-count"),
+    ("JSON_FIELDS", "json-fields"),
+    ("BUDGET_AWARE", "budget-aware"),
+];
 
 /// Directories whose changes require a rebuild, relative to the workspace.
 const WATCH: &[&str] = &["wit", "guest-sdk", "tests/fixtures", "examples"];

@@ -19,6 +19,7 @@ pub(crate) struct RunArgs {
     /// The script: a WebAssembly component built for wasm32-wasip2.
     script: PathBuf,
     /// Mount a local directory, read-only: `/files=./docs`. Repeatable.
+    /// Without any, the built-in demo documents are at /files.
     #[arg(long = "mount", value_name = "AT=DIR", value_parser = super::parse_mount)]
     mounts: Vec<MountArg>,
     /// The script's working directory.
@@ -51,7 +52,12 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
     }
 }
 
+/// The filesystem of `--mount` arguments; the built-in demo documents at
+/// `/files` when there are none.
 pub(crate) fn vfs_of(mounts: &[MountArg]) -> Result<Vfs, String> {
+    if mounts.is_empty() {
+        return Ok(vfsbox_host::demo::demo_vfs());
+    }
     let mut table = Vec::new();
     for m in mounts {
         let backend = LocalBackend::open(&m.dir)
