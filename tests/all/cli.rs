@@ -105,3 +105,51 @@ fn bad_flags_are_refused_with_a_message() {
     assert_eq!(out.status.code(), Some(125));
     assert!(text(&out.stderr).contains("bad working directory"));
 }
+
+#[test]
+fn vfsbox_new_scaffolds_a_script_that_builds_and_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(VFSBOX)
+        .args(["new", "doc-lister"])
+        .current_dir(dir.path())
+        .output()
+        .expect("vfsbox new runs");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let krate = dir.path().join("doc-lister");
+    for file in ["Cargo.toml", "src/main.rs", "tests/script.rs", ".gitignore"] {
+        assert!(krate.join(file).exists(), "{file} was not written");
+    }
+    let test = std::fs::read_to_string(krate.join("tests/script.rs")).expect("test");
+    assert!(
+        test.contains("vfsbox_host::testkit"),
+        "the scaffold's test uses the test kit"
+    );
+    let built = Command::new("cargo")
+        .args(["build", "--release", "--target", "wasm32-wasip2"])
+        .current_dir(&krate)
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .expect("cargo runs");
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let wasm = krate.join("target/wasm32-wasip2/release/doc-lister.wasm");
+    let out = vfsbox(&[
+        "run",
+        wasm.to_str().expect("utf-8"),
+        "--",
+        "/files/policies",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "   317  data-retention.md\n   551  refund-policy.md\n   308  travel-policy.md\n"
+    );
+    // A second scaffold of the same name is refused, as is a bad name.
+    for name in ["doc-lister", "../up"] {
+        let out = Command::new(VFSBOX)
+            .args(["new", name])
+            .current_dir(dir.path())
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(125), "{name}");
+    }
+}

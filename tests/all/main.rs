@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod examples;
 mod gate;
+mod getting_started;
 mod grep;
 mod http;
 mod limits;

@@ -476,3 +476,23 @@ async fn a_script_can_change_its_working_directory_and_the_report_says_where_it_
     assert_eq!(report.exit_code(), Some(1));
     assert_eq!(report.cwd, "/");
 }
+
+#[tokio::test]
+async fn guest_visible_errors_round_trip_to_variants_a_script_matches() {
+    let root = tempfile::tempdir().expect("tempdir");
+    std::fs::write(root.path().join("doc.txt"), "text").expect("write");
+    std::os::unix::fs::symlink("/etc/passwd", root.path().join("out")).expect("symlink");
+    let rt = runtime(limits());
+    let vfs = local_vfs(root.path());
+    for (path, variant) in [
+        ("/files/missing.txt", "not-found"),
+        ("/files/doc.txt/inner", "not-a-directory"),
+        ("/files", "is-a-directory"),
+        ("/files/a\u{0}b", "invalid-path"),
+        ("/files/out", "denied"),
+        ("/files/doc.txt", "ok"),
+    ] {
+        let report = run_on(&rt, vfs.clone(), limits(), &["classify", path]).await;
+        assert_eq!(report.stdout_text(), format!("{variant}\n"), "{path:?}");
+    }
+}

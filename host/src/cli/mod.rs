@@ -1,5 +1,6 @@
 //! Command-line parsing and the subcommands.
 
+mod new;
 mod run;
 mod serve;
 
@@ -39,6 +40,9 @@ enum Command {
     /// Serve the HTTP API. Without a config, serves the built-in demo
     /// documents at /files on 127.0.0.1:8080, without keys.
     Serve(serve::ServeArgs),
+    /// Scaffold a script crate (Cargo.toml, src/main.rs, a test using the
+    /// test kit), ready to build for wasm32-wasip2.
+    New(new::NewArgs),
 }
 
 /// A `--mount /files=DIR` argument.
@@ -98,6 +102,7 @@ pub(crate) fn main() -> ExitCode {
         match cli.command {
             Command::Run(args) => run::run(args).await,
             Command::Serve(args) => serve::serve_command(args).await,
+            Command::New(args) => new::new_command(args),
         }
     })
 }
