@@ -51,9 +51,9 @@ pub(crate) async fn resolve(
     RawQuery(query): RawQuery,
 ) -> Result<Response, AppError> {
     let mut path = None;
-    for (k, v) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
-        match k.as_ref() {
-            "path" => path = Some(v.into_owned()),
+    for (k, v) in super::query::pairs(query.as_deref())? {
+        match k.as_str() {
+            "path" => path = Some(v),
             other => {
                 return Err(AppError::bad_request(
                     "bad_query",

@@ -11,6 +11,7 @@ mod files;
 mod metrics;
 pub mod openapi;
 mod ops;
+mod query;
 mod report;
 mod runs;
 mod scripts;
@@ -118,6 +119,28 @@ async fn sanitize_request_id(mut req: Request, next: axum::middleware::Next) -> 
     next.run(req).await
 }
 
+/// Asks the client to close the connection after an error answered to a
+/// request with a body: the body may not have been read (a `429`, a `415`,
+/// an upload over the limit), and a client that reused the connection would
+/// find it broken.
+async fn close_after_refused_body(req: Request, next: axum::middleware::Next) -> Response {
+    let has_body = req
+        .headers()
+        .contains_key(axum::http::header::TRANSFER_ENCODING)
+        || req
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0");
+    let mut response = next.run(req).await;
+    if has_body && (response.status().is_client_error() || response.status().is_server_error()) {
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
+    response
+}
+
 /// The router of the whole API.
 pub fn app(state: AppState) -> Router {
     let trace = TraceLayer::new_for_http().make_span_with(|req: &Request| {
@@ -144,6 +167,7 @@ pub fn app(state: AppState) -> Router {
         })
         .with_state(state)
         .layer(CatchPanicLayer::custom(panic_response))
+        .layer(axum::middleware::from_fn(close_after_refused_body))
         .layer(trace)
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))

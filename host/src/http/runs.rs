@@ -78,15 +78,15 @@ struct RunQuery {
 
 fn parse_run_query(query: Option<&str>) -> Result<RunQuery, AppError> {
     let mut q = RunQuery::default();
-    for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+    for (key, value) in super::query::pairs(query)? {
         let number = || {
             value.parse::<u64>().map(Some).map_err(|_| {
                 AppError::bad_request("bad_query", format!("`{key}` must be a whole number"))
             })
         };
-        match key.as_ref() {
-            "arg" => q.args.push(value.into_owned()),
-            "cwd" => q.cwd = Some(value.into_owned()),
+        match key.as_str() {
+            "arg" => q.args.push(value),
+            "cwd" => q.cwd = Some(value),
             "deadline_ms" => q.limits.deadline_ms = number()?,
             "fuel" => q.limits.fuel = number()?,
             "memory_bytes" => q.limits.memory_bytes = number()?,

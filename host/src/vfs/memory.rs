@@ -19,6 +19,8 @@ pub enum Fault {
     Fail,
     /// The read panics inside the host (a host bug, simulated).
     Panic,
+    /// A whole read fails; a streamed read fails after half the bytes.
+    FailMidway,
 }
 
 #[derive(Debug, Clone)]
@@ -122,7 +124,9 @@ impl MemoryBackend {
         match doc.fault {
             None => Ok(&doc.bytes),
             Some(Fault::Stall) => std::future::pending().await,
-            Some(Fault::Fail) => Err(FsError::Unavailable(format!("{path}: the read failed"))),
+            Some(Fault::Fail | Fault::FailMidway) => {
+                Err(FsError::Unavailable(format!("{path}: the read failed")))
+            }
             Some(Fault::Panic) => panic!("simulated host bug reading {path}"),
         }
     }
@@ -173,6 +177,19 @@ impl Backend for MemoryBackend {
     }
 
     async fn open(&self, path: &str, range: Range<u64>) -> Result<ByteStream, FsError> {
+        if let Some(Doc {
+            bytes,
+            fault: Some(Fault::FailMidway),
+        }) = self.docs.get(path)
+        {
+            let r = clamp(&range, bytes.len() as u64);
+            let half = bytes.slice(r.start as usize..(r.start + (r.end - r.start) / 2) as usize);
+            let chunks: Vec<std::io::Result<Bytes>> = vec![
+                Ok(half),
+                Err(std::io::Error::other("the backend failed mid-read")),
+            ];
+            return Ok(Box::pin(futures::stream::iter(chunks)));
+        }
         let bytes = self.read_range(path, range).await?;
         // Small chunks, so that consumers see a real stream.
         let chunks: Vec<std::io::Result<Bytes>> = (0..bytes.len())
