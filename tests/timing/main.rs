@@ -6,6 +6,7 @@
 
 #[path = "../all/common.rs"]
 mod common;
+mod load;
 #[path = "../all/server.rs"]
 mod server;
 
@@ -34,6 +35,16 @@ fn serial(test: impl Future<Output = ()>) {
         .build()
         .expect("runtime")
         .block_on(test);
+}
+
+#[test]
+fn a_burst_of_20_mixed_requests_keeps_the_cap() {
+    serial(load::burst(20));
+}
+
+#[test]
+fn a_burst_of_500_mixed_requests_keeps_the_cap() {
+    serial(load::burst(500));
 }
 
 fn limited(f: impl FnOnce(&mut Limits)) -> Limits {
