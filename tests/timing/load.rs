@@ -1,3 +1,5 @@
+#![allow(dead_code)] // Shared by the timing tests and the soak; each uses part.
+
 //! Bursts of concurrent requests against the real `vfsbox serve`: the cap
 //! holds, every refusal is a proper `429`, nothing fails with a `5xx`, and
 //! afterwards no script is live and memory is back near where it started.
