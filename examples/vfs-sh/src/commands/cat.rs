@@ -1,0 +1,91 @@
+//! `cat [-n] [-b] [-s] [-E] [FILE]...`: concatenates documents (and `-`,
+//! standard input). Line numbering runs on across files, as in GNU cat.
+
+use super::{flag, options};
+use crate::exec::Cx;
+
+/// Numbering and marking state carried across inputs.
+#[derive(Debug, Default)]
+struct State {
+    number: bool,
+    nonblank: bool,
+    squeeze: bool,
+    ends: bool,
+    line: u64,
+    at_line_start: bool,
+    blank_run: usize,
+}
+
+impl State {
+    fn feed(&mut self, data: &[u8], out: &mut Vec<u8>) {
+        if !(self.number || self.nonblank || self.squeeze || self.ends) {
+            out.extend_from_slice(data);
+            return;
+        }
+        for &b in data {
+            if self.at_line_start {
+                if b == b'\n' {
+                    self.blank_run += 1;
+                    if self.squeeze && self.blank_run > 1 {
+                        continue;
+                    }
+                } else {
+                    self.blank_run = 0;
+                }
+                let numbered = self.nonblank && b != b'\n' || self.number && !self.nonblank;
+                if numbered {
+                    self.line += 1;
+                    out.extend_from_slice(format!("{:>6}\t", self.line).as_bytes());
+                }
+            }
+            if b == b'\n' && self.ends {
+                out.push(b'$');
+            }
+            out.push(b);
+            self.at_line_start = b == b'\n';
+        }
+    }
+}
+
+/// `cat`.
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('n', "number", "n"),
+        flag('b', "number-nonblank", "b"),
+        flag('s', "squeeze-blank", "s"),
+        flag('E', "show-ends", "E"),
+        flag('u', "", "u"),
+    ];
+    let p = match options(cx, "cat", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut state = State {
+        number: p.has("n"),
+        nonblank: p.has("b"),
+        squeeze: p.has("s"),
+        ends: p.has("E"),
+        at_line_start: true,
+        ..State::default()
+    };
+    let operands = if p.operands.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        p.operands
+    };
+    let mut status = 0;
+    for op in &operands {
+        match cx.read_operand(op) {
+            Ok(data) => {
+                let mut out = Vec::with_capacity(data.len());
+                state.feed(&data, &mut out);
+                cx.out(&out);
+            }
+            Err(e) => {
+                cx.err(format_args!("cat: {op}: {}", e.strerror()));
+                status = 1;
+            }
+        }
+    }
+    status
+}

@@ -1,0 +1,162 @@
+//! `cut -b|-c LIST` and `cut -f LIST [-d DELIM] [-s]`, with GNU's lists
+//! (`1,3-5,7-`, `-3`). As in GNU cut, `-c` counts bytes.
+
+use super::{flag, optional, options, value};
+use crate::exec::Cx;
+
+/// Inclusive 1-based ranges; `usize::MAX` for an open end.
+type List = Vec<(usize, usize)>;
+
+fn parse_list(s: &str, what: &str) -> Result<List, String> {
+    let mut list = Vec::new();
+    for part in s.split([',', ' ']) {
+        if part.is_empty() {
+            return Err(format!("cut: invalid {what} list"));
+        }
+        let num = |t: &str| -> Result<usize, String> {
+            let n: usize = t
+                .parse()
+                .map_err(|_| format!("cut: invalid {what} value: '{t}'"))?;
+            if n == 0 {
+                return Err(format!("cut: {what}s are numbered from 1"));
+            }
+            Ok(n)
+        };
+        let range = match part.split_once('-') {
+            None => {
+                let n = num(part)?;
+                (n, n)
+            }
+            Some(("", "")) => return Err("cut: invalid range with no endpoint: -".to_owned()),
+            Some(("", hi)) => (1, num(hi)?),
+            Some((lo, "")) => (num(lo)?, usize::MAX),
+            Some((lo, hi)) => {
+                let (lo, hi) = (num(lo)?, num(hi)?);
+                if hi < lo {
+                    return Err("cut: invalid decreasing range".to_owned());
+                }
+                (lo, hi)
+            }
+        };
+        list.push(range);
+    }
+    Ok(list)
+}
+
+fn selected(list: &List, i: usize, complement: bool) -> bool {
+    list.iter().any(|&(lo, hi)| lo <= i && i <= hi) != complement
+}
+
+/// `cut`.
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        value('b', "bytes", "b"),
+        value('c', "characters", "c"),
+        value('f', "fields", "f"),
+        value('d', "delimiter", "d"),
+        flag('s', "only-delimited", "s"),
+        flag('n', "", "n"),
+        flag('\0', "complement", "complement"),
+        optional("output-delimiter", "od"),
+    ];
+    let p = match options(cx, "cut", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let fail = |cx: &mut Cx<'_>, msg: &str| {
+        cx.err(msg);
+        cx.err("Try 'cut --help' for more information.");
+        1
+    };
+    let modes: Vec<&str> = ["b", "c", "f"].into_iter().filter(|m| p.has(m)).collect();
+    let mode = match modes.as_slice() {
+        [m] => *m,
+        [] => return fail(cx, "cut: you must specify a list of bytes, characters, or fields"),
+        _ => return fail(cx, "cut: only one type of list may be specified"),
+    };
+    let what = if mode == "f" { "field" } else { "byte/character" };
+    let list = match parse_list(p.value(mode).unwrap_or(""), what) {
+        Ok(l) => l,
+        Err(e) => return fail(cx, &e),
+    };
+    let delim = match p.value("d") {
+        None => b'\t',
+        Some(d) if mode != "f" => {
+            let _ = d;
+            return fail(cx, "cut: an input delimiter may be specified only when operating on fields");
+        }
+        Some(d) if d.len() == 1 => d.as_bytes()[0],
+        Some("") => b'\n',
+        Some(_) => return fail(cx, "cut: the delimiter must be a single character"),
+    };
+    let complement = p.has("complement");
+    let only_delimited = p.has("s");
+    let out_delim: Vec<u8> = match p.value("od") {
+        Some(d) => d.as_bytes().to_vec(),
+        None if mode == "f" => vec![delim],
+        None => Vec::new(),
+    };
+    let operands = if p.operands.is_empty() { vec!["-".to_owned()] } else { p.operands.clone() };
+    let mut status = 0;
+    let mut out = Vec::new();
+    for op in &operands {
+        let data = match cx.read_operand(op) {
+            Ok(d) => d,
+            Err(e) => {
+                cx.err(format_args!("cut: {op}: {}", e.strerror()));
+                status = 1;
+                continue;
+            }
+        };
+        for line in crate::search::lines(&data) {
+            if mode == "f" {
+                if !line.contains(&delim) {
+                    if !only_delimited {
+                        out.extend_from_slice(line);
+                        out.push(b'\n');
+                    }
+                    continue;
+                }
+                let mut first = true;
+                for (i, field) in line.split(|&b| b == delim).enumerate() {
+                    if selected(&list, i + 1, complement) {
+                        if !first {
+                            out.extend_from_slice(&out_delim);
+                        }
+                        out.extend_from_slice(field);
+                        first = false;
+                    }
+                }
+            } else {
+                let mut prev: Option<usize> = None;
+                for (i, &b) in line.iter().enumerate() {
+                    if selected(&list, i + 1, complement) {
+                        if prev.is_some_and(|p| p + 1 != i) && !out_delim.is_empty() {
+                            out.extend_from_slice(&out_delim);
+                        }
+                        out.push(b);
+                        prev = Some(i);
+                    }
+                }
+            }
+            out.push(b'\n');
+        }
+    }
+    cx.out(&out);
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists() {
+        assert_eq!(parse_list("1,3-5,7-", "field"), Ok(vec![(1, 1), (3, 5), (7, usize::MAX)]));
+        assert_eq!(parse_list("-3", "field"), Ok(vec![(1, 3)]));
+        assert!(parse_list("0", "field").is_err());
+        assert!(parse_list("5-3", "field").is_err());
+        assert!(parse_list("a", "field").is_err());
+        assert!(parse_list("", "field").is_err());
+    }
+}

@@ -1,0 +1,530 @@
+//! `grep` and `rg`.
+//!
+//! Files and directories are searched on the host ([`crate::fs::Fs::grep`],
+//! ripgrep's engine, scan-budgeted): the shell checks each operand, sends
+//! the roots in batches, and prints the results under the names the user
+//! wrote, with GNU's prefix rules. Standard input (in a pipeline, or `-`)
+//! is searched in the guest with the `regex` crate.
+//!
+//! grep patterns are POSIX basic (default) or extended (`-E`) expressions,
+//! translated to the Rust syntax both engines share; `-P` and `rg` take
+//! Rust syntax as it is.
+
+mod output;
+
+use output::{Mode, Printer};
+
+use super::{flag, optional, options, value};
+use crate::exec::Cx;
+use crate::fs::{FileHits, FsError, GrepRequest, MAX_GREP_ROOTS, Truncation};
+use crate::pattern::{Syntax, translate};
+use crate::search::Matcher;
+
+/// Which command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavor {
+    Grep,
+    Rg,
+}
+
+impl Flavor {
+    fn name(self) -> &'static str {
+        match self {
+            Flavor::Grep => "grep",
+            Flavor::Rg => "rg",
+        }
+    }
+}
+
+const GREP_SPEC: &[super::Spec] = &[
+    flag('i', "ignore-case", "i"),
+    flag('y', "", "i"),
+    flag('\0', "no-ignore-case", "no-i"),
+    flag('\0', "smart-case", "S"),
+    flag('n', "line-number", "n"),
+    flag('\0', "no-line-number", "N"),
+    flag('r', "recursive", "r"),
+    flag('R', "dereference-recursive", "r"),
+    flag('E', "extended-regexp", "E"),
+    flag('F', "fixed-strings", "F"),
+    flag('G', "basic-regexp", "G"),
+    flag('P', "perl-regexp", "P"),
+    flag('w', "word-regexp", "w"),
+    flag('x', "line-regexp", "x"),
+    flag('v', "invert-match", "v"),
+    flag('l', "files-with-matches", "l"),
+    flag('L', "files-without-match", "L"),
+    flag('c', "count", "c"),
+    flag('o', "only-matching", "o"),
+    flag('h', "no-filename", "h"),
+    flag('H', "with-filename", "H"),
+    flag('q', "quiet", "q"),
+    flag('\0', "silent", "q"),
+    flag('s', "no-messages", "s"),
+    value('A', "after-context", "A"),
+    value('B', "before-context", "B"),
+    value('C', "context", "C"),
+    value('m', "max-count", "m"),
+    value('e', "regexp", "e"),
+    value('f', "file", "f"),
+    value('\0', "include", "include"),
+    value('\0', "exclude", "exclude"),
+    value('\0', "exclude-dir", "exclude"),
+    optional("color", "color"),
+    optional("colour", "color"),
+    flag('a', "text", "a"),
+    flag('I', "", "I"),
+    flag('\0', "line-buffered", "lb"),
+    flag('U', "binary", "U"),
+];
+
+const RG_SPEC: &[super::Spec] = &[
+    flag('i', "ignore-case", "i"),
+    flag('S', "smart-case", "S"),
+    flag('s', "case-sensitive", "no-i"),
+    flag('n', "line-number", "n"),
+    flag('N', "no-line-number", "N"),
+    flag('r', "", "r"),
+    flag('R', "", "r"),
+    flag('F', "fixed-strings", "F"),
+    flag('w', "word-regexp", "w"),
+    flag('x', "line-regexp", "x"),
+    flag('v', "invert-match", "v"),
+    flag('l', "files-with-matches", "l"),
+    flag('\0', "files-without-match", "L"),
+    flag('c', "count", "c"),
+    flag('o', "only-matching", "o"),
+    flag('I', "no-filename", "h"),
+    flag('H', "with-filename", "H"),
+    flag('q', "quiet", "q"),
+    value('A', "after-context", "A"),
+    value('B', "before-context", "B"),
+    value('C', "context", "C"),
+    value('m', "max-count", "m"),
+    value('e', "regexp", "e"),
+    value('f', "file", "f"),
+    value('g', "glob", "glob"),
+    value('\0', "iglob", "glob"),
+    flag('\0', "hidden", "hidden"),
+    flag('\0', "no-ignore", "hidden"),
+    flag('u', "unrestricted", "hidden"),
+    flag('\0', "no-heading", "hidden"),
+    flag('\0', "no-messages", "s"),
+    optional("color", "color"),
+    flag('a', "text", "a"),
+];
+
+/// GNU's `-NUM` shorthand for `-C NUM`.
+fn expand_numeric(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut done = false;
+    for a in args {
+        if a == "--" {
+            done = true;
+        }
+        match a.strip_prefix('-') {
+            Some(d) if !done && !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
+                out.push("-C".to_owned());
+                out.push(d.to_owned());
+            }
+            _ => out.push(a.clone()),
+        }
+    }
+    out
+}
+
+/// One searched operand.
+#[derive(Debug, Clone)]
+struct Root {
+    /// As the user wrote it (`None`: the implicit `.` of `grep -r`).
+    display: Option<String>,
+    /// Absolute, as the host reports paths under it.
+    abs: String,
+    is_dir: bool,
+}
+
+impl Root {
+    /// The part of `path` below this root, when it is below it.
+    fn rel<'a>(&self, path: &'a str) -> Option<&'a str> {
+        if self.abs == "/" {
+            return path.strip_prefix('/');
+        }
+        let rest = path.strip_prefix(self.abs.as_str())?;
+        if rest.is_empty() {
+            Some("")
+        } else {
+            rest.strip_prefix('/')
+        }
+    }
+
+    /// How GNU grep names a file found under this root.
+    fn name(&self, path: &str) -> String {
+        let rel = self.rel(path).unwrap_or(path);
+        match &self.display {
+            Some(d) if !self.is_dir || rel.is_empty() => d.clone(),
+            None => rel.to_owned(),
+            Some(d) => {
+                let base = d.trim_end_matches('/');
+                format!("{base}/{rel}")
+            }
+        }
+    }
+}
+
+/// Assigns each result file to the root it came from: results arrive root
+/// by root, in order.
+fn attribute(roots: &[Root], files: &[FileHits]) -> Vec<String> {
+    let mut at = 0;
+    let mut names = Vec::with_capacity(files.len());
+    for f in files {
+        let found = (at..roots.len())
+            .find(|&j| roots[j].rel(&f.path).is_some())
+            .or_else(|| roots.iter().position(|r| r.rel(&f.path).is_some()));
+        match found {
+            Some(j) => {
+                names.push(roots[j].name(&f.path));
+                at = if roots[j].is_dir { j } else { j + 1 };
+            }
+            None => names.push(f.path.clone()),
+        }
+    }
+    names
+}
+
+/// Everything decided before searching.
+struct Search {
+    req: GrepRequest,
+    printer: Printer,
+    quiet_errors: bool,
+    name: &'static str,
+    errors: bool,
+    truncated: Option<Truncation>,
+}
+
+impl Search {
+    fn error(&mut self, cx: &mut Cx<'_>, msg: impl std::fmt::Display) {
+        self.errors = true;
+        if !self.quiet_errors {
+            cx.err(format_args!("{}: {msg}", self.name));
+        }
+    }
+
+    /// Searches documents and directories on the host, in batches.
+    fn host(&mut self, cx: &mut Cx<'_>, roots: &[Root]) {
+        for batch in roots.chunks(MAX_GREP_ROOTS) {
+            let paths: Vec<String> = batch.iter().map(|r| r.abs.clone()).collect();
+            let result = match cx.fs.grep(&paths, &self.req) {
+                Ok(r) => r,
+                Err(e) => {
+                    let why = match e {
+                        FsError::Unavailable(why) => why,
+                        other => other.strerror().to_owned(),
+                    };
+                    self.error(cx, why);
+                    return;
+                }
+            };
+            let names = attribute(batch, &result.files);
+            for (f, name) in result.files.iter().zip(&names) {
+                self.printer.file(cx, name, f);
+            }
+            for (path, e) in &result.errors {
+                let name = batch
+                    .iter()
+                    .find(|r| r.rel(path).is_some())
+                    .map_or_else(|| path.clone(), |r| r.name(path));
+                self.error(cx, format_args!("{name}: {}", e.strerror()));
+            }
+            if let Some(t) = result.truncated {
+                let sum = self.truncated.get_or_insert(Truncation {
+                    files_searched: 0,
+                    files_not_reached: 0,
+                });
+                sum.files_searched += t.files_searched;
+                sum.files_not_reached += t.files_not_reached;
+            } else if let Some(sum) = &mut self.truncated {
+                sum.files_searched += result.files.len() as u64;
+            }
+        }
+    }
+
+    /// Searches standard input in the guest.
+    fn stdin(&mut self, cx: &mut Cx<'_>, label: &str) {
+        let matcher = match Matcher::new(&self.req) {
+            Ok(m) => m,
+            Err(e) => {
+                self.error(cx, e);
+                return;
+            }
+        };
+        let data = cx.stdin();
+        let hits = matcher.search(label, &data);
+        if data.contains(&0) && self.printer.mode == Mode::Lines && hits.match_count > 0 {
+            self.printer.matched = true;
+            cx.err(format_args!("{}: {label}: binary file matches", self.name));
+            return;
+        }
+        self.printer.file(cx, label, &hits);
+    }
+}
+
+fn context_arg(cx: &mut Cx<'_>, name: &str, v: Option<&str>) -> Result<Option<u32>, u8> {
+    match v {
+        None => Ok(None),
+        Some(s) => match super::count(s) {
+            Some(n) => Ok(Some(u32::try_from(n).unwrap_or(u32::MAX))),
+            None => {
+                cx.err(format_args!("{name}: {s}: invalid context length argument"));
+                Err(2)
+            }
+        },
+    }
+}
+
+fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
+    let name = flavor.name();
+    let args = expand_numeric(args);
+    let spec = if flavor == Flavor::Grep { GREP_SPEC } else { RG_SPEC };
+    let p = match options(cx, name, &args, spec, 2) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut operands = p.operands.clone();
+    let mut patterns: Vec<String> = p.values("e").iter().map(|s| (*s).to_owned()).collect();
+    for f in p.values("f") {
+        match cx.read_operand(f) {
+            Ok(d) => {
+                let text = String::from_utf8_lossy(&d).into_owned();
+                patterns.extend(crate::search::lines(text.as_bytes()).map(|l| String::from_utf8_lossy(l).into_owned()));
+            }
+            Err(e) => {
+                cx.err(format_args!("{name}: {f}: {}", e.strerror()));
+                return 2;
+            }
+        }
+    }
+    if !p.has("e") && !p.has("f") {
+        if operands.is_empty() {
+            cx.err(format_args!("Usage: {name} [OPTION]... PATTERNS [FILE]..."));
+            cx.err(format_args!("Try '{name} --help' for more information."));
+            return 2;
+        }
+        patterns.push(operands.remove(0));
+    }
+    // A pattern with newlines is several patterns.
+    let patterns: Vec<String> = patterns
+        .iter()
+        .flat_map(|p| p.split('\n').map(str::to_owned).collect::<Vec<_>>())
+        .collect();
+    let fixed = p.has("F") && (flavor == Flavor::Rg || p.last_of(&["E", "F", "G", "P"]) == Some("F"));
+    let syntax = match (flavor, p.last_of(&["E", "F", "G", "P"])) {
+        (Flavor::Rg, _) | (_, Some("P")) => None,
+        (_, Some("E")) => Some(Syntax::Extended),
+        _ => Some(Syntax::Basic),
+    };
+    let mut translated = Vec::new();
+    for pat in &patterns {
+        let mut rx = if fixed {
+            pat.clone()
+        } else if let Some(s) = syntax {
+            match translate(pat, s) {
+                Ok(t) => {
+                    for w in t.warnings {
+                        cx.err(format_args!("{name}: warning: {w}"));
+                    }
+                    t.regex
+                }
+                Err(e) => {
+                    cx.err(format_args!("{name}: {e}"));
+                    return 2;
+                }
+            }
+        } else {
+            pat.clone()
+        };
+        if p.has("x") {
+            let body = if fixed { regex::escape(&rx) } else { rx };
+            rx = format!("^(?:{body})$");
+        }
+        translated.push(rx);
+    }
+    let (after, before, both) = match (
+        context_arg(cx, name, p.value("A")),
+        context_arg(cx, name, p.value("B")),
+        context_arg(cx, name, p.value("C")),
+    ) {
+        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
+        _ => return 2,
+    };
+    let max_count = match p.value("m") {
+        None => None,
+        Some(s) => match s.parse::<i64>() {
+            Ok(n) if n < 0 => None,
+            Ok(n) => Some(n.unsigned_abs()),
+            Err(_) => {
+                cx.err(format_args!("{name}: invalid max count"));
+                return 2;
+            }
+        },
+    };
+    let mut include = p.values("include").iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let mut exclude = p.values("exclude").iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    for g in p.values("glob") {
+        match g.strip_prefix('!') {
+            Some(ex) => exclude.push(ex.to_owned()),
+            None => include.push(g.to_owned()),
+        }
+    }
+    let ignore_case = p.last_of(&["i", "no-i"]) == Some("i");
+    let smart_case = p.has("S") && !p.has("no-i");
+    let mode = if p.has("q") {
+        Mode::Quiet
+    } else if p.has("l") || p.has("L") {
+        if p.last_of(&["l", "L"]) == Some("l") { Mode::FilesWith } else { Mode::FilesWithout }
+    } else if p.has("c") {
+        Mode::Count
+    } else {
+        Mode::Lines
+    };
+    let req = GrepRequest {
+        patterns: translated,
+        fixed_strings: fixed && !p.has("x"),
+        ignore_case,
+        smart_case: smart_case && !ignore_case,
+        whole_word: p.has("w"),
+        invert: p.has("v"),
+        before_context: before.or(both).unwrap_or(0),
+        after_context: after.or(both).unwrap_or(0),
+        max_count,
+        include,
+        exclude,
+        include_non_matching: matches!(mode, Mode::Count | Mode::FilesWithout),
+    };
+    let recursive = flavor == Flavor::Rg || p.has("r");
+    let implicit = operands.is_empty() && recursive;
+    // Check each operand first: missing ones and (without -r) directories
+    // are errors, as in GNU grep.
+    let mut search = Search {
+        printer: Printer::new(mode, false, false, p.has("o"), req.before_context > 0 || req.after_context > 0),
+        req,
+        quiet_errors: p.has("s"),
+        name,
+        errors: false,
+        truncated: None,
+    };
+    enum Op {
+        Stdin(String),
+        Root(Root),
+    }
+    let mut ops = Vec::new();
+    if implicit {
+        match cx.fs.metadata(".") {
+            Ok(m) => ops.push(Op::Root(Root { display: None, abs: m.path, is_dir: true })),
+            Err(e) => search.error(cx, format_args!(".: {}", e.strerror())),
+        }
+    } else if operands.is_empty() {
+        ops.push(Op::Stdin("(standard input)".to_owned()));
+    }
+    let mut any_dir = implicit;
+    for op in &operands {
+        if op == "-" {
+            ops.push(Op::Stdin("(standard input)".to_owned()));
+            continue;
+        }
+        match cx.fs.metadata(op) {
+            Ok(m) if m.is_dir() && !recursive => {
+                search.error(cx, format_args!("{op}: Is a directory"));
+            }
+            Ok(m) => {
+                any_dir |= m.is_dir();
+                let is_dir = m.is_dir();
+                ops.push(Op::Root(Root { display: Some(op.clone()), abs: m.path, is_dir }));
+            }
+            Err(e) => search.error(cx, format_args!("{op}: {}", e.strerror())),
+        }
+    }
+    search.printer.with_name = if p.has("H") || p.has("h") {
+        p.last_of(&["H", "h"]) == Some("H")
+    } else {
+        operands.len() > 1 || (recursive && any_dir)
+    };
+    search.printer.line_numbers = p.last_of(&["n", "N"]) == Some("n");
+    // Consecutive document operands go to the host together.
+    let mut batch: Vec<Root> = Vec::new();
+    for op in ops {
+        match op {
+            Op::Root(r) => batch.push(r),
+            Op::Stdin(label) => {
+                search.host(cx, &std::mem::take(&mut batch));
+                search.stdin(cx, &label);
+            }
+        }
+    }
+    search.host(cx, &batch);
+    let matched = search.printer.matched;
+    if let Some(t) = search.truncated {
+        let total = t.files_searched + t.files_not_reached;
+        cx.err(format_args!(
+            "{name}: stopped after {} of {total} files; matches are partial — narrow the paths",
+            t.files_searched
+        ));
+    }
+    if matched && (mode == Mode::Quiet || !search.errors) {
+        0
+    } else if search.errors || search.truncated.is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+/// `grep`.
+pub(crate) fn grep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    run(cx, args, Flavor::Grep)
+}
+
+/// `rg`: recursive by default, Rust regex syntax, no line numbers unless
+/// `-n` (as ripgrep prints when its output is not a terminal).
+pub(crate) fn rg(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    run(cx, args, Flavor::Rg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hits(path: &str) -> FileHits {
+        FileHits { path: path.to_owned(), match_count: 1, lines: Vec::new() }
+    }
+
+    #[test]
+    fn names_follow_the_operands() {
+        let roots = vec![
+            Root { display: Some("a.txt".into()), abs: "/files/a.txt".into(), is_dir: false },
+            Root { display: Some("docs/".into()), abs: "/files/docs".into(), is_dir: true },
+            Root { display: Some("./a.txt".into()), abs: "/files/a.txt".into(), is_dir: false },
+            Root { display: Some("/".into()), abs: "/".into(), is_dir: true },
+        ];
+        let files = [
+            hits("/files/a.txt"),
+            hits("/files/docs/x.md"),
+            hits("/files/docs/sub/y.md"),
+            hits("/files/a.txt"),
+            hits("/files/z.md"),
+        ];
+        assert_eq!(
+            attribute(&roots, &files),
+            ["a.txt", "docs/x.md", "docs/sub/y.md", "./a.txt", "/files/z.md"]
+        );
+        let implicit = [Root { display: None, abs: "/files".into(), is_dir: true }];
+        assert_eq!(attribute(&implicit, &[hits("/files/d/a.md")]), ["d/a.md"]);
+        let dot = [Root { display: Some(".".into()), abs: "/files".into(), is_dir: true }];
+        assert_eq!(attribute(&dot, &[hits("/files/a.md")]), ["./a.md"]);
+    }
+
+    #[test]
+    fn numeric_context() {
+        let a: Vec<String> = ["-2", "x", "--", "-3"].iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(expand_numeric(&a), ["-C", "2", "x", "--", "-3"]);
+    }
+}

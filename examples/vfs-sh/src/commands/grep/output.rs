@@ -1,0 +1,114 @@
+//! Printing search results the way GNU grep does: `name:num:text` for
+//! selected lines, `name-num-text` for context, `--` between groups that
+//! are not adjacent, and the `-c`, `-l`, `-L`, `-o`, `-q` forms.
+
+use crate::exec::Cx;
+use crate::fs::FileHits;
+
+/// What grep prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Selected (and context) lines.
+    Lines,
+    /// `-c`: a count per file.
+    Count,
+    /// `-l`: files with a selected line.
+    FilesWith,
+    /// `-L`: files without one.
+    FilesWithout,
+    /// `-q`: nothing.
+    Quiet,
+}
+
+/// Formatting settings and state carried across files.
+#[derive(Debug)]
+pub(crate) struct Printer {
+    pub(crate) mode: Mode,
+    pub(crate) with_name: bool,
+    pub(crate) line_numbers: bool,
+    pub(crate) only_matching: bool,
+    /// Context was asked for: groups are separated by `--`.
+    pub(crate) context: bool,
+    /// Whether any file had a selected line.
+    pub(crate) matched: bool,
+    /// The file and line number printed last.
+    last: Option<(String, u64)>,
+}
+
+impl Printer {
+    pub(crate) fn new(mode: Mode, with_name: bool, line_numbers: bool, only_matching: bool, context: bool) -> Printer {
+        Printer {
+            mode,
+            with_name,
+            line_numbers,
+            only_matching,
+            context: context && !only_matching,
+            matched: false,
+            last: None,
+        }
+    }
+
+    fn prefix(&self, out: &mut Vec<u8>, name: &str, number: u64, sep: u8) {
+        if self.with_name {
+            out.extend_from_slice(name.as_bytes());
+            out.push(sep);
+        }
+        if self.line_numbers {
+            out.extend_from_slice(number.to_string().as_bytes());
+            out.push(sep);
+        }
+    }
+
+    /// Prints one file's results under the name the user should see.
+    pub(crate) fn file(&mut self, cx: &mut Cx<'_>, name: &str, hits: &FileHits) {
+        let selected = hits.match_count > 0;
+        self.matched |= selected;
+        let mut out = Vec::new();
+        match self.mode {
+            Mode::Quiet => {}
+            Mode::FilesWith | Mode::FilesWithout => {
+                if selected == (self.mode == Mode::FilesWith) {
+                    out.extend_from_slice(name.as_bytes());
+                    out.push(b'\n');
+                }
+            }
+            Mode::Count => {
+                if self.with_name {
+                    out.extend_from_slice(name.as_bytes());
+                    out.push(b':');
+                }
+                out.extend_from_slice(format!("{}\n", hits.match_count).as_bytes());
+            }
+            Mode::Lines => {
+                for line in &hits.lines {
+                    if self.only_matching && !line.is_match {
+                        continue;
+                    }
+                    if self.context {
+                        if let Some((last_name, last_no)) = &self.last {
+                            if last_name != name || line.line_number != last_no + 1 {
+                                out.extend_from_slice(b"--\n");
+                            }
+                        }
+                        self.last = Some((name.to_owned(), line.line_number));
+                    }
+                    let sep = if line.is_match { b':' } else { b'-' };
+                    if self.only_matching {
+                        for r in &line.matches {
+                            if let Some(text) = line.text.get(r.clone()).filter(|t| !t.is_empty()) {
+                                self.prefix(&mut out, name, line.line_number, sep);
+                                out.extend_from_slice(text);
+                                out.push(b'\n');
+                            }
+                        }
+                    } else {
+                        self.prefix(&mut out, name, line.line_number, sep);
+                        out.extend_from_slice(&line.text);
+                        out.push(b'\n');
+                    }
+                }
+            }
+        }
+        cx.out(&out);
+    }
+}

@@ -1,0 +1,270 @@
+//! `ls [-l -a -A -t -S -r -1 -R -h -d] [PATH]...`, one entry per line as GNU
+//! ls prints when its output is not a terminal.
+//!
+//! File operands are listed first, then each directory with a `name:`
+//! header when there are several operands (or `-R`). In `-l` mode there are
+//! no real owners or permissions: entries show `-r--r--r--` or
+//! `dr-xr-xr-x`, one link, owner and group `vfsbox`; directories show size
+//! 0; the `total` line approximates GNU's disk usage with `ceil(size/1024)`
+//! per file.
+
+use std::time::SystemTime;
+
+use super::{flag, options};
+use crate::exec::Cx;
+use crate::fs::{Kind, Meta};
+use crate::time::ls_date;
+
+/// The options that shape a listing.
+#[derive(Debug, Clone, Copy)]
+struct Opts {
+    all: bool,
+    almost_all: bool,
+    long: bool,
+    by_time: bool,
+    by_size: bool,
+    reverse: bool,
+    recursive: bool,
+    human: bool,
+    dirs_as_files: bool,
+}
+
+/// One line of a listing.
+#[derive(Debug, Clone)]
+struct Item {
+    /// What to print: the operand as written, or the entry's name.
+    name: String,
+    kind: Kind,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl Item {
+    fn from_meta(name: &str, m: &Meta) -> Item {
+        Item {
+            name: name.to_owned(),
+            kind: m.kind,
+            len: m.len,
+            modified: m.modified,
+        }
+    }
+}
+
+/// GNU's `-h` sizes: powers of 1024, one decimal below 10, rounded up.
+pub(crate) fn human(n: u64) -> String {
+    const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
+    if n < 1024 {
+        return n.to_string();
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if v < 10.0 {
+        let r = (v * 10.0).ceil() / 10.0;
+        if r < 10.0 {
+            return format!("{r:.1}{}", UNITS[u]);
+        }
+        v = r;
+    }
+    let r = v.ceil();
+    if r >= 1024.0 && u + 1 < UNITS.len() {
+        return format!("1.0{}", UNITS[u + 1]);
+    }
+    format!("{}{}", r as u64, UNITS[u])
+}
+
+fn sort(items: &mut [Item], o: Opts) {
+    items.sort_by(|a, b| {
+        let by_name = a.name.cmp(&b.name);
+        let ord = if o.by_time {
+            b.modified.cmp(&a.modified).then(by_name)
+        } else if o.by_size {
+            b.len.cmp(&a.len).then(by_name)
+        } else {
+            by_name
+        };
+        if o.reverse { ord.reverse() } else { ord }
+    });
+}
+
+/// Prints a block of items: names, or long lines with aligned columns.
+fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
+    let mut s = String::new();
+    if !o.long {
+        for it in items {
+            s.push_str(&it.name);
+            s.push('\n');
+        }
+        cx.outs(&s);
+        return;
+    }
+    let size = |it: &Item| if o.human { human(it.len) } else { it.len.to_string() };
+    if total {
+        let blocks: u64 = items
+            .iter()
+            .filter(|i| i.kind == Kind::File)
+            .map(|i| i.len.div_ceil(1024))
+            .sum();
+        let t = if o.human { human(blocks * 1024) } else { blocks.to_string() };
+        s.push_str(&format!("total {t}\n"));
+    }
+    let width = items.iter().map(|i| size(i).len()).max().unwrap_or(1);
+    let now = cx.env.now;
+    for it in items {
+        let mode = if it.kind == Kind::Dir { "dr-xr-xr-x" } else { "-r--r--r--" };
+        s.push_str(&format!(
+            "{mode} 1 vfsbox vfsbox {:>width$} {} {}\n",
+            size(it),
+            ls_date(it.modified, now),
+            it.name
+        ));
+    }
+    cx.outs(&s);
+}
+
+/// Lists one directory (and, with `-R`, those below it). Returns false if
+/// it could not be read.
+fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts, header: bool, first: &mut bool) -> bool {
+    let mut lead = String::new();
+    if !*first {
+        lead.push('\n');
+    }
+    if header {
+        lead.push_str(path);
+        lead.push_str(":\n");
+    }
+    let entries = match cx.fs.read_dir(path) {
+        Ok(e) => e,
+        Err(e) => {
+            cx.err(format_args!("ls: cannot open directory '{path}': {}", e.strerror()));
+            return false;
+        }
+    };
+    cx.outs(&lead);
+    *first = false;
+    let mut items: Vec<Item> = entries
+        .into_iter()
+        .filter(|e| o.all || o.almost_all || !e.name.starts_with('.'))
+        .map(|e| Item {
+            name: e.name,
+            kind: e.kind,
+            len: e.len,
+            modified: e.modified,
+        })
+        .collect();
+    if o.all {
+        for dot in [".", ".."] {
+            let m = cx.fs.metadata(&super::join(path, dot));
+            items.push(match m {
+                Ok(m) => Item { name: dot.to_owned(), kind: Kind::Dir, len: 0, modified: m.modified },
+                Err(_) => Item { name: dot.to_owned(), kind: Kind::Dir, len: 0, modified: None },
+            });
+        }
+    }
+    sort(&mut items, o);
+    print_block(cx, &items, o, true);
+    let mut ok = true;
+    if o.recursive {
+        for it in &items {
+            if it.kind == Kind::Dir && it.name != "." && it.name != ".." {
+                ok &= list_dir(cx, &super::join(path, &it.name), o, true, first);
+            }
+        }
+    }
+    ok
+}
+
+/// `ls`.
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('l', "", "l"),
+        flag('a', "all", "a"),
+        flag('A', "almost-all", "A"),
+        flag('t', "", "t"),
+        flag('S', "", "S"),
+        flag('r', "reverse", "r"),
+        flag('1', "", "1"),
+        flag('R', "recursive", "R"),
+        flag('h', "human-readable", "h"),
+        flag('d', "directory", "d"),
+        flag('F', "", "F"),
+        flag('p', "", "p"),
+        flag('C', "", "C"),
+        optional_color(),
+    ];
+    let p = match options(cx, "ls", args, SPEC, 2) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let sort_key = p.last_of(&["t", "S"]);
+    let o = Opts {
+        all: p.has("a"),
+        almost_all: p.has("A"),
+        long: p.has("l"),
+        by_time: sort_key == Some("t"),
+        by_size: sort_key == Some("S"),
+        reverse: p.has("r"),
+        recursive: p.has("R") && !p.has("d"),
+        human: p.has("h"),
+        dirs_as_files: p.has("d"),
+    };
+    let operands = if p.operands.is_empty() { vec![".".to_owned()] } else { p.operands.clone() };
+    let mut status = 0;
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for op in &operands {
+        match cx.fs.metadata(op) {
+            Ok(m) if m.is_dir() && !o.dirs_as_files => dirs.push(Item::from_meta(op, &m)),
+            Ok(m) => files.push(Item::from_meta(op, &m)),
+            Err(e) => {
+                cx.err(format_args!("ls: cannot access '{op}': {}", e.strerror()));
+                status = 2;
+            }
+        }
+    }
+    sort(&mut files, o);
+    sort(&mut dirs, o);
+    let mut first = true;
+    if !files.is_empty() {
+        print_block(cx, &files, o, false);
+        first = false;
+    }
+    let header = operands.len() > 1 || o.recursive;
+    for d in &dirs {
+        if !list_dir(cx, &d.name, o, header, &mut first) {
+            status = status.max(if o.recursive { 1 } else { 2 });
+        }
+    }
+    status
+}
+
+/// `--color[=WHEN]` is accepted and ignored (output is never colored).
+const fn optional_color() -> super::Spec {
+    super::optional("color", "color")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_sizes() {
+        let table = [
+            (0, "0"),
+            (1023, "1023"),
+            (1024, "1.0K"),
+            (1025, "1.1K"),
+            (1536, "1.5K"),
+            (10 * 1024, "10K"),
+            (10 * 1024 + 1, "11K"),
+            (1_363_456, "1.4M"),
+            (1024 * 1024 - 1, "1.0M"),
+        ];
+        for (n, want) in table {
+            assert_eq!(human(n), want, "{n}");
+        }
+    }
+}

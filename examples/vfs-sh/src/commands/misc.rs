@@ -1,0 +1,211 @@
+//! Small commands: `pwd`, `cd`, `true`, `false`, `exit`, `basename`,
+//! `dirname`.
+
+use super::{flag, options, value};
+use crate::exec::Cx;
+
+/// `pwd`: the working directory.
+pub(crate) fn pwd(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+    let cwd = cx.fs.cwd();
+    cx.outs(&format!("{cwd}\n"));
+    0
+}
+
+/// `cd [DIR]`: changes the working directory through the host, which
+/// reports the final one. No operand (or `~`) means `/`. In a pipeline it
+/// only checks the directory, like bash running it in a subshell.
+pub(crate) fn cd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let args: Vec<&String> = args
+        .iter()
+        .skip_while(|a| matches!(a.as_str(), "-L" | "-P" | "--"))
+        .collect();
+    let target = match args.as_slice() {
+        [] => "/",
+        [one] => one.as_str(),
+        _ => {
+            cx.err("cd: too many arguments");
+            return 1;
+        }
+    };
+    if target == "-" {
+        cx.err("cd: OLDPWD not set");
+        return 1;
+    }
+    let result = if cx.in_pipeline {
+        cx.fs.metadata(target).and_then(|m| {
+            if m.is_dir() {
+                Ok(m.path)
+            } else {
+                Err(crate::fs::FsError::NotADirectory(m.path))
+            }
+        })
+    } else {
+        cx.fs.set_cwd(target)
+    };
+    match result {
+        Ok(_) => 0,
+        Err(e) => {
+            cx.err(format_args!("cd: {target}: {}", e.strerror()));
+            1
+        }
+    }
+}
+
+/// `true`.
+pub(crate) fn r#true(_cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+    0
+}
+
+/// `false`.
+pub(crate) fn r#false(_cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+    1
+}
+
+/// `exit [N]`: ends the script (only the pipeline stage, in a pipeline).
+pub(crate) fn exit(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let code = match args.first() {
+        None => 0,
+        Some(a) => match a.parse::<i64>() {
+            Ok(n) => u8::try_from(n.rem_euclid(256)).unwrap_or(0),
+            Err(_) => {
+                cx.err(format_args!("exit: {a}: numeric argument required"));
+                2
+            }
+        },
+    };
+    if !cx.in_pipeline {
+        cx.env.exit = Some(code);
+    }
+    code
+}
+
+/// GNU `basename` of one name, with an optional suffix to remove.
+pub(crate) fn base_name(name: &str, suffix: &str) -> String {
+    if name.is_empty() {
+        return String::new();
+    }
+    let trimmed = name.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return "/".to_owned();
+    }
+    let base = trimmed.rsplit('/').next().unwrap_or(trimmed);
+    match base.strip_suffix(suffix) {
+        Some(stripped) if !suffix.is_empty() && !stripped.is_empty() => stripped.to_owned(),
+        _ => base.to_owned(),
+    }
+}
+
+/// GNU `dirname` of one name.
+pub(crate) fn dir_name(name: &str) -> String {
+    let trimmed = name.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return if name.starts_with('/') { "/" } else { "." }.to_owned();
+    }
+    match trimmed.rfind('/') {
+        None => ".".to_owned(),
+        Some(i) => {
+            let dir = trimmed[..i].trim_end_matches('/');
+            if dir.is_empty() { "/" } else { dir }.to_owned()
+        }
+    }
+}
+
+/// `basename NAME [SUFFIX]`, `basename -a [-s SUFFIX] NAME...`.
+pub(crate) fn basename(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('a', "multiple", "a"),
+        value('s', "suffix", "s"),
+        flag('z', "zero", "z"),
+    ];
+    let p = match options(cx, "basename", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let ops = &p.operands;
+    if ops.is_empty() {
+        cx.err("basename: missing operand");
+        cx.err("Try 'basename --help' for more information.");
+        return 1;
+    }
+    let end = if p.has("z") { "\0" } else { "\n" };
+    let multiple = p.has("a") || p.has("s");
+    let (names, suffix): (&[String], &str) = if multiple {
+        (ops, p.value("s").unwrap_or(""))
+    } else {
+        match ops.as_slice() {
+            [n] => (std::slice::from_ref(n), ""),
+            [n, s] => (std::slice::from_ref(n), s.as_str()),
+            [_, _, extra, ..] => {
+                cx.err(format_args!("basename: extra operand '{extra}'"));
+                cx.err("Try 'basename --help' for more information.");
+                return 1;
+            }
+            [] => return 1,
+        }
+    };
+    let mut s = String::new();
+    for n in names {
+        s.push_str(&base_name(n, suffix));
+        s.push_str(end);
+    }
+    cx.outs(&s);
+    0
+}
+
+/// `dirname NAME...`.
+pub(crate) fn dirname(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[flag('z', "zero", "z")];
+    let p = match options(cx, "dirname", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    if p.operands.is_empty() {
+        cx.err("dirname: missing operand");
+        cx.err("Try 'dirname --help' for more information.");
+        return 1;
+    }
+    let end = if p.has("z") { "\0" } else { "\n" };
+    let mut s = String::new();
+    for n in &p.operands {
+        s.push_str(&dir_name(n));
+        s.push_str(end);
+    }
+    cx.outs(&s);
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        let b = [
+            ("/files/a.md", "", "a.md"),
+            ("/files/a.md", ".md", "a"),
+            ("a.md", "a.md", "a.md"),
+            ("/files/dir/", "", "dir"),
+            ("/", "", "/"),
+            ("//", "", "/"),
+            ("", "", ""),
+            ("a", "", "a"),
+        ];
+        for (n, s, want) in b {
+            assert_eq!(base_name(n, s), want, "{n:?} {s:?}");
+        }
+        let d = [
+            ("/files/a.md", "/files"),
+            ("a.md", "."),
+            ("/a", "/"),
+            ("/", "/"),
+            ("a/", "."),
+            ("/a/b/", "/a"),
+            ("//a//b//", "//a"),
+            ("", "."),
+            ("dir/sub/file", "dir/sub"),
+        ];
+        for (n, want) in d {
+            assert_eq!(dir_name(n), want, "{n:?}");
+        }
+    }
+}

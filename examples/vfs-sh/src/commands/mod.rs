@@ -1,0 +1,146 @@
+//! The commands vfs-sh knows, one module per command or family, and the
+//! table that dispatches to them.
+
+mod args;
+mod cat;
+mod cut;
+mod echo;
+mod find;
+mod grep;
+mod headtail;
+mod ls;
+mod misc;
+mod printf;
+mod read;
+mod sed;
+mod sort;
+mod stat;
+mod tr;
+mod tree;
+mod uniq;
+mod wc;
+mod xargs;
+
+use crate::exec::Cx;
+pub(crate) use args::{ArgError, Parsed, Spec, flag, optional, value};
+
+/// A command's entry point: its context and its arguments (without its
+/// name); returns the exit status.
+type Run = fn(&mut Cx<'_>, &[String]) -> u8;
+
+/// One command: its name, its entry point, and its one-line usage for
+/// `help`.
+struct Command {
+    name: &'static str,
+    run: Run,
+    usage: &'static str,
+}
+
+const COMMANDS: &[Command] = &[
+    Command { name: "basename", run: misc::basename, usage: "basename NAME [SUFFIX] | basename [-a] [-s SUFFIX] NAME..." },
+    Command { name: "cat", run: cat::run, usage: "cat [-n] [-b] [-s] [-E] [FILE]..." },
+    Command { name: "cd", run: misc::cd, usage: "cd [DIR]  (no DIR or ~ means /)" },
+    Command { name: "cut", run: cut::run, usage: "cut (-b LIST | -c LIST | -f LIST [-d DELIM] [-s]) [--complement] [--output-delimiter=S] [FILE]...  (LIST: 1,3-5,7-)" },
+    Command { name: "dirname", run: misc::dirname, usage: "dirname NAME..." },
+    Command { name: "echo", run: echo::run, usage: "echo [-n] [-e] [-E] [ARG]..." },
+    Command { name: "exit", run: misc::exit, usage: "exit [N]" },
+    Command { name: "false", run: misc::r#false, usage: "false" },
+    Command { name: "find", run: find::run, usage: "find [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name GLOB] [-iname GLOB] [-path GLOB] [-ipath GLOB] [-mtime [+-]N] [-mmin [+-]N] [-newer FILE] [-size [+-]N[ckMG]] [-empty] [! -not -a -o ( )] [-print]" },
+    Command { name: "grep", run: grep::grep, usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s] [-A N -B N -C N -NUM] [-m N] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--smart-case] PATTERN [FILE]..." },
+    Command { name: "head", run: headtail::head, usage: "head [-n [-]N | -N | -c [-]N] [-q] [-v] [FILE]..." },
+    Command { name: "help", run: help, usage: "help  (this list)" },
+    Command { name: "ls", run: ls::run, usage: "ls [-l -a -A -t -S -r -1 -R -h -d] [PATH]..." },
+    Command { name: "printf", run: printf::run, usage: "printf FORMAT [ARG]...  (%s %b %d %i %u %o %x %X %f %e %g %c %%, flags, width, precision, escapes)" },
+    Command { name: "pwd", run: misc::pwd, usage: "pwd" },
+    Command { name: "rg", run: grep::rg, usage: "rg [-i -S -s -n -N -F -w -x -v -l -c -o -h -H -q] [-A N -B N -C N] [-m N] [-e PATTERN]... [-g GLOB] PATTERN [PATH]...  (recursive; Rust regex syntax)" },
+    Command { name: "sed", run: sed::run, usage: "sed [-n] [-E] 'Np' | 'N,Mp' | '/RE/p' | '$p' (also ranges N,$ and /RE/,/RE/, several joined by ;) [FILE]..." },
+    Command { name: "sort", run: sort::run, usage: "sort [-r -n -u -f -b -s] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]..." },
+    Command { name: "stat", run: stat::run, usage: "stat [-c FORMAT] FILE...  (FORMAT: %n %N %s %F %y %Y %x %X %z %Z %a %A %U %G %u %g %h %i %b %B %o %%)" },
+    Command { name: "tail", run: headtail::tail, usage: "tail [-n [+]N | -N | -c [+]N] [-q] [-v] [FILE]..." },
+    Command { name: "tr", run: tr::run, usage: "tr [-d] [-s] [-c] SET1 [SET2]  (ranges a-z, [:lower:] [:upper:] [:digit:] [:space:] [:alpha:] [:alnum:] [:punct:] [:blank:], escapes)" },
+    Command { name: "tree", run: tree::run, usage: "tree [-L N] [-d] [-a] [--noreport] [DIR]..." },
+    Command { name: "true", run: misc::r#true, usage: "true" },
+    Command { name: "uniq", run: uniq::run, usage: "uniq [-c] [-d] [-u] [-i] [FILE]" },
+    Command { name: "wc", run: wc::run, usage: "wc [-l] [-w] [-c] [-m] [-L] [FILE]..." },
+    Command { name: "xargs", run: xargs::run, usage: "xargs [-n N] [-I STR] [-0] [-d DELIM] [-r] [-t] [COMMAND [ARG]...]  (runs vfs-sh commands)" },
+];
+
+fn find_command(name: &str) -> Option<&'static Command> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// Runs one command; unknown commands print an error and return 127.
+pub(crate) fn dispatch(cx: &mut Cx<'_>, argv: &[String]) -> u8 {
+    let Some((name, args)) = argv.split_first() else {
+        return 0;
+    };
+    match find_command(name) {
+        Some(c) => (c.run)(cx, args),
+        None => {
+            cx.err(format_args!("vfs-sh: unsupported command: {name}"));
+            127
+        }
+    }
+}
+
+/// Whether `name` is a command vfs-sh can run (for `xargs`).
+pub(crate) fn exists(name: &str) -> bool {
+    find_command(name).is_some()
+}
+
+/// Parses a command's options; on `--help` prints its usage (status 0), on
+/// a usage error prints GNU's two lines (status `code`).
+pub(crate) fn options(
+    cx: &mut Cx<'_>,
+    cmd: &str,
+    args: &[String],
+    spec: &[Spec],
+    code: u8,
+) -> Result<Parsed, u8> {
+    match args::parse(cmd, args, spec) {
+        Ok(p) => Ok(p),
+        Err(ArgError::Help) => {
+            if let Some(c) = find_command(cmd) {
+                cx.outs(&format!("usage: {}\n", c.usage));
+            }
+            Err(0)
+        }
+        Err(ArgError::Bad(msg)) => {
+            cx.err(msg);
+            cx.err(format_args!("Try '{cmd} --help' for more information."));
+            Err(code)
+        }
+    }
+}
+
+/// `help`: every command with the options it supports.
+fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+    let mut s = String::from(
+        "vfs-sh: a read-only shell over the document filesystem.\n\
+         Syntax: commands joined by ; && || and |, # comments, 'single' and \"double\" quotes,\n\
+         backslash escapes, globs * ? [...]. No variables, substitutions, redirections or subshells.\n\
+         Commands:\n",
+    );
+    for c in COMMANDS {
+        s.push_str(&format!("  {:<9}{}\n", c.name, c.usage));
+    }
+    cx.outs(&s);
+    0
+}
+
+/// Joins a directory as the user wrote it with an entry name.
+pub(crate) fn join(dir: &str, name: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// Parses a non-negative count argument.
+pub(crate) fn count(s: &str) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok().or(Some(u64::MAX))
+}

@@ -1,0 +1,439 @@
+//! `printf FORMAT [ARG]...`, as bash's builtin: the format is reused while
+//! arguments remain, missing arguments read as empty or zero, and a bad
+//! number is reported but still printed (as far as it parsed), with exit
+//! status 1.
+
+use super::echo::{Dialect, unescape};
+use crate::exec::Cx;
+
+/// One conversion of the format.
+#[derive(Debug, Clone, Default)]
+struct Conv {
+    left: bool,
+    zero: bool,
+    plus: bool,
+    space: bool,
+    alt: bool,
+    /// `None`: none; `Some(None)`: `*` (from the arguments).
+    width: Option<Option<usize>>,
+    precision: Option<Option<usize>>,
+    kind: char,
+}
+
+#[derive(Debug, Clone)]
+enum Piece {
+    Lit(Vec<u8>),
+    Conv(Conv),
+}
+
+fn number(chars: &[char], i: &mut usize) -> Option<Option<usize>> {
+    if chars.get(*i) == Some(&'*') {
+        *i += 1;
+        return Some(None);
+    }
+    let start = *i;
+    while chars.get(*i).is_some_and(char::is_ascii_digit) {
+        *i += 1;
+    }
+    if *i == start {
+        return None;
+    }
+    let s: String = chars[start..*i].iter().collect();
+    Some(Some(s.parse().unwrap_or(usize::MAX).min(1 << 16)))
+}
+
+/// Splits a format into literal text and conversions.
+fn compile(format: &str) -> Result<Vec<Piece>, String> {
+    let chars: Vec<char> = format.chars().collect();
+    let mut pieces = Vec::new();
+    let mut lit = String::new();
+    let mut i = 0;
+    let flush = |lit: &mut String, pieces: &mut Vec<Piece>| {
+        if !lit.is_empty() {
+            pieces.push(Piece::Lit(unescape(lit, Dialect::Format).0));
+            lit.clear();
+        }
+    };
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        if c == '\\' {
+            lit.push(c);
+            if let Some(&n) = chars.get(i) {
+                lit.push(n);
+                i += 1;
+            }
+            continue;
+        }
+        if c != '%' {
+            lit.push(c);
+            continue;
+        }
+        if chars.get(i) == Some(&'%') {
+            lit.push('%');
+            i += 1;
+            continue;
+        }
+        flush(&mut lit, &mut pieces);
+        let mut conv = Conv::default();
+        while let Some(&f) = chars.get(i) {
+            match f {
+                '-' => conv.left = true,
+                '0' => conv.zero = true,
+                '+' => conv.plus = true,
+                ' ' => conv.space = true,
+                '#' => conv.alt = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        conv.width = number(&chars, &mut i);
+        if chars.get(i) == Some(&'.') {
+            i += 1;
+            conv.precision = Some(number(&chars, &mut i).unwrap_or(Some(0)));
+        }
+        // Length modifiers mean nothing here.
+        while chars.get(i).is_some_and(|c| matches!(c, 'h' | 'l' | 'L' | 'q' | 'j' | 'z' | 't')) {
+            i += 1;
+        }
+        let Some(&kind) = chars.get(i) else {
+            return Err("printf: missing format character".to_owned());
+        };
+        i += 1;
+        if !matches!(
+            kind,
+            's' | 'b' | 'c' | 'd' | 'i' | 'u' | 'o' | 'x' | 'X' | 'f' | 'F' | 'e' | 'E' | 'g' | 'G'
+        ) {
+            return Err(format!("printf: `{kind}': invalid format character"));
+        }
+        conv.kind = kind;
+        pieces.push(Piece::Conv(conv));
+    }
+    flush(&mut lit, &mut pieces);
+    Ok(pieces)
+}
+
+/// Parses an integer argument like bash (`0x1f`, `017`, `'A`); on error
+/// returns the value parsed so far and the message.
+fn int_arg(s: &str) -> (i128, Option<String>) {
+    let t = s.trim_start();
+    if let Some(rest) = t.strip_prefix(['\'', '"']) {
+        return (rest.chars().next().map_or(0, |c| i128::from(u32::from(c))), None);
+    }
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (radix, digits) = if let Some(h) = body.strip_prefix("0x").or(body.strip_prefix("0X")) {
+        (16, h)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (8, &body[1..])
+    } else {
+        (10, body)
+    };
+    let mut v: i128 = 0;
+    let mut n = 0;
+    for c in digits.chars() {
+        match c.to_digit(radix) {
+            Some(d) => {
+                v = v.saturating_mul(i128::from(radix)).saturating_add(i128::from(d));
+                n += 1;
+            }
+            None => break,
+        }
+    }
+    let v = if neg { -v } else { v };
+    if s.is_empty() {
+        return (0, None);
+    }
+    if n == 0 && !(radix == 8 && digits.is_empty()) || n < digits.chars().count() {
+        return (v, Some(format!("printf: {s}: invalid number")));
+    }
+    (v, None)
+}
+
+fn float_arg(s: &str) -> (f64, Option<String>) {
+    let t = s.trim();
+    if t.is_empty() {
+        return (0.0, None);
+    }
+    if let Some(rest) = t.strip_prefix(['\'', '"']) {
+        return (rest.chars().next().map_or(0.0, |c| f64::from(u32::from(c))), None);
+    }
+    match t.parse::<f64>() {
+        Ok(v) => (v, None),
+        Err(_) => {
+            // The longest prefix that parses, as strtod would take.
+            let v = (1..t.len())
+                .rev()
+                .filter(|&k| t.is_char_boundary(k))
+                .find_map(|k| t[..k].parse::<f64>().ok())
+                .unwrap_or(0.0);
+            (v, Some(format!("printf: {s}: invalid number")))
+        }
+    }
+}
+
+/// C's `%e` from Rust's `{:e}`: the exponent signed, with two digits.
+fn c_exp(v: f64, prec: usize, upper: bool) -> String {
+    let s = format!("{v:.prec$e}");
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    let e = if upper { 'E' } else { 'e' };
+    format!("{mant}{e}{sign}{:02}", exp.abs())
+}
+
+/// C's `%g`.
+fn c_general(v: f64, prec: usize, alt: bool, upper: bool) -> String {
+    let p = prec.max(1);
+    if v == 0.0 {
+        let mut s = format!("{v:.prec$}", prec = p - 1);
+        if !alt {
+            s = trim_zeros(&s);
+        }
+        return s;
+    }
+    let probe = format!("{v:.prec$e}", prec = p - 1);
+    let x: i64 = probe
+        .split_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0);
+    let s = if x < -4 || x >= p as i64 {
+        let s = c_exp(v, p - 1, upper);
+        if alt {
+            s
+        } else {
+            let (m, e) = s.split_at(s.find(['e', 'E']).unwrap_or(s.len()));
+            format!("{}{e}", trim_zeros(m))
+        }
+    } else {
+        let decimals = usize::try_from(p as i64 - 1 - x).unwrap_or(0);
+        let s = format!("{v:.decimals$}");
+        if alt { s } else { trim_zeros(&s) }
+    };
+    s
+}
+
+fn trim_zeros(s: &str) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s.to_owned()
+    }
+}
+
+/// Pads `body` (with its sign or prefix `lead`) to the conversion's width.
+fn pad(conv: &Conv, width: usize, lead: &str, body: &str, numeric: bool) -> String {
+    let len = lead.chars().count() + body.chars().count();
+    if len >= width {
+        return format!("{lead}{body}");
+    }
+    let fill = width - len;
+    if conv.left {
+        format!("{lead}{body}{}", " ".repeat(fill))
+    } else if conv.zero && numeric {
+        format!("{lead}{}{body}", "0".repeat(fill))
+    } else {
+        format!("{}{lead}{body}", " ".repeat(fill))
+    }
+}
+
+/// Runs the format once over `args`; returns how many arguments it used
+/// and whether `%b`'s `\c` asked to stop.
+fn apply(
+    pieces: &[Piece],
+    args: &[String],
+    out: &mut Vec<u8>,
+    errors: &mut Vec<String>,
+) -> (usize, bool) {
+    let mut used = 0;
+    let next = |used: &mut usize| -> Option<&String> {
+        let a = args.get(*used);
+        if a.is_some() {
+            *used += 1;
+        }
+        a
+    };
+    for piece in pieces {
+        let conv = match piece {
+            Piece::Lit(b) => {
+                out.extend_from_slice(b);
+                continue;
+            }
+            Piece::Conv(c) => c,
+        };
+        let star = |spec: Option<Option<usize>>, used: &mut usize| match spec {
+            None => None,
+            Some(Some(n)) => Some(n),
+            Some(None) => {
+                let a = next(used).map(String::as_str).unwrap_or("0");
+                let (v, _) = int_arg(a);
+                Some(usize::try_from(v.unsigned_abs()).unwrap_or(0).min(1 << 16))
+            }
+        };
+        let width = star(conv.width, &mut used).unwrap_or(0);
+        let prec = star(conv.precision, &mut used);
+        let arg = next(&mut used).cloned();
+        let arg_s = arg.as_deref().unwrap_or("");
+        let text = match conv.kind {
+            's' => {
+                let s: String = match prec {
+                    Some(p) => arg_s.chars().take(p).collect(),
+                    None => arg_s.to_owned(),
+                };
+                pad(conv, width, "", &s, false)
+            }
+            'b' => {
+                let (bytes, stop) = unescape(arg_s, Dialect::Echo);
+                let s = String::from_utf8_lossy(&bytes).into_owned();
+                out.extend_from_slice(pad(conv, width, "", &s, false).as_bytes());
+                if stop {
+                    return (used, true);
+                }
+                continue;
+            }
+            'c' => {
+                let s: String = arg_s.chars().take(1).collect();
+                pad(conv, width, "", &s, false)
+            }
+            'd' | 'i' | 'u' | 'o' | 'x' | 'X' => {
+                let (v, err) = int_arg(arg_s);
+                errors.extend(err);
+                let (lead, digits) = match conv.kind {
+                    'd' | 'i' => {
+                        let sign = if v < 0 {
+                            "-"
+                        } else if conv.plus {
+                            "+"
+                        } else if conv.space {
+                            " "
+                        } else {
+                            ""
+                        };
+                        (sign.to_owned(), v.unsigned_abs().to_string())
+                    }
+                    k => {
+                        let u = if v < 0 { (v as i64) as u64 } else { u64::try_from(v).unwrap_or(u64::MAX) };
+                        match k {
+                            'o' => ((if conv.alt && u != 0 { "0" } else { "" }).to_owned(), format!("{u:o}")),
+                            'x' => ((if conv.alt && u != 0 { "0x" } else { "" }).to_owned(), format!("{u:x}")),
+                            'X' => ((if conv.alt && u != 0 { "0X" } else { "" }).to_owned(), format!("{u:X}")),
+                            _ => (String::new(), u.to_string()),
+                        }
+                    }
+                };
+                let digits = match prec {
+                    Some(p) if digits.len() < p => format!("{}{digits}", "0".repeat(p - digits.len())),
+                    _ => digits,
+                };
+                pad(conv, width, &lead, &digits, prec.is_none())
+            }
+            k => {
+                let (v, err) = float_arg(arg_s);
+                errors.extend(err);
+                let p = prec.unwrap_or(6);
+                let body = match k {
+                    'f' | 'F' => format!("{:.p$}", v.abs()),
+                    'e' | 'E' => c_exp(v.abs(), p, k == 'E'),
+                    _ => c_general(v.abs(), p, conv.alt, k == 'G'),
+                };
+                let body = if v.is_nan() { "nan".to_owned() } else if v.is_infinite() { "inf".to_owned() } else { body };
+                let sign = if v.is_sign_negative() && !v.is_nan() {
+                    "-"
+                } else if conv.plus {
+                    "+"
+                } else if conv.space {
+                    " "
+                } else {
+                    ""
+                };
+                pad(conv, width, sign, &body, v.is_finite())
+            }
+        };
+        out.extend_from_slice(text.as_bytes());
+    }
+    (used, false)
+}
+
+/// `printf FORMAT [ARG]...`.
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let args = match args.first().map(String::as_str) {
+        Some("--") => &args[1..],
+        _ => args,
+    };
+    let Some((format, mut rest)) = args.split_first() else {
+        cx.err("printf: usage: printf FORMAT [ARGUMENTS]");
+        return 2;
+    };
+    let pieces = match compile(format) {
+        Ok(p) => p,
+        Err(e) => {
+            cx.err(e);
+            return 1;
+        }
+    };
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    loop {
+        let (used, stop) = apply(&pieces, rest, &mut out, &mut errors);
+        rest = &rest[used.min(rest.len())..];
+        if stop || used == 0 || rest.is_empty() {
+            break;
+        }
+    }
+    cx.out(&out);
+    let failed = !errors.is_empty();
+    for e in errors {
+        cx.err(e);
+    }
+    u8::from(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(format: &str, args: &[&str]) -> String {
+        let pieces = compile(format).expect("compiles");
+        let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+        let mut rest = args.as_slice();
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        loop {
+            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors);
+            rest = &rest[used.min(rest.len())..];
+            if stop || used == 0 || rest.is_empty() {
+                break;
+            }
+        }
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    #[test]
+    fn conversions() {
+        assert_eq!(p("%s-%s\\n", &["a", "b", "c"]), "a-b\nc-\n");
+        assert_eq!(p("%5s|%-5s|%.2s", &["ab", "cd", "xyz"]), "   ab|cd   |xy");
+        assert_eq!(p("%d %i %05d %+d %x %X %o %#x", &["42", "-7", "42", "3", "255", "255", "8", "255"]), "42 -7 00042 +3 ff FF 10 0xff");
+        assert_eq!(p("%d", &["'A"]), "65");
+        assert_eq!(p("%d", &["0x10"]), "16");
+        assert_eq!(p("%f %.2f %8.3f", &["3.14159", "2.5", "-1"]), "3.141590 2.50   -1.000");
+        assert_eq!(p("%e", &["12345.678"]), "1.234568e+04");
+        assert_eq!(p("%g %g %g %g", &["0.0001", "123456", "1234567", "0.5"]), "0.0001 123456 1.23457e+06 0.5");
+        assert_eq!(p("%c%c", &["hello", "w"]), "hw");
+        assert_eq!(p("100%%\\n", &[]), "100%\n");
+        assert_eq!(p("%b", &["a\\tb\\c", "x"]), "a\tb");
+        assert_eq!(p("%*d|%-*d|", &["4", "7", "3", "1"]), "   7|1  |");
+        assert_eq!(p("[%s]", &[]), "[]");
+        assert_eq!(p("%d", &[]), "0");
+        assert_eq!(p("%u", &["-1"]), "18446744073709551615");
+    }
+
+    #[test]
+    fn bad_input() {
+        let (v, e) = int_arg("12abc");
+        assert_eq!(v, 12);
+        assert_eq!(e.as_deref(), Some("printf: 12abc: invalid number"));
+        assert!(compile("%q").is_err());
+        assert!(compile("%").is_err());
+    }
+}

@@ -1,0 +1,59 @@
+//! Reading just enough of a document: `head`, `tail` and `sed -n 'N,Mp'`
+//! need only its start or end, so they read growing ranges instead of the
+//! whole document, which spares the script's byte budget on large files.
+
+use crate::fs::{Fs, FsError};
+
+/// The first range read; each next one is four times larger, up to
+/// [`MAX_CHUNK`].
+const FIRST_CHUNK: u64 = 64 << 10;
+const MAX_CHUNK: u64 = 4 << 20;
+
+/// Reads the start of a document until `enough` says so or it ends.
+pub(crate) fn prefix(
+    fs: &mut dyn Fs,
+    path: &str,
+    enough: impl Fn(&[u8]) -> bool,
+) -> Result<Vec<u8>, FsError> {
+    let mut data = Vec::new();
+    let mut chunk = FIRST_CHUNK;
+    loop {
+        let got = fs.read_range(path, data.len() as u64, chunk)?;
+        let short = (got.len() as u64) < chunk;
+        data.extend_from_slice(&got);
+        if short || enough(&data) {
+            return Ok(data);
+        }
+        chunk = (chunk * 4).min(MAX_CHUNK);
+    }
+}
+
+/// Reads the end of a document of `len` bytes until `enough` says so or
+/// its start is reached.
+pub(crate) fn suffix(
+    fs: &mut dyn Fs,
+    path: &str,
+    len: u64,
+    enough: impl Fn(&[u8]) -> bool,
+) -> Result<Vec<u8>, FsError> {
+    let mut data: Vec<u8> = Vec::new();
+    let mut start = len;
+    let mut chunk = FIRST_CHUNK;
+    while start > 0 {
+        let from = start.saturating_sub(chunk);
+        let mut got = fs.read_range(path, from, start - from)?;
+        got.extend_from_slice(&data);
+        data = got;
+        start = from;
+        if enough(&data) {
+            break;
+        }
+        chunk = (chunk * 4).min(MAX_CHUNK);
+    }
+    Ok(data)
+}
+
+/// Counts the newlines in `data`.
+pub(crate) fn newlines(data: &[u8]) -> usize {
+    data.iter().filter(|&&b| b == b'\n').count()
+}

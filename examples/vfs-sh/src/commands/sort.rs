@@ -1,0 +1,382 @@
+//! `sort [-r -n -u -f -b -s] [-t SEP] [-k KEY]... [FILE]...`, with GNU's
+//! key rules: without `-t` a field includes the blanks before it; keys
+//! compare in order, then (unless `-s` or `-u`) whole lines break ties.
+//! Comparison is by bytes, which is what `LC_ALL=C.UTF-8` collates to.
+
+use std::cmp::Ordering;
+
+use super::{flag, options, value};
+use crate::exec::Cx;
+
+/// Ordering options, global or per key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Order {
+    numeric: bool,
+    reverse: bool,
+    fold: bool,
+    blanks: bool,
+}
+
+impl Order {
+    fn any(self) -> bool {
+        self.numeric || self.reverse || self.fold || self.blanks
+    }
+}
+
+/// A `-k` key: start field/char, optional end field/char (0 = its end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    start_field: usize,
+    start_char: usize,
+    end: Option<(usize, usize)>,
+    order: Order,
+    /// The end position had a `b`: skip blanks when finding it.
+    end_blanks: bool,
+}
+
+fn parse_pos(s: &str, is_end: bool) -> Result<(usize, usize, Order, bool), String> {
+    let digits_end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let field: usize = s[..digits_end].parse().map_err(|_| format!("invalid number at field start: invalid count at start of '{s}'"))?;
+    if field == 0 {
+        return Err(if is_end {
+            format!("invalid number after ',': invalid count at start of '{s}'")
+        } else {
+            "field number is zero: invalid field specification".to_owned()
+        });
+    }
+    let mut rest = &s[digits_end..];
+    let mut ch = 0;
+    if let Some(r) = rest.strip_prefix('.') {
+        let e = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+        ch = r[..e].parse().map_err(|_| format!("invalid number after '.': invalid count at start of '{r}'"))?;
+        if ch == 0 && !is_end {
+            return Err("character offset is zero: invalid field specification".to_owned());
+        }
+        rest = &r[e..];
+    }
+    let mut order = Order::default();
+    let mut blanks = false;
+    for c in rest.chars() {
+        match c {
+            'n' => order.numeric = true,
+            'r' => order.reverse = true,
+            'f' => order.fold = true,
+            'b' => {
+                order.blanks = true;
+                blanks = true;
+            }
+            _ => return Err(format!("stray character in field spec: invalid field specification '{s}'")),
+        }
+    }
+    Ok((field, ch, order, blanks))
+}
+
+fn parse_key(spec: &str) -> Result<Key, String> {
+    let (start, end) = match spec.split_once(',') {
+        Some((a, b)) => (a, Some(b)),
+        None => (spec, None),
+    };
+    let (sf, sc, mut order, _) = parse_pos(start, false)?;
+    let mut key = Key {
+        start_field: sf,
+        start_char: sc.max(1),
+        end: None,
+        order,
+        end_blanks: false,
+    };
+    if let Some(e) = end {
+        let (ef, ec, o2, b2) = parse_pos(e, true)?;
+        order.numeric |= o2.numeric;
+        order.reverse |= o2.reverse;
+        order.fold |= o2.fold;
+        key.order = order;
+        key.end = Some((ef, ec));
+        key.end_blanks = b2;
+    }
+    Ok(key)
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Start offsets of each field of `line` (and the line's length at the
+/// end), GNU style.
+fn fields(line: &[u8], sep: Option<u8>) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    match sep {
+        Some(t) => {
+            let mut start = 0;
+            for (i, &b) in line.iter().enumerate() {
+                if b == t {
+                    out.push((start, i));
+                    start = i + 1;
+                }
+            }
+            out.push((start, line.len()));
+        }
+        None => {
+            let mut i = 0;
+            while i < line.len() {
+                let start = i;
+                while i < line.len() && is_blank(line[i]) {
+                    i += 1;
+                }
+                while i < line.len() && !is_blank(line[i]) {
+                    i += 1;
+                }
+                out.push((start, i));
+            }
+        }
+    }
+    out
+}
+
+fn skip_blanks(line: &[u8], mut i: usize, end: usize) -> usize {
+    while i < end && is_blank(line[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The bytes of `line` a key covers.
+fn key_bytes<'a>(line: &'a [u8], key: &Key, sep: Option<u8>) -> &'a [u8] {
+    let f = fields(line, sep);
+    let len = line.len();
+    let start = match f.get(key.start_field - 1) {
+        None => len,
+        Some(&(s, e)) => {
+            let s = if key.order.blanks { skip_blanks(line, s, e) } else { s };
+            (s + key.start_char - 1).min(e)
+        }
+    };
+    let end = match key.end {
+        None => len,
+        Some((ef, ec)) => match f.get(ef - 1) {
+            None => len,
+            Some(&(s, e)) => {
+                if ec == 0 {
+                    e
+                } else {
+                    let s = if key.end_blanks { skip_blanks(line, s, e) } else { s };
+                    (s + ec).min(e)
+                }
+            }
+        },
+    };
+    if start >= end { &[] } else { &line[start..end] }
+}
+
+/// A parsed leading number: sign, integer digits without leading zeros,
+/// fraction digits without trailing zeros.
+fn numeric_parts(s: &[u8]) -> (bool, &[u8], &[u8]) {
+    let mut i = 0;
+    while i < s.len() && (is_blank(s[i]) || s[i] == b'\n') {
+        i += 1;
+    }
+    let neg = s.get(i) == Some(&b'-');
+    if neg {
+        i += 1;
+    }
+    let int_start = i;
+    while i < s.len() && s[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut int = &s[int_start..i];
+    while let [b'0', rest @ ..] = int {
+        int = rest;
+    }
+    let mut frac: &[u8] = &[];
+    if s.get(i) == Some(&b'.') {
+        let fs = i + 1;
+        let mut j = fs;
+        while j < s.len() && s[j].is_ascii_digit() {
+            j += 1;
+        }
+        frac = &s[fs..j];
+        while let [rest @ .., b'0'] = frac {
+            frac = rest;
+        }
+    }
+    let zero = int.is_empty() && frac.is_empty();
+    (neg && !zero, int, frac)
+}
+
+/// Compares two numbers the way `sort -n` does, exactly (no floats).
+fn numeric_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    let (na, ia, fa) = numeric_parts(a);
+    let (nb, ib, fb) = numeric_parts(b);
+    let magnitude = ia.len().cmp(&ib.len()).then_with(|| ia.cmp(ib)).then_with(|| fa.cmp(fb));
+    match (na, nb) {
+        (false, false) => magnitude,
+        (true, true) => magnitude.reverse(),
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+    }
+}
+
+fn compare_with(a: &[u8], b: &[u8], order: Order) -> Ordering {
+    let ord = if order.numeric {
+        numeric_cmp(a, b)
+    } else if order.fold {
+        a.iter().map(u8::to_ascii_uppercase).cmp(b.iter().map(u8::to_ascii_uppercase))
+    } else {
+        a.cmp(b)
+    };
+    if order.reverse { ord.reverse() } else { ord }
+}
+
+/// The sort's configuration.
+struct Sorter {
+    keys: Vec<Key>,
+    global: Order,
+    sep: Option<u8>,
+    stable: bool,
+}
+
+impl Sorter {
+    /// Compares by the keys only.
+    fn keys_cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
+        if self.keys.is_empty() {
+            let (a, b) = if self.global.blanks {
+                (&a[skip_blanks(a, 0, a.len())..], &b[skip_blanks(b, 0, b.len())..])
+            } else {
+                (a, b)
+            };
+            return compare_with(a, b, self.global);
+        }
+        for k in &self.keys {
+            let ord = compare_with(key_bytes(a, k, self.sep), key_bytes(b, k, self.sep), k.order);
+            if ord != Ordering::Equal {
+                return ord;
+            }
+        }
+        Ordering::Equal
+    }
+
+    fn cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
+        self.keys_cmp(a, b).then_with(|| {
+            if self.stable {
+                Ordering::Equal
+            } else if self.global.reverse {
+                b.cmp(a)
+            } else {
+                a.cmp(b)
+            }
+        })
+    }
+}
+
+/// `sort`.
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('r', "reverse", "r"),
+        flag('n', "numeric-sort", "n"),
+        flag('u', "unique", "u"),
+        flag('f', "ignore-case", "f"),
+        flag('b', "ignore-leading-blanks", "b"),
+        flag('s', "stable", "s"),
+        value('t', "field-separator", "t"),
+        value('k', "key", "k"),
+        value('o', "output", "o"),
+    ];
+    let p = match options(cx, "sort", args, SPEC, 2) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    if p.has("o") {
+        cx.err(crate::lex::READ_ONLY);
+        return 2;
+    }
+    let global = Order {
+        numeric: p.has("n"),
+        reverse: p.has("r"),
+        fold: p.has("f"),
+        blanks: p.has("b"),
+    };
+    let sep = match p.value("t") {
+        None => None,
+        Some(t) if t.len() == 1 => t.bytes().next(),
+        Some("\\0") => Some(0),
+        Some(t) => {
+            let msg = if t.is_empty() { "sort: empty tab".to_owned() } else { format!("sort: multi-character tab '{t}'") };
+            cx.err(msg);
+            return 2;
+        }
+    };
+    let mut keys = Vec::new();
+    for k in p.values("k") {
+        match parse_key(k) {
+            Ok(mut key) => {
+                if !key.order.any() {
+                    key.order = global;
+                }
+                keys.push(key);
+            }
+            Err(e) => {
+                cx.err(format_args!("sort: {e}"));
+                return 2;
+            }
+        }
+    }
+    // With -u, lines with equal keys keep their input order and the first
+    // one is printed, as GNU does.
+    let sorter = Sorter { keys, global, sep, stable: p.has("s") || p.has("u") };
+    let operands = if p.operands.is_empty() { vec!["-".to_owned()] } else { p.operands.clone() };
+    let mut data = Vec::new();
+    for op in &operands {
+        match cx.read_operand(op) {
+            Ok(d) => {
+                data.extend_from_slice(&d);
+                if !d.is_empty() && !d.ends_with(b"\n") {
+                    data.push(b'\n');
+                }
+            }
+            Err(e) => {
+                cx.err(format_args!("sort: cannot read: {op}: {}", e.strerror()));
+                return 2;
+            }
+        }
+    }
+    let mut lines: Vec<&[u8]> = crate::search::lines(&data).collect();
+    lines.sort_by(|a, b| sorter.cmp(a, b));
+    if p.has("u") {
+        lines.dedup_by(|b, a| sorter.keys_cmp(a, b) == Ordering::Equal);
+    }
+    let mut out = Vec::with_capacity(data.len());
+    for l in lines {
+        out.extend_from_slice(l);
+        out.push(b'\n');
+    }
+    cx.out(&out);
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        let c = |a: &str, b: &str| numeric_cmp(a.as_bytes(), b.as_bytes());
+        assert_eq!(c("10", "9"), Ordering::Greater);
+        assert_eq!(c("-10", "-9"), Ordering::Less);
+        assert_eq!(c("1.50", "1.5"), Ordering::Equal);
+        assert_eq!(c("abc", "0"), Ordering::Equal);
+        assert_eq!(c("-0", "0"), Ordering::Equal);
+        assert_eq!(c(" 007", "7"), Ordering::Equal);
+        assert_eq!(c("0.5", "-0.5"), Ordering::Greater);
+    }
+
+    #[test]
+    fn keys() {
+        let k = parse_key("2,2n").expect("parses");
+        assert_eq!(key_bytes(b"a 10 x", &k, None), b" 10");
+        let k = parse_key("2").expect("parses");
+        assert_eq!(key_bytes(b"a,b,c", &k, Some(b',')), b"b,c");
+        let k = parse_key("1.2,1.3").expect("parses");
+        assert_eq!(key_bytes(b"abcd", &k, None), b"bc");
+        assert!(parse_key("0").is_err());
+        assert!(parse_key("1x").is_err());
+    }
+}

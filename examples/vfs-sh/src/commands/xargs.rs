@@ -1,0 +1,234 @@
+//! `xargs [-n N] [-I STR] [-0] [-d DELIM] [-r] [-t] [COMMAND [ARG]...]`:
+//! builds command lines from standard input and runs them as vfs-sh
+//! commands (never host processes). Items are split like GNU xargs: on
+//! blanks and newlines, with quotes and backslashes, or on NUL (`-0`), a
+//! delimiter (`-d`) or lines (`-I`).
+
+use super::{dispatch, exists, flag, options, value};
+use crate::exec::Cx;
+
+/// Options of xargs that take a value (needed to find where the command
+/// starts: xargs options stop at the first operand).
+const WITH_VALUE: &[&str] = &["-n", "-I", "-i", "-d", "-L", "-P", "-s", "-E", "-a"];
+
+fn command_start(args: &[String]) -> usize {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            return i;
+        }
+        if !a.starts_with('-') || a == "-" {
+            return i;
+        }
+        i += 1;
+        if WITH_VALUE.contains(&a.as_str()) || (a.starts_with("--") && !a.contains('=') && long_takes_value(a)) {
+            i += 1;
+        }
+    }
+    i.min(args.len())
+}
+
+fn long_takes_value(a: &str) -> bool {
+    ["--max-args", "--delimiter", "--replace", "--max-lines", "--max-procs", "--max-chars", "--arg-file"]
+        .iter()
+        .any(|l| l.starts_with(a) && a.len() > 3)
+}
+
+/// Splits input into items the default way; `lines` keeps blanks inside a
+/// line (for `-I`).
+fn split_quoted(input: &[u8], lines: bool) -> Result<Vec<String>, String> {
+    let text = String::from_utf8_lossy(input);
+    let mut items = Vec::new();
+    let mut cur = String::new();
+    let mut have = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => {
+                if have {
+                    items.push(std::mem::take(&mut cur));
+                    have = false;
+                }
+            }
+            ' ' | '\t' if !lines || !have => {
+                if !lines && have {
+                    items.push(std::mem::take(&mut cur));
+                    have = false;
+                }
+            }
+            '\'' | '"' => {
+                have = true;
+                loop {
+                    match chars.next() {
+                        Some(q) if q == c => break,
+                        Some('\n') | None => {
+                            let which = if c == '\'' { "single" } else { "double" };
+                            return Err(format!(
+                                "xargs: unmatched {which} quote; by default quotes are special to xargs unless you use the -0 option"
+                            ));
+                        }
+                        Some(q) => cur.push(q),
+                    }
+                }
+            }
+            '\\' => {
+                have = true;
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            c => {
+                have = true;
+                cur.push(c);
+            }
+        }
+    }
+    if have {
+        items.push(cur);
+    }
+    if lines {
+        for item in &mut items {
+            let trimmed = item.trim_end_matches([' ', '\t']).len();
+            item.truncate(trimmed);
+        }
+    }
+    Ok(items)
+}
+
+/// Splits on a delimiter byte, without quote handling.
+fn split_on(input: &[u8], delim: u8) -> Vec<String> {
+    let body = input.strip_suffix(&[delim]).unwrap_or(input);
+    if body.is_empty() && input.len() <= 1 {
+        return Vec::new();
+    }
+    body.split(|&b| b == delim)
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
+}
+
+/// The delimiter of `-d`, with C escapes.
+fn delimiter(s: &str) -> Option<u8> {
+    match s.as_bytes() {
+        [b] => Some(*b),
+        b"\\n" => Some(b'\n'),
+        b"\\t" => Some(b'\t'),
+        b"\\0" => Some(0),
+        b"\\\\" => Some(b'\\'),
+        _ => None,
+    }
+}
+
+/// `xargs`.
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        value('n', "max-args", "n"),
+        value('I', "replace", "I"),
+        value('i', "", "I"),
+        flag('0', "null", "0"),
+        value('d', "delimiter", "d"),
+        flag('r', "no-run-if-empty", "r"),
+        flag('t', "verbose", "t"),
+        value('L', "max-lines", "L"),
+        value('P', "max-procs", "P"),
+        flag('x', "exit", "x"),
+    ];
+    let split = command_start(args);
+    let p = match options(cx, "xargs", &args[..split], SPEC, 1) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut command: Vec<String> = args[split..].to_vec();
+    if command.first().is_some_and(|c| c == "--") {
+        command.remove(0);
+    }
+    if command.is_empty() {
+        command.push("echo".to_owned());
+    }
+    let per_run = match p.value("n").or(p.value("L")) {
+        None => None,
+        Some(v) => match super::count(v) {
+            Some(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            _ => {
+                cx.err(format_args!("xargs: invalid number \"{v}\" for -n option"));
+                return 1;
+            }
+        },
+    };
+    let replace = p.value("I").map(str::to_owned);
+    let input = cx.stdin();
+    let items = if p.has("0") {
+        split_on(&input, 0)
+    } else if let Some(d) = p.value("d") {
+        match delimiter(d) {
+            Some(b) => split_on(&input, b),
+            None => {
+                cx.err(format_args!("xargs: invalid input delimiter specification {d}: the delimiter must be either a single character or an escape sequence starting with \\."));
+                return 1;
+            }
+        }
+    } else {
+        match split_quoted(&input, replace.is_some()) {
+            Ok(i) => i,
+            Err(e) => {
+                cx.err(e);
+                return 1;
+            }
+        }
+    };
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    if let Some(r) = &replace {
+        for item in &items {
+            runs.push(command.iter().map(|a| a.replace(r.as_str(), item)).collect());
+        }
+    } else if items.is_empty() {
+        if !p.has("r") {
+            runs.push(command.clone());
+        }
+    } else {
+        for chunk in items.chunks(per_run.unwrap_or(items.len())) {
+            let mut argv = command.clone();
+            argv.extend(chunk.iter().cloned());
+            runs.push(argv);
+        }
+    }
+    let mut status = 0;
+    for argv in runs {
+        let name = argv.first().cloned().unwrap_or_default();
+        if !exists(&name) {
+            cx.err(format_args!("xargs: {name}: No such file or directory"));
+            return 127;
+        }
+        if p.has("t") {
+            cx.err(argv.join(" "));
+        }
+        let code = dispatch(&mut cx.nested(Vec::new()), &argv);
+        if code == 255 {
+            cx.err(format_args!("xargs: {name}: exited with status 255; aborting"));
+            return 124;
+        }
+        if code != 0 {
+            status = 123;
+        }
+    }
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitting() {
+        let s = |t: &str| split_quoted(t.as_bytes(), false).expect("splits");
+        assert_eq!(s("a b\n c\n"), ["a", "b", "c"]);
+        assert_eq!(s("'my file.md' \"x y\" a\\ b"), ["my file.md", "x y", "a b"]);
+        assert_eq!(s(""), Vec::<String>::new());
+        assert!(split_quoted(b"it's", false).is_err());
+        let l = |t: &str| split_quoted(t.as_bytes(), true).expect("splits");
+        assert_eq!(l("  my file.md  \n\nb\n"), ["my file.md", "b"]);
+        assert_eq!(split_on(b"a\0b\0", 0), ["a", "b"]);
+        assert_eq!(split_on(b"", 0), Vec::<String>::new());
+        let a: Vec<String> = ["-n", "1", "grep", "-l", "x"].iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(command_start(&a), 2);
+    }
+}

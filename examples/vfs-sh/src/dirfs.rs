@@ -1,0 +1,259 @@
+//! [`Fs`] over real directories, for native tests and debugging: each
+//! mount maps a top-level name (`/files`) to a directory on disk, and paths
+//! resolve the way the vfsbox host resolves them (`~` is `/`, `..` never
+//! climbs above `/`, `/` lists the mounts).
+//!
+//! Its search stands in for the host's: the same walk order, the same
+//! include/exclude rules, binary files skipped, lines found with the
+//! in-guest matcher. An optional scan limit exercises partial results.
+
+use std::path::{Path, PathBuf};
+
+use crate::fs::{Entry, FileHits, Fs, FsError, GrepRequest, GrepResult, Kind, Meta, Truncation};
+use crate::glob::Pattern;
+use crate::search::Matcher;
+
+/// Real directories mounted under `/`.
+#[derive(Debug, Clone)]
+pub struct DirFs {
+    mounts: Vec<(String, PathBuf)>,
+    cwd: String,
+    scan_limit: Option<u64>,
+    scanned: u64,
+}
+
+impl Default for DirFs {
+    fn default() -> Self {
+        DirFs::new()
+    }
+}
+
+fn io_error(e: &std::io::Error, path: &str) -> FsError {
+    use std::io::ErrorKind as K;
+    let p = path.to_owned();
+    match e.kind() {
+        K::NotFound => FsError::NotFound(p),
+        K::NotADirectory => FsError::NotADirectory(p),
+        K::IsADirectory => FsError::IsADirectory(p),
+        K::PermissionDenied => FsError::Denied(p),
+        _ => FsError::Unavailable(format!("{path}: {e}")),
+    }
+}
+
+impl DirFs {
+    /// No mounts; the working directory is `/`.
+    pub fn new() -> DirFs {
+        DirFs {
+            mounts: Vec::new(),
+            cwd: "/".to_owned(),
+            scan_limit: None,
+            scanned: 0,
+        }
+    }
+
+    /// Mounts `dir` at `/name`.
+    pub fn mount(mut self, name: &str, dir: impl Into<PathBuf>) -> DirFs {
+        self.mounts.push((name.trim_matches('/').to_owned(), dir.into()));
+        self.mounts.sort();
+        self
+    }
+
+    /// Sets the working directory (absolute).
+    pub fn with_cwd(mut self, cwd: &str) -> DirFs {
+        self.cwd = cwd.to_owned();
+        self
+    }
+
+    /// Lets searches scan at most `files` files in total, like the host's
+    /// scan budget.
+    pub fn with_scan_limit(mut self, files: u64) -> DirFs {
+        self.scan_limit = Some(files);
+        self
+    }
+
+    /// Resolves a path to its normalised absolute virtual form.
+    fn resolve(&self, input: &str) -> Result<String, FsError> {
+        if input.is_empty() || input.contains('\0') || input.len() > 4096 {
+            return Err(FsError::InvalidPath(input.to_owned()));
+        }
+        let joined = if input == "~" || input.starts_with("~/") {
+            format!("/{}", &input[1..])
+        } else if input.starts_with('/') {
+            input.to_owned()
+        } else {
+            format!("{}/{input}", self.cwd)
+        };
+        let mut parts: Vec<&str> = Vec::new();
+        for c in joined.split('/') {
+            match c {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                c => parts.push(c),
+            }
+        }
+        Ok(format!("/{}", parts.join("/")))
+    }
+
+    /// The real path of a virtual one; `None` for `/`.
+    fn real(&self, vpath: &str) -> Result<Option<PathBuf>, FsError> {
+        let mut comps = vpath.split('/').filter(|c| !c.is_empty());
+        let Some(first) = comps.next() else {
+            return Ok(None);
+        };
+        let (_, dir) = self
+            .mounts
+            .iter()
+            .find(|(n, _)| n == first)
+            .ok_or_else(|| FsError::NotFound(vpath.to_owned()))?;
+        let mut p = dir.clone();
+        for c in comps {
+            p.push(c);
+        }
+        Ok(Some(p))
+    }
+
+    fn meta_of(path: &Path, vpath: &str) -> Result<(Kind, u64, Option<std::time::SystemTime>), FsError> {
+        let m = std::fs::metadata(path).map_err(|e| io_error(&e, vpath))?;
+        let kind = if m.is_dir() { Kind::Dir } else { Kind::File };
+        let len = if m.is_dir() { 0 } else { m.len() };
+        Ok((kind, len, m.modified().ok()))
+    }
+
+    /// Lists the files under `root` (absolute) the way the host does.
+    fn collect(&mut self, root: &str, req: &GrepRequest, out: &mut Vec<String>) -> Result<(), FsError> {
+        let include: Vec<Pattern> = req.include.iter().map(|g| Pattern::new(g)).collect();
+        let exclude: Vec<Pattern> = req.exclude.iter().map(|g| Pattern::new(g)).collect();
+        let wanted = |name: &str| {
+            !exclude.iter().any(|p| p.matches(name, false))
+                && (include.is_empty() || include.iter().any(|p| p.matches(name, false)))
+        };
+        let meta = self.metadata(root)?;
+        if meta.kind == Kind::File {
+            let name = root.rsplit('/').next().unwrap_or(root);
+            if wanted(name) {
+                out.push(root.to_owned());
+            }
+            return Ok(());
+        }
+        let mut stack = vec![(root.to_owned(), Kind::Dir)];
+        while let Some((path, kind)) = stack.pop() {
+            if kind == Kind::File {
+                out.push(path);
+                continue;
+            }
+            let entries = self.read_dir(&path)?;
+            for e in entries.into_iter().rev() {
+                if e.kind == Kind::Dir || wanted(&e.name) {
+                    let child = if path == "/" { format!("/{}", e.name) } else { format!("{path}/{}", e.name) };
+                    stack.push((child, e.kind));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Fs for DirFs {
+    fn cwd(&mut self) -> String {
+        self.cwd.clone()
+    }
+
+    fn set_cwd(&mut self, path: &str) -> Result<String, FsError> {
+        let m = self.metadata(path)?;
+        if m.kind != Kind::Dir {
+            return Err(FsError::NotADirectory(m.path));
+        }
+        self.cwd = m.path.clone();
+        Ok(m.path)
+    }
+
+    fn metadata(&mut self, path: &str) -> Result<Meta, FsError> {
+        let v = self.resolve(path)?;
+        match self.real(&v)? {
+            None => Ok(Meta { path: v, kind: Kind::Dir, len: 0, modified: None }),
+            Some(real) => {
+                let (kind, len, modified) = DirFs::meta_of(&real, &v)?;
+                Ok(Meta { path: v, kind, len, modified })
+            }
+        }
+    }
+
+    fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
+        let v = self.resolve(path)?;
+        let Some(real) = self.real(&v)? else {
+            return Ok(self
+                .mounts
+                .iter()
+                .map(|(n, _)| Entry { name: n.clone(), kind: Kind::Dir, len: 0, modified: None })
+                .collect());
+        };
+        let rd = std::fs::read_dir(&real).map_err(|e| io_error(&e, &v))?;
+        let mut entries = Vec::new();
+        for e in rd {
+            let e = e.map_err(|e| io_error(&e, &v))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let (kind, len, modified) = DirFs::meta_of(&e.path(), &v)?;
+            entries.push(Entry { name, kind, len, modified });
+        }
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(entries)
+    }
+
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        let v = self.resolve(path)?;
+        let real = self.real(&v)?.ok_or_else(|| FsError::IsADirectory(v.clone()))?;
+        if real.is_dir() {
+            return Err(FsError::IsADirectory(v));
+        }
+        std::fs::read(&real).map_err(|e| io_error(&e, &v))
+    }
+
+    fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        let data = self.read(path)?;
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(data.len());
+        let end = usize::try_from(offset.saturating_add(len)).unwrap_or(usize::MAX).min(data.len());
+        Ok(data[start..end].to_vec())
+    }
+
+    fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {
+        let matcher = Matcher::new(req).map_err(|e| FsError::Unavailable(format!("bad pattern: {e}")))?;
+        let mut result = GrepResult::default();
+        let mut files = Vec::new();
+        for root in roots {
+            let abs = self.resolve(root)?;
+            if let Err(e) = self.collect(&abs, req, &mut files) {
+                result.errors.push((abs, e));
+            }
+        }
+        let total = files.len() as u64;
+        let mut searched = 0u64;
+        for (i, path) in files.iter().enumerate() {
+            if self.scan_limit.is_some_and(|l| self.scanned >= l) {
+                result.truncated = Some(Truncation {
+                    files_searched: searched,
+                    files_not_reached: total - i as u64,
+                });
+                break;
+            }
+            self.scanned += 1;
+            searched += 1;
+            let data = match self.read(path) {
+                Ok(d) => d,
+                Err(e) => {
+                    result.errors.push((path.clone(), e));
+                    continue;
+                }
+            };
+            if data.contains(&0) {
+                continue;
+            }
+            let hits: FileHits = matcher.search(path, &data);
+            if hits.match_count > 0 || req.include_non_matching {
+                result.files.push(hits);
+            }
+        }
+        Ok(result)
+    }
+}

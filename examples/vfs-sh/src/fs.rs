@@ -1,0 +1,195 @@
+//! The filesystem the shell reads, as a small trait.
+//!
+//! The wasm build implements it over the vfsbox SDK (see `main.rs`); native
+//! tests implement it over a real directory ([`crate::dirfs`]). Keeping the
+//! shell behind this trait is what lets every command be tested natively and
+//! compared with GNU tools.
+
+use std::ops::Range;
+use std::time::SystemTime;
+
+/// The most roots one [`Fs::grep`] call may take (the host's limit).
+pub const MAX_GREP_ROOTS: usize = 64;
+
+/// A failure from the filesystem, mirroring `vfsbox_guest::Error`.
+///
+/// Each variant carries the host's detail (usually the path); commands print
+/// the path the user wrote instead, with [`FsError::strerror`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FsError {
+    /// Nothing exists at the path.
+    NotFound(String),
+    /// A path component that must be a directory is a file.
+    NotADirectory(String),
+    /// A directory where a file was expected.
+    IsADirectory(String),
+    /// A malformed path (NUL byte, too long, not UTF-8).
+    InvalidPath(String),
+    /// The path exists but may not be read.
+    Denied(String),
+    /// The backend failed or refused the input (such as a bad pattern).
+    Unavailable(String),
+}
+
+impl FsError {
+    /// The C library's wording for the error, as GNU tools print it.
+    pub fn strerror(&self) -> &'static str {
+        match self {
+            FsError::NotFound(_) => "No such file or directory",
+            FsError::NotADirectory(_) => "Not a directory",
+            FsError::IsADirectory(_) => "Is a directory",
+            FsError::InvalidPath(_) => "Invalid argument",
+            FsError::Denied(_) => "Permission denied",
+            FsError::Unavailable(_) => "Input/output error",
+        }
+    }
+}
+
+/// Whether a path names a document or a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A document.
+    File,
+    /// A directory (or a mount, or `/`).
+    Dir,
+}
+
+/// Metadata of one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    /// The absolute, normalised path.
+    pub path: String,
+    /// File or directory.
+    pub kind: Kind,
+    /// Size in bytes (0 for directories).
+    pub len: u64,
+    /// Last modification, when known.
+    pub modified: Option<SystemTime>,
+}
+
+impl Meta {
+    /// Whether the path is a directory.
+    pub fn is_dir(&self) -> bool {
+        self.kind == Kind::Dir
+    }
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The name within the directory.
+    pub name: String,
+    /// File or directory.
+    pub kind: Kind,
+    /// Size in bytes (0 for directories).
+    pub len: u64,
+    /// Last modification, when known.
+    pub modified: Option<SystemTime>,
+}
+
+impl Entry {
+    /// Whether the entry is a directory.
+    pub fn is_dir(&self) -> bool {
+        self.kind == Kind::Dir
+    }
+}
+
+/// What a host-side search looks for; mirrors `vfsbox_guest::search::Grep`.
+///
+/// Patterns are in the Rust `regex` syntax (the shell translates POSIX
+/// basic and extended expressions first) unless `fixed_strings` is set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GrepRequest {
+    /// A line matches when any pattern does.
+    pub patterns: Vec<String>,
+    /// Patterns are literal text.
+    pub fixed_strings: bool,
+    /// Match regardless of case.
+    pub ignore_case: bool,
+    /// Ignore case unless a pattern has an upper-case letter.
+    pub smart_case: bool,
+    /// Whole words only.
+    pub whole_word: bool,
+    /// Select the lines that do not match.
+    pub invert: bool,
+    /// Context lines before each selected line.
+    pub before_context: u32,
+    /// Context lines after each selected line.
+    pub after_context: u32,
+    /// Selected lines per file, at most.
+    pub max_count: Option<u64>,
+    /// Only files whose name matches one of these globs.
+    pub include: Vec<String>,
+    /// No files or directories whose name matches one of these globs.
+    pub exclude: Vec<String>,
+    /// Report files without selected lines too (for `-c` and `-L`).
+    pub include_non_matching: bool,
+}
+
+/// One reported line of a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrepLine {
+    /// A selected line (`true`) or context around one (`false`).
+    pub is_match: bool,
+    /// 1-based line number.
+    pub line_number: u64,
+    /// The line without its terminator.
+    pub text: Vec<u8>,
+    /// Byte ranges of each match within `text` (empty for context and
+    /// inverted matches).
+    pub matches: Vec<Range<usize>>,
+}
+
+/// The lines reported for one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHits {
+    /// The file's absolute path.
+    pub path: String,
+    /// Selected lines in the file (after `max_count`).
+    pub match_count: u64,
+    /// Selected and context lines, in order.
+    pub lines: Vec<GrepLine>,
+}
+
+/// How far a search got before the scan budget ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncation {
+    /// Files searched.
+    pub files_searched: u64,
+    /// Files under the roots that were not reached.
+    pub files_not_reached: u64,
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GrepResult {
+    /// Files with selected lines (and without, when asked), in path order:
+    /// root by root, each directory depth first with entries in name order.
+    pub files: Vec<FileHits>,
+    /// Roots or files that could not be searched, with the reason.
+    pub errors: Vec<(String, FsError)>,
+    /// Set when the result is partial.
+    pub truncated: Option<Truncation>,
+}
+
+/// Read access to the document filesystem.
+///
+/// Paths may be absolute or relative to [`Fs::cwd`]; the implementation
+/// resolves them (`.`, `..`, `~`) the way the vfsbox host does.
+pub trait Fs {
+    /// The working directory, absolute.
+    fn cwd(&mut self) -> String;
+    /// Changes the working directory; returns it, absolute and normalised.
+    fn set_cwd(&mut self, path: &str) -> Result<String, FsError>;
+    /// Metadata of a path.
+    fn metadata(&mut self, path: &str) -> Result<Meta, FsError>;
+    /// The entries of a directory, sorted by name (byte order).
+    fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError>;
+    /// The whole document.
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError>;
+    /// Up to `len` bytes of the document from `offset`; fewer at its end.
+    fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError>;
+    /// Searches the files under `roots` (at most [`MAX_GREP_ROOTS`]);
+    /// binary files (with a NUL byte) are skipped.
+    fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError>;
+}

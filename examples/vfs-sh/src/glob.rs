@@ -1,0 +1,384 @@
+//! Glob patterns: matching (`fnmatch`, for `find -name`, `--include` and the
+//! shell) and the shell's pathname expansion of unquoted `*`, `?`, `[...]`.
+//!
+//! Matching runs in linear-ish time (one backtrack point per `*`), so no
+//! pattern can make it blow up.
+
+use crate::fs::Fs;
+use crate::lex::Word;
+
+/// One element of a compiled pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Elem {
+    Lit(char),
+    Any,
+    Star,
+    Class { negated: bool, items: Vec<ClassItem> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ClassItem {
+    Char(char),
+    Range(char, char),
+    Named(Named),
+}
+
+/// A POSIX character class name, as in `[[:alpha:]]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Named {
+    Alpha,
+    Digit,
+    Alnum,
+    Upper,
+    Lower,
+    Space,
+    Blank,
+    Punct,
+    Print,
+    Graph,
+    Cntrl,
+    Xdigit,
+}
+
+impl Named {
+    /// The class called `name` (without the brackets and colons).
+    pub(crate) fn parse(name: &str) -> Option<Named> {
+        Some(match name {
+            "alpha" => Named::Alpha,
+            "digit" => Named::Digit,
+            "alnum" => Named::Alnum,
+            "upper" => Named::Upper,
+            "lower" => Named::Lower,
+            "space" => Named::Space,
+            "blank" => Named::Blank,
+            "punct" => Named::Punct,
+            "print" => Named::Print,
+            "graph" => Named::Graph,
+            "cntrl" => Named::Cntrl,
+            "xdigit" => Named::Xdigit,
+            _ => return None,
+        })
+    }
+
+    /// Whether `c` is in the class (Unicode-aware, like glibc's C.UTF-8).
+    pub(crate) fn contains(self, c: char) -> bool {
+        match self {
+            Named::Alpha => c.is_alphabetic(),
+            Named::Digit => c.is_ascii_digit(),
+            Named::Alnum => c.is_alphanumeric(),
+            Named::Upper => c.is_uppercase(),
+            Named::Lower => c.is_lowercase(),
+            Named::Space => c.is_whitespace(),
+            Named::Blank => c == ' ' || c == '\t',
+            Named::Punct => c.is_ascii_punctuation(),
+            Named::Print => !c.is_control(),
+            Named::Graph => !c.is_control() && !c.is_whitespace(),
+            Named::Cntrl => c.is_control(),
+            Named::Xdigit => c.is_ascii_hexdigit(),
+        }
+    }
+}
+
+/// A compiled glob pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Pattern {
+    elems: Vec<Elem>,
+}
+
+/// Parses a bracket expression starting after `[`; returns the element and
+/// the index after `]`, or `None` when the bracket is not closed.
+fn bracket(chars: &[char], mut i: usize) -> Option<(Elem, usize)> {
+    let mut negated = false;
+    if matches!(chars.get(i), Some('!' | '^')) {
+        negated = true;
+        i += 1;
+    }
+    let mut items = Vec::new();
+    let mut first = true;
+    loop {
+        let c = *chars.get(i)?;
+        if c == ']' && !first {
+            return Some((Elem::Class { negated, items }, i + 1));
+        }
+        first = false;
+        if c == '[' && chars.get(i + 1) == Some(&':') {
+            let rest = &chars[i + 2..];
+            if let Some(end) = rest.windows(2).position(|w| w == [':', ']']) {
+                let name: String = rest[..end].iter().collect();
+                if let Some(n) = Named::parse(&name) {
+                    items.push(ClassItem::Named(n));
+                    i += 2 + end + 2;
+                    continue;
+                }
+            }
+        }
+        let (lo, next) = if c == '\\' {
+            (*chars.get(i + 1)?, i + 2)
+        } else {
+            (c, i + 1)
+        };
+        if chars.get(next) == Some(&'-') && chars.get(next + 1).is_some_and(|&c| c != ']') {
+            let (hi, after) = match chars.get(next + 1) {
+                Some('\\') => (*chars.get(next + 2)?, next + 3),
+                Some(&h) => (h, next + 2),
+                None => return None,
+            };
+            items.push(ClassItem::Range(lo, hi));
+            i = after;
+        } else {
+            items.push(ClassItem::Char(lo));
+            i = next;
+        }
+    }
+}
+
+impl Pattern {
+    /// Compiles a pattern: `*`, `?`, `[...]` (with `!`/`^`, ranges and
+    /// `[:class:]`), `\` escaping the next character. An unclosed `[` is a
+    /// literal.
+    pub(crate) fn new(pat: &str) -> Pattern {
+        let chars: Vec<char> = pat.chars().collect();
+        let mut elems = Vec::new();
+        let mut i = 0;
+        while let Some(&c) = chars.get(i) {
+            match c {
+                '*' => {
+                    if elems.last() != Some(&Elem::Star) {
+                        elems.push(Elem::Star);
+                    }
+                    i += 1;
+                }
+                '?' => {
+                    elems.push(Elem::Any);
+                    i += 1;
+                }
+                '[' => match bracket(&chars, i + 1) {
+                    Some((e, next)) => {
+                        elems.push(e);
+                        i = next;
+                    }
+                    None => {
+                        elems.push(Elem::Lit('['));
+                        i += 1;
+                    }
+                },
+                '\\' => {
+                    elems.push(Elem::Lit(chars.get(i + 1).copied().unwrap_or('\\')));
+                    i += 2;
+                }
+                c => {
+                    elems.push(Elem::Lit(c));
+                    i += 1;
+                }
+            }
+        }
+        Pattern { elems }
+    }
+
+    /// Whether the pattern starts with a literal `.` (so it may match
+    /// hidden names in shell expansion).
+    fn starts_with_dot(&self) -> bool {
+        self.elems.first() == Some(&Elem::Lit('.'))
+    }
+
+    fn one(elem: &Elem, c: char, fold: bool) -> bool {
+        let eq = |a: char, b: char| {
+            a == b || (fold && a.to_lowercase().eq(b.to_lowercase()))
+        };
+        match elem {
+            Elem::Lit(l) => eq(*l, c),
+            Elem::Any => true,
+            Elem::Star => false,
+            Elem::Class { negated, items } => {
+                let hit = |c: char| {
+                    items.iter().any(|it| match it {
+                        ClassItem::Char(x) => *x == c,
+                        ClassItem::Range(lo, hi) => *lo <= c && c <= *hi,
+                        ClassItem::Named(n) => n.contains(c),
+                    })
+                };
+                let mut found = hit(c);
+                if fold && !found {
+                    found = c.to_lowercase().any(hit) || c.to_uppercase().any(hit);
+                }
+                found != *negated
+            }
+        }
+    }
+
+    /// Whether the whole of `name` matches. `*` and `?` match any character,
+    /// `/` included (as `find -path` wants).
+    pub(crate) fn matches(&self, name: &str, fold: bool) -> bool {
+        let s: Vec<char> = name.chars().collect();
+        let p = &self.elems;
+        let (mut pi, mut si) = (0, 0);
+        let mut star: Option<(usize, usize)> = None;
+        while si < s.len() {
+            match p.get(pi) {
+                Some(Elem::Star) => {
+                    star = Some((pi, si));
+                    pi += 1;
+                }
+                Some(e) if Pattern::one(e, s[si], fold) => {
+                    pi += 1;
+                    si += 1;
+                }
+                _ => match star {
+                    Some((sp, ss)) => {
+                        pi = sp + 1;
+                        si = ss + 1;
+                        star = Some((sp, ss + 1));
+                    }
+                    None => return false,
+                },
+            }
+        }
+        p[pi.min(p.len())..].iter().all(|e| *e == Elem::Star)
+    }
+}
+
+/// Whether `pat` has an unescaped glob character.
+fn is_glob(pat: &str) -> bool {
+    let mut escaped = false;
+    for c in pat.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if matches!(c, '*' | '?' | '[') {
+            return true;
+        }
+    }
+    false
+}
+
+/// Removes the backslashes of a pattern without glob characters.
+fn unescape(pat: &str) -> String {
+    let mut out = String::new();
+    let mut chars = pat.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            out.push(chars.next().unwrap_or('\\'));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Expands a word like bash: the sorted paths matching its unquoted glob
+/// characters, or the word itself when nothing matches (or it has none).
+pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Vec<String> {
+    if !word.has_glob() {
+        return vec![word.text()];
+    }
+    let pattern = word.glob_pattern();
+    let comps: Vec<&str> = pattern.split('/').collect();
+    // Candidates: paths built so far, each as the user would write it.
+    let mut cands: Vec<String> = vec![String::new()];
+    let last = comps.len().saturating_sub(1);
+    for (idx, comp) in comps.iter().enumerate() {
+        let sep = if idx == 0 { "" } else { "/" };
+        if comp.is_empty() {
+            // Leading `/`, doubled `/`, or trailing `/` (directories only).
+            if idx == last && idx > 0 {
+                cands.retain(|c| fs.metadata(c).is_ok_and(|m| m.is_dir()));
+            }
+            for c in &mut cands {
+                c.push_str(sep);
+            }
+            continue;
+        }
+        let mut next = Vec::new();
+        if !is_glob(comp) {
+            let lit = unescape(comp);
+            for c in &cands {
+                let path = format!("{c}{sep}{lit}");
+                if idx < last || fs.metadata(&path).is_ok() {
+                    next.push(path);
+                }
+            }
+        } else {
+            let pat = Pattern::new(comp);
+            let dot = pat.starts_with_dot();
+            for c in &cands {
+                let dir = if c.is_empty() { "." } else { c.as_str() };
+                let Ok(entries) = fs.read_dir(dir) else {
+                    continue;
+                };
+                for e in entries {
+                    if e.name.starts_with('.') && !dot {
+                        continue;
+                    }
+                    // A component followed by more must be a directory.
+                    let need_dir = idx < last;
+                    if need_dir && !e.is_dir() {
+                        continue;
+                    }
+                    if pat.matches(&e.name, false) {
+                        next.push(format!("{c}{sep}{}", e.name));
+                    }
+                }
+            }
+        }
+        cands = next;
+        if cands.is_empty() {
+            break;
+        }
+    }
+    if cands.is_empty() {
+        return vec![word.text()];
+    }
+    cands.sort();
+    cands
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnmatch_table() {
+        let table: &[(&str, &str, bool)] = &[
+            ("*.md", "a.md", true),
+            ("*.md", "a.mdx", false),
+            ("*.md", ".md", true),
+            ("a?c", "abc", true),
+            ("a?c", "ac", false),
+            ("[ab]x", "bx", true),
+            ("[!ab]x", "bx", false),
+            ("[^ab]x", "cx", true),
+            ("[a-c]", "b", true),
+            ("[a-c]", "d", false),
+            ("[]]", "]", true),
+            ("[!]]", "a", true),
+            ("[[:digit:]]*", "7up", true),
+            ("[[:upper:]]*", "lower", false),
+            ("\\*", "*", true),
+            ("\\*", "a", false),
+            ("[", "[", true),
+            ("a[", "a[", true),
+            ("*a*b*c*", "xaxbxcx", true),
+            ("*a*b*c*", "xaxcxbx", false),
+            ("**", "", true),
+            ("", "", true),
+            ("", "a", false),
+            ("*/*.md", "docs/a.md", true),
+            ("report-202?-*.csv", "report-2024-q1.csv", true),
+            ("é*", "été", true),
+        ];
+        for (pat, name, want) in table {
+            assert_eq!(Pattern::new(pat).matches(name, false), *want, "{pat:?} {name:?}");
+        }
+        assert!(Pattern::new("*.MD").matches("a.md", true));
+        assert!(Pattern::new("[A-C]x").matches("bX", true));
+        assert!(!Pattern::new("*.MD").matches("a.md", false));
+    }
+
+    #[test]
+    fn pathological_patterns_are_fast() {
+        let pat = Pattern::new(&"*a".repeat(50));
+        let name = "a".repeat(40) + "b";
+        assert!(!pat.matches(&name, false));
+    }
+}

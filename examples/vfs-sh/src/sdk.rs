@@ -1,0 +1,183 @@
+//! The shell's filesystem over the vfsbox SDK, and the standard output it
+//! shares with the shell.
+//!
+//! The host may end the script at any call into it (a budget, the
+//! deadline); everything written before must survive. So standard output
+//! is buffered in one shared writer, and [`SdkFs`] flushes it before every
+//! call into the host.
+
+use std::cell::RefCell;
+use std::io::{self, BufWriter, Stdout, Write};
+use std::rc::Rc;
+
+use vfs_sh::fs::{
+    Entry, FileHits, Fs, FsError, GrepLine, GrepRequest, GrepResult, Kind, Meta, Truncation,
+};
+use vfsbox_guest::fs::{self as sdk, FileType};
+use vfsbox_guest::search::Grep;
+
+/// Standard output, buffered, shared by the shell (which writes) and
+/// [`SdkFs`] (which flushes).
+#[derive(Debug, Clone)]
+pub(crate) struct SharedStdout(Rc<RefCell<BufWriter<Stdout>>>);
+
+impl SharedStdout {
+    pub(crate) fn new() -> SharedStdout {
+        SharedStdout(Rc::new(RefCell::new(BufWriter::with_capacity(
+            32 << 10,
+            io::stdout(),
+        ))))
+    }
+}
+
+impl Write for SharedStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .try_borrow_mut()
+            .map_err(io::Error::other)?
+            .write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.try_borrow_mut().map_err(io::Error::other)?.flush()
+    }
+}
+
+/// [`Fs`] over `vfsbox_guest`.
+#[derive(Debug)]
+pub(crate) struct SdkFs {
+    out: SharedStdout,
+}
+
+impl SdkFs {
+    pub(crate) fn new(out: SharedStdout) -> SdkFs {
+        SdkFs { out }
+    }
+
+    /// Flushes standard output: called before every host call.
+    fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+}
+
+fn error(e: vfsbox_guest::Error) -> FsError {
+    use vfsbox_guest::Error as E;
+    match e {
+        E::NotFound(p) => FsError::NotFound(p),
+        E::NotADirectory(p) => FsError::NotADirectory(p),
+        E::IsADirectory(p) => FsError::IsADirectory(p),
+        E::InvalidPath(p) => FsError::InvalidPath(p),
+        E::Denied(p) => FsError::Denied(p),
+        E::Unavailable(why) => FsError::Unavailable(why),
+        other => FsError::Unavailable(other.to_string()),
+    }
+}
+
+fn kind(t: FileType) -> Kind {
+    match t {
+        FileType::File => Kind::File,
+        FileType::Directory => Kind::Dir,
+    }
+}
+
+impl Fs for SdkFs {
+    fn cwd(&mut self) -> String {
+        self.flush();
+        sdk::cwd()
+    }
+
+    fn set_cwd(&mut self, path: &str) -> Result<String, FsError> {
+        self.flush();
+        sdk::set_cwd(path).map_err(error)
+    }
+
+    fn metadata(&mut self, path: &str) -> Result<Meta, FsError> {
+        self.flush();
+        let m = sdk::metadata(path).map_err(error)?;
+        Ok(Meta {
+            path: m.path().to_owned(),
+            kind: kind(m.file_type()),
+            len: m.len(),
+            modified: m.modified(),
+        })
+    }
+
+    fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
+        self.flush();
+        let listing = sdk::read_dir(path).map_err(error)?;
+        Ok(listing
+            .into_iter()
+            .map(|e| Entry {
+                name: e.name().to_owned(),
+                kind: kind(e.file_type()),
+                len: e.len(),
+                modified: e.modified(),
+            })
+            .collect())
+    }
+
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        self.flush();
+        sdk::read(path).map_err(error)
+    }
+
+    fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        self.flush();
+        sdk::read_range(path, offset, len).map_err(error)
+    }
+
+    fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {
+        self.flush();
+        let mut g = Grep::default();
+        for p in &req.patterns {
+            g = g.pattern(p.as_str());
+        }
+        for r in roots {
+            g = g.root(r.as_str());
+        }
+        for i in &req.include {
+            g = g.include(i.as_str());
+        }
+        for x in &req.exclude {
+            g = g.exclude(x.as_str());
+        }
+        g = g
+            .fixed_strings(req.fixed_strings)
+            .ignore_case(req.ignore_case)
+            .smart_case(req.smart_case)
+            .whole_word(req.whole_word)
+            .invert(req.invert)
+            .before_context(req.before_context)
+            .after_context(req.after_context)
+            .include_non_matching(req.include_non_matching);
+        if let Some(m) = req.max_count {
+            g = g.max_count(m);
+        }
+        let r = g.run().map_err(error)?;
+        Ok(GrepResult {
+            files: r
+                .files
+                .into_iter()
+                .map(|f| FileHits {
+                    path: f.path,
+                    match_count: f.match_count,
+                    lines: f
+                        .lines
+                        .into_iter()
+                        .map(|l| GrepLine {
+                            is_match: l.is_match,
+                            line_number: l.line_number,
+                            text: l.text.into_bytes(),
+                            matches: l.matches,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            errors: r.errors.into_iter().map(|(p, e)| (p, error(e))).collect(),
+            truncated: r.truncated.map(|t| Truncation {
+                files_searched: t.files_searched,
+                files_not_reached: t.files_not_reached,
+            }),
+        })
+    }
+}

@@ -1,0 +1,218 @@
+//! In-guest line search with the `regex` crate: what `grep` runs on its
+//! standard input (and what the native test filesystem uses to stand in for
+//! the host's search). It follows GNU grep's rules for context lines and
+//! `-m`, and reports the same [`FileHits`] the host search returns.
+
+use regex::bytes::{Regex, RegexBuilder};
+
+use crate::fs::{FileHits, GrepLine, GrepRequest};
+
+/// Compiled regexes may use at most this much memory (as on the host).
+const SIZE_LIMIT: usize = 16 << 20;
+
+/// A compiled request.
+#[derive(Debug, Clone)]
+pub(crate) struct Matcher {
+    re: Regex,
+    invert: bool,
+    before: usize,
+    after: usize,
+    max_count: Option<u64>,
+}
+
+/// Whether a pattern has an upper-case letter that is not part of an
+/// escape (`\S`, `\W`), for smart case.
+fn has_upper(pattern: &str) -> bool {
+    let mut escaped = false;
+    for c in pattern.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c.is_uppercase() {
+            return true;
+        }
+    }
+    false
+}
+
+/// Splits data into lines without their `\n`; a last line without a
+/// terminator counts, an empty trailing piece does not.
+pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let body = data.strip_suffix(b"\n").unwrap_or(data);
+    let empty = data.is_empty();
+    body.split(|&b| b == b'\n').filter(move |_| !empty)
+}
+
+impl Matcher {
+    /// Compiles the patterns and flags of `req`.
+    pub(crate) fn new(req: &GrepRequest) -> Result<Matcher, String> {
+        let alts: Vec<String> = req
+            .patterns
+            .iter()
+            .map(|p| {
+                if req.fixed_strings {
+                    format!("(?:{})", regex::escape(p))
+                } else {
+                    format!("(?:{p})")
+                }
+            })
+            .collect();
+        let mut re = alts.join("|");
+        if req.whole_word {
+            re = format!(r"\b{{start-half}}(?:{re})\b{{end-half}}");
+        }
+        let fold = req.ignore_case
+            || (req.smart_case && !req.patterns.iter().any(|p| has_upper(p)));
+        let re = RegexBuilder::new(&re)
+            .case_insensitive(fold)
+            .size_limit(SIZE_LIMIT)
+            .dfa_size_limit(SIZE_LIMIT)
+            .build()
+            .map_err(|e| match e {
+                regex::Error::CompiledTooBig(_) => "regular expression is too big".to_owned(),
+                e => e.to_string(),
+            })?;
+        Ok(Matcher {
+            re,
+            invert: req.invert,
+            before: req.before_context as usize,
+            after: req.after_context as usize,
+            max_count: req.max_count,
+        })
+    }
+
+    /// Whether one line is selected (matches, or does not when inverted).
+    pub(crate) fn selects(&self, line: &[u8]) -> bool {
+        self.re.is_match(line) != self.invert
+    }
+
+    /// The byte ranges of the matches in a line (none when inverted).
+    fn ranges(&self, line: &[u8]) -> Vec<std::ops::Range<usize>> {
+        if self.invert {
+            return Vec::new();
+        }
+        self.re.find_iter(line).map(|m| m.range()).collect()
+    }
+
+    /// Searches `data`, returning the selected and context lines the way
+    /// GNU grep picks them: at most `max_count` selected lines, then up to
+    /// `after` lines of trailing context.
+    pub(crate) fn search(&self, path: &str, data: &[u8]) -> FileHits {
+        let all: Vec<&[u8]> = lines(data).collect();
+        let mut hits = FileHits {
+            path: path.to_owned(),
+            match_count: 0,
+            lines: Vec::new(),
+        };
+        // Index (0-based) after the last line reported.
+        let mut printed = 0usize;
+        let mut after_left = 0usize;
+        let context = |i: usize, text: &[u8]| GrepLine {
+            is_match: false,
+            line_number: i as u64 + 1,
+            text: text.to_vec(),
+            matches: Vec::new(),
+        };
+        for (i, line) in all.iter().enumerate() {
+            let done = self.max_count.is_some_and(|m| hits.match_count >= m);
+            if done {
+                if after_left == 0 {
+                    break;
+                }
+                hits.lines.push(context(i, line));
+                after_left -= 1;
+                printed = i + 1;
+                continue;
+            }
+            if self.selects(line) {
+                let from = i.saturating_sub(self.before).max(printed);
+                for (j, l) in all.iter().enumerate().take(i).skip(from) {
+                    hits.lines.push(context(j, l));
+                }
+                hits.lines.push(GrepLine {
+                    is_match: true,
+                    line_number: i as u64 + 1,
+                    text: line.to_vec(),
+                    matches: self.ranges(line),
+                });
+                hits.match_count += 1;
+                after_left = self.after;
+                printed = i + 1;
+            } else if after_left > 0 {
+                hits.lines.push(context(i, line));
+                after_left -= 1;
+                printed = i + 1;
+            }
+        }
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(p: &str) -> GrepRequest {
+        GrepRequest {
+            patterns: vec![p.to_owned()],
+            ..GrepRequest::default()
+        }
+    }
+
+    fn numbers(m: &Matcher, data: &str) -> Vec<String> {
+        m.search("x", data.as_bytes())
+            .lines
+            .iter()
+            .map(|l| format!("{}{}", l.line_number, if l.is_match { ':' } else { '-' }))
+            .collect()
+    }
+
+    #[test]
+    fn splits_lines_like_grep() {
+        let l = |s: &str| lines(s.as_bytes()).count();
+        assert_eq!(l(""), 0);
+        assert_eq!(l("\n"), 1);
+        assert_eq!(l("a"), 1);
+        assert_eq!(l("a\nb"), 2);
+        assert_eq!(l("a\nb\n"), 2);
+        assert_eq!(l("a\n\n"), 2);
+    }
+
+    #[test]
+    fn context_and_max_count() {
+        let data = "a\nb\na\nc\na\n";
+        let mut r = req("a");
+        r.max_count = Some(1);
+        r.after_context = 3;
+        let m = Matcher::new(&r).expect("compiles");
+        assert_eq!(numbers(&m, data), ["1:", "2-", "3-", "4-"]);
+        let mut r = req("c");
+        r.before_context = 1;
+        r.after_context = 1;
+        let m = Matcher::new(&r).expect("compiles");
+        assert_eq!(numbers(&m, data), ["3-", "4:", "5-"]);
+        let mut r = req("a");
+        r.invert = true;
+        let m = Matcher::new(&r).expect("compiles");
+        assert_eq!(numbers(&m, data), ["2:", "4:"]);
+    }
+
+    #[test]
+    fn flags() {
+        let mut r = req("Cat");
+        r.smart_case = true;
+        assert!(!Matcher::new(&r).expect("compiles").selects(b"cat"));
+        r.patterns = vec!["cat".to_owned()];
+        assert!(Matcher::new(&r).expect("compiles").selects(b"CAT"));
+        let mut r = req("a.b");
+        r.fixed_strings = true;
+        let m = Matcher::new(&r).expect("compiles");
+        assert!(m.selects(b"xa.by") && !m.selects(b"axb"));
+        let mut r = req("cat");
+        r.whole_word = true;
+        let m = Matcher::new(&r).expect("compiles");
+        assert!(m.selects(b"a cat.") && !m.selects(b"concat"));
+        assert!(Matcher::new(&req("(")).is_err());
+    }
+}

@@ -1,0 +1,148 @@
+//! Dates in UTC, formatted the way `ls -l` and `stat` print them (the
+//! sandbox has no time zones: vfs-sh behaves as GNU tools under `TZ=UTC`).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Half of a Gregorian year, in seconds: GNU `ls` shows the time of day for
+/// files modified less than this long ago, and the year otherwise.
+const SIX_MONTHS: Duration = Duration::from_secs(31_556_952 / 2);
+
+/// A broken-down UTC time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Civil {
+    pub(crate) year: i64,
+    pub(crate) month: u32,
+    pub(crate) day: u32,
+    pub(crate) hour: u32,
+    pub(crate) minute: u32,
+    pub(crate) second: u32,
+    pub(crate) nanos: u32,
+}
+
+/// Seconds (and nanoseconds) since the epoch; negative before it.
+fn epoch_parts(t: SystemTime) -> (i64, u32) {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => (i64::try_from(d.as_secs()).unwrap_or(i64::MAX), d.subsec_nanos()),
+        Err(e) => {
+            let d = e.duration();
+            let secs = i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
+            if d.subsec_nanos() == 0 {
+                (-secs, 0)
+            } else {
+                (-secs - 1, 1_000_000_000 - d.subsec_nanos())
+            }
+        }
+    }
+}
+
+/// The UTC date and time of `t` (Howard Hinnant's `civil_from_days`).
+pub(crate) fn civil(t: SystemTime) -> Civil {
+    let (secs, nanos) = epoch_parts(t);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    Civil {
+        year,
+        month: u32::try_from(month).unwrap_or(1),
+        day: u32::try_from(day).unwrap_or(1),
+        hour: u32::try_from(rem / 3600).unwrap_or(0),
+        minute: u32::try_from(rem % 3600 / 60).unwrap_or(0),
+        second: u32::try_from(rem % 60).unwrap_or(0),
+        nanos,
+    }
+}
+
+fn month_name(month: u32) -> &'static str {
+    MONTHS
+        .get(month.saturating_sub(1) as usize)
+        .copied()
+        .unwrap_or("???")
+}
+
+/// The date column of `ls -l`: `%b %e %H:%M` for files modified within the
+/// last six months, `%b %e  %Y` otherwise; `?` when the time is unknown.
+pub(crate) fn ls_date(t: Option<SystemTime>, now: SystemTime) -> String {
+    let Some(t) = t else {
+        return format!("{:>12}", "?");
+    };
+    let c = civil(t);
+    let recent = now
+        .checked_sub(SIX_MONTHS)
+        .is_none_or(|ago| ago < t)
+        && t <= now;
+    if recent {
+        format!("{} {:>2} {:02}:{:02}", month_name(c.month), c.day, c.hour, c.minute)
+    } else {
+        format!("{} {:>2} {:>5}", month_name(c.month), c.day, c.year)
+    }
+}
+
+/// `stat`'s timestamp format: `2024-01-31 09:05:00.000000000 +0000`.
+pub(crate) fn stat_date(t: Option<SystemTime>) -> String {
+    let Some(t) = t else {
+        return "-".to_owned();
+    };
+    let c = civil(t);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:09} +0000",
+        c.year, c.month, c.day, c.hour, c.minute, c.second, c.nanos
+    )
+}
+
+/// Whole seconds since the epoch (for `stat -c %Y`).
+pub(crate) fn epoch_seconds(t: SystemTime) -> i64 {
+    epoch_parts(t).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(secs: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn civil_dates() {
+        let c = civil(at(0));
+        assert_eq!((c.year, c.month, c.day, c.hour), (1970, 1, 1, 0));
+        // 2024-02-29 12:34:56 UTC.
+        let c = civil(at(1_709_210_096));
+        assert_eq!(
+            (c.year, c.month, c.day, c.hour, c.minute, c.second),
+            (2024, 2, 29, 12, 34, 56)
+        );
+        let c = civil(UNIX_EPOCH - Duration::from_secs(1));
+        assert_eq!((c.year, c.month, c.day, c.second), (1969, 12, 31, 59));
+    }
+
+    #[test]
+    fn ls_dates() {
+        let now = at(1_709_210_096);
+        assert_eq!(ls_date(Some(at(1_709_000_000)), now), "Feb 27 02:13");
+        assert_eq!(ls_date(Some(at(1_579_084_200)), now), "Jan 15  2020");
+        // In the future: the year is shown.
+        assert_eq!(ls_date(Some(at(1_709_300_000)), now), "Mar  1  2024");
+        assert_eq!(ls_date(None, now), "           ?");
+    }
+
+    #[test]
+    fn stat_dates() {
+        assert_eq!(
+            stat_date(Some(at(1_579_084_200) + Duration::from_millis(5))),
+            "2020-01-15 10:30:00.005000000 +0000"
+        );
+    }
+}
