@@ -1,1 +1,206 @@
-//! placeholder
+//! The differential test table (`cases.txt`), as data: scripts that must
+//! give the same standard output and exit status through vfs-sh as through
+//! bash with GNU tools, and the normalisations that hide the differences
+//! vfs-sh has on purpose.
+//!
+//! The native differential test (`tests/differential.rs`) runs the table
+//! over a fixture directory; a host-level test can run the same table
+//! through the wasm build with [`cases`] and [`normalise`].
+
+/// The table's text, embedded at build time.
+pub const CASES_TXT: &str = include_str!("../cases.txt");
+
+/// One script of the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// A unique name.
+    pub name: String,
+    /// The script (one or more lines); `/files` is the fixture's root.
+    pub script: String,
+    /// Why vfs-sh's output differs from GNU's, when it does on purpose.
+    pub intended_difference: Option<String>,
+    /// Normalisations applied to both outputs before comparing.
+    pub normalise: Vec<String>,
+    /// Programs the GNU side needs (the case is skipped without them).
+    pub requires: Vec<String>,
+}
+
+/// The cases of [`CASES_TXT`].
+pub fn cases() -> Vec<Case> {
+    parse(CASES_TXT)
+}
+
+/// Parses a table: a case starts with `=== NAME`, then optional
+/// `intended difference: ...`, `normalise: a, b` and `requires: tool`
+/// lines, then the script up to the next case. Lines starting with `#`
+/// before the first case are comments.
+pub fn parse(text: &str) -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
+    let mut in_header = false;
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix("=== ") {
+            cases.push(Case {
+                name: name.trim().to_owned(),
+                script: String::new(),
+                intended_difference: None,
+                normalise: Vec::new(),
+                requires: Vec::new(),
+            });
+            in_header = true;
+            continue;
+        }
+        let Some(case) = cases.last_mut() else {
+            continue;
+        };
+        if in_header {
+            if let Some(why) = line.strip_prefix("intended difference:") {
+                case.intended_difference = Some(why.trim().to_owned());
+                continue;
+            }
+            if let Some(list) = line.strip_prefix("normalise:") {
+                case.normalise
+                    .extend(list.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()));
+                continue;
+            }
+            if let Some(list) = line.strip_prefix("requires:") {
+                case.requires.extend(list.split_whitespace().map(str::to_owned));
+                continue;
+            }
+            in_header = false;
+        }
+        if !case.script.is_empty() {
+            case.script.push('\n');
+        }
+        case.script.push_str(line);
+    }
+    for c in &mut cases {
+        let trimmed = c.script.trim_end().len();
+        c.script.truncate(trimmed);
+    }
+    cases
+}
+
+/// `ls -l` lines without what vfs-sh cannot know: the permissions, link
+/// count, owner and group, directory sizes and the `total` line.
+fn ls_long(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("total ") {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let is_entry = fields.len() >= 9
+            && fields[0].len() == 10
+            && matches!(fields[0].as_bytes()[0], b'-' | b'd');
+        if !is_entry {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        // The name is everything after the eighth field, spaces included.
+        let mut rest = line;
+        for _ in 0..8 {
+            rest = rest.trim_start();
+            rest = rest.find(' ').map_or("", |i| &rest[i..]);
+        }
+        let size = if fields[0].starts_with('d') { "-" } else { fields[4] };
+        out.push_str(&format!(
+            "{} {size} {} {} {} {}\n",
+            &fields[0][..1],
+            fields[5],
+            fields[6],
+            fields[7],
+            rest.trim_start()
+        ));
+    }
+    out
+}
+
+/// `stat` output reduced to the name, size, type and modification time
+/// (directories' sizes dropped).
+fn stat(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("  File:") || line.starts_with("Modify:") {
+            out.push_str(line);
+            out.push('\n');
+        } else if let Some(rest) = line.strip_prefix("  Size:") {
+            let size = rest.split_whitespace().next().unwrap_or("");
+            let kind = rest.rsplit("   ").next().unwrap_or("").trim();
+            if kind == "directory" {
+                out.push_str(&format!("Size: - {kind}\n"));
+            } else {
+                out.push_str(&format!("Size: {size} {kind}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// Applies one normalisation by name: `sort` (lines sorted), `ls-long`,
+/// `stat`, or `drop=TEXT` (lines containing TEXT removed). Unknown names
+/// leave the text as it is.
+pub fn normalise(name: &str, text: &str) -> String {
+    match name {
+        "sort" => {
+            let mut lines: Vec<&str> = text.lines().collect();
+            lines.sort_unstable();
+            lines.iter().map(|l| format!("{l}\n")).collect()
+        }
+        "ls-long" => ls_long(text),
+        "stat" => stat(text),
+        other => match other.strip_prefix("drop=") {
+            Some(needle) => text
+                .lines()
+                .filter(|l| !l.contains(needle))
+                .map(|l| format!("{l}\n"))
+                .collect(),
+            None => text.to_owned(),
+        },
+    }
+}
+
+/// Applies a case's normalisations in order.
+pub fn normalise_all(case: &Case, text: &str) -> String {
+    case.normalise
+        .iter()
+        .fold(text.to_owned(), |t, n| normalise(n, &t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_parses() {
+        let t = "# comment\n=== a\nnormalise: sort, ls-long\nintended difference: x\necho 1\necho 2\n\n=== b\nrequires: tree\ntree\n";
+        let c = parse(t);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].script, "echo 1\necho 2");
+        assert_eq!(c[0].normalise, ["sort", "ls-long"]);
+        assert_eq!(c[0].intended_difference.as_deref(), Some("x"));
+        assert_eq!(c[1].requires, ["tree"]);
+        let all = cases();
+        assert!(all.len() >= 80, "only {} cases", all.len());
+        let mut names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len(), "case names are unique");
+        for c in &all {
+            assert!(!c.script.is_empty(), "{} has a script", c.name);
+            if !c.normalise.is_empty() {
+                assert!(c.intended_difference.is_some(), "{} normalises without saying why", c.name);
+            }
+        }
+    }
+
+    #[test]
+    fn normalisers() {
+        let gnu = "total 12\n-rw-r--r-- 1 root root  120 Jan  5 10:30 my notes.md\ndrwxr-xr-x 2 root root 4096 Jan  5  2020 sub\n";
+        let ours = "total 1\n-r--r--r-- 1 vfsbox vfsbox 120 Jan  5 10:30 my notes.md\ndr-xr-xr-x 1 vfsbox vfsbox   0 Jan  5  2020 sub\n";
+        assert_eq!(ls_long(gnu), ls_long(ours));
+        assert_eq!(ls_long(gnu), "- 120 Jan 5 10:30 my notes.md\nd - Jan 5 2020 sub\n");
+        assert_eq!(normalise("sort", "b\na\n"), "a\nb\n");
+        assert_eq!(normalise("drop=bin", "a.bin\nb\n"), "b\n");
+    }
+}

@@ -18,10 +18,11 @@ enum Amount {
 
 /// GNU's `-5` shorthand for `-n 5`.
 fn expand_numeric(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     for a in args {
+        let is_value = out.last().is_some_and(|p| matches!(p.as_str(), "-n" | "-c" | "--lines" | "--bytes"));
         match a.strip_prefix('-') {
-            Some(d) if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(d) if !is_value && !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
                 out.push("-n".to_owned());
                 out.push(d.to_owned());
             }

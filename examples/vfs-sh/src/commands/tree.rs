@@ -1,5 +1,5 @@
 //! `tree [-L N] [-d] [-a] [-f] [--noreport] [DIR]...`, in the output format
-//! of tree 2.x: `├── `, `└── `, `│   ` and the final `N directories, M files`
+//! of tree 2.x: `├── `, `└── `, `│   ` (with two no-break spaces) and the final `N directories, M files`
 //! line, which (like tree 2.x) counts a listed directory itself when it
 //! shows at least one entry.
 
@@ -42,7 +42,8 @@ impl Tree {
             if e.is_dir() {
                 self.dirs += 1;
                 if self.level.is_none_or(|l| depth < l) {
-                    let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
+                    // tree draws the vertical line followed by two no-break spaces.
+                    let deeper = format!("{prefix}{}", if last { "    " } else { "│\u{a0}\u{a0} " });
                     self.list(cx, &child, &deeper, depth + 1);
                 }
             } else {

@@ -104,7 +104,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
-    let width = if inputs.len() == 1 && shown == 1 || rows.first().is_some_and(|r| r.missing) {
+    let width = if inputs.len() == 1 && shown == 1 {
         1
     } else {
         let total: u64 = rows.iter().filter(|r| r.regular).map(|r| r.counts.bytes).sum();

@@ -1,0 +1,162 @@
+//! The fixture tree the native tests run over: a small, realistic document
+//! store (markdown, CSV, nested directories, a file without a trailing
+//! newline, names with spaces, a hidden file, a binary file, a large log, an
+//! empty directory), with modification times spread from hours to years
+//! ago.
+
+#![allow(dead_code)]
+
+use std::fs::{self, File, FileTimes};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A fixture on disk, removed when dropped.
+pub(crate) struct Fixture {
+    dir: PathBuf,
+    files: PathBuf,
+}
+
+const HOUR: u64 = 3600;
+const DAY: u64 = 24 * HOUR;
+
+/// How long ago, or exactly when.
+enum When {
+    Ago(u64),
+    At(u64),
+}
+
+fn set_time(path: &Path, when: &When, now: SystemTime) {
+    let t = match when {
+        When::Ago(secs) => now - Duration::from_secs(*secs),
+        When::At(epoch) => UNIX_EPOCH + Duration::from_secs(*epoch),
+    };
+    let f = File::open(path).expect("opens fixture path");
+    f.set_times(FileTimes::new().set_modified(t).set_accessed(t))
+        .expect("sets fixture times");
+}
+
+fn app_log() -> String {
+    (1..=30)
+        .map(|i| {
+            let level = if i % 10 == 0 {
+                "ERROR"
+            } else if i % 7 == 0 {
+                "WARN"
+            } else {
+                "INFO"
+            };
+            format!("2024-03-01 10:{i:02}:00 {level} event {i}\n")
+        })
+        .collect()
+}
+
+fn big_log() -> String {
+    (1..=5000).map(|i| format!("line {i} of the big log\n")).collect()
+}
+
+impl Fixture {
+    pub(crate) fn new() -> Fixture {
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "vfs-sh-fixture-{}-{n}-{nanos}",
+            std::process::id()
+        ));
+        let files = dir.join("files");
+        let now = SystemTime::now();
+        let text: &[(&str, &[u8], When)] = &[
+            (
+                "README.md",
+                b"# Company Docs\n\nWelcome to the document store.\nSee docs/policy.md for the refund policy.\nQuestions: support@example.com\n",
+                When::Ago(2 * DAY + 3 * HOUR),
+            ),
+            (
+                "notes.txt",
+                b"first note\nsecond note: refund requested\nTODO: call back\nlast line without newline",
+                When::Ago(DAY + 2 * HOUR),
+            ),
+            (
+                ".hidden.md",
+                b"# hidden\nsecret refund policy draft\n",
+                When::Ago(5 * DAY),
+            ),
+            (
+                "data/sales.csv",
+                b"region,product,units,price\nnorth,widget,10,2.50\nsouth,gadget,5,10.00\neast,widget,7,2.50\nnorth,gizmo,12,7.25\nwest,gadget,3,10.00\nsouth,widget,10,2.50\neast,gizmo,1,7.25\nnorth,widget,4,2.50\n",
+                When::Ago(3 * DAY + 5 * HOUR),
+            ),
+            (
+                "data/customers.csv",
+                b"id,name,city\n3,Carol,Paris\n1,Alice,Berlin\n10,Dave,berlin\n2,Bob,Paris\n",
+                When::Ago(10 * DAY + HOUR),
+            ),
+            ("data/empty.txt", b"", When::Ago(20 * DAY)),
+            (
+                "docs/policy.md",
+                b"# Refund Policy\n\nOur refund policy is simple.\nCustomers may request a refund within 30 days.\nRefunds are processed in 5 business days.\n\n## Exceptions\nGift cards are not refundable.\nContact support for the refund policy details.\n",
+                When::Ago(4 * DAY + 7 * HOUR),
+            ),
+            (
+                "docs/guide.md",
+                "# User Guide\n\nWelcome to the caf\u{e9}.\nUse the search box to find a document.\nSee the policy for refunds.\n\tIndented with a tab.\n".as_bytes(),
+                When::Ago(6 * DAY + 11 * HOUR),
+            ),
+            (
+                "docs/my notes.md",
+                b"meeting notes\nrefund policy review\n",
+                When::Ago(12 * HOUR),
+            ),
+            (
+                "docs/archive/2019-report.md",
+                b"# 2019 Report\nRevenue grew.\n",
+                When::At(1_556_971_200),
+            ),
+            ("docs/archive/old.txt", b"obsolete\n", When::At(1_579_084_200)),
+            ("logs/blob.bin", b"BIN\0refund\0data\n", When::Ago(8 * DAY)),
+        ];
+        for (path, body, when) in text {
+            let p = files.join(path);
+            fs::create_dir_all(p.parent().expect("has a parent")).expect("creates fixture dirs");
+            fs::write(&p, body).expect("writes fixture file");
+            set_time(&p, when, now);
+        }
+        let generated = [
+            ("logs/app.log", app_log(), When::Ago(45 * DAY)),
+            ("logs/big.log", big_log(), When::Ago(200 * DAY)),
+        ];
+        for (path, body, when) in &generated {
+            let p = files.join(path);
+            fs::write(&p, body).expect("writes fixture file");
+            set_time(&p, when, now);
+        }
+        fs::create_dir_all(files.join("inbox")).expect("creates the empty dir");
+        let dirs = [
+            ("data", When::Ago(3 * DAY)),
+            ("docs/archive", When::At(1_622_548_800)),
+            ("docs", When::Ago(DAY)),
+            ("logs", When::Ago(7 * DAY + 3 * HOUR)),
+            ("inbox", When::Ago(30 * DAY)),
+            ("", When::Ago(DAY + HOUR)),
+        ];
+        for (d, when) in &dirs {
+            set_time(&files.join(d), when, now);
+        }
+        Fixture { dir, files }
+    }
+
+    /// The directory mounted as `/files`.
+    pub(crate) fn files(&self) -> &Path {
+        &self.files
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
