@@ -23,6 +23,8 @@ pub struct Case {
     pub normalise: Vec<String>,
     /// Programs the GNU side needs (the case is skipped without them).
     pub requires: Vec<String>,
+    /// Standard error must match too (for GNU's error wording).
+    pub compare_stderr: bool,
 }
 
 /// The cases of [`CASES_TXT`].
@@ -31,8 +33,8 @@ pub fn cases() -> Vec<Case> {
 }
 
 /// Parses a table: a case starts with `=== NAME`, then optional
-/// `intended difference: ...`, `normalise: a, b` and `requires: tool`
-/// lines, then the script up to the next case. Lines starting with `#`
+/// `intended difference: ...`, `normalise: a, b`, `requires: tool` and
+/// `compare: stderr` lines, then the script up to the next case. Lines starting with `#`
 /// before the first case are comments.
 pub fn parse(text: &str) -> Vec<Case> {
     let mut cases: Vec<Case> = Vec::new();
@@ -45,6 +47,7 @@ pub fn parse(text: &str) -> Vec<Case> {
                 intended_difference: None,
                 normalise: Vec::new(),
                 requires: Vec::new(),
+                compare_stderr: false,
             });
             in_header = true;
             continue;
@@ -60,6 +63,10 @@ pub fn parse(text: &str) -> Vec<Case> {
             if let Some(list) = line.strip_prefix("normalise:") {
                 case.normalise
                     .extend(list.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()));
+                continue;
+            }
+            if line.trim() == "compare: stderr" {
+                case.compare_stderr = true;
                 continue;
             }
             if let Some(list) = line.strip_prefix("requires:") {

@@ -16,6 +16,7 @@ use vfs_sh::dirfs::DirFs;
 #[derive(Debug, PartialEq, Eq)]
 struct Outcome {
     stdout: String,
+    stderr: String,
     status: u8,
 }
 
@@ -32,6 +33,7 @@ fn ours(root: &Path, case: &Case) -> Outcome {
     );
     Outcome {
         stdout: String::from_utf8_lossy(&out).into_owned(),
+        stderr: String::from_utf8_lossy(&err).into_owned(),
         status,
     }
 }
@@ -53,6 +55,7 @@ fn gnu(root: &Path, case: &Case) -> Outcome {
         .expect("bash runs");
     Outcome {
         stdout: String::from_utf8_lossy(&out.stdout).replace(real, "/files"),
+        stderr: String::from_utf8_lossy(&out.stderr).replace(real, "/files"),
         status: out.status.code().map_or(255, |c| c as u8),
     }
 }
@@ -84,10 +87,11 @@ fn vfs_sh_matches_gnu() {
         let b = gnu(root, case);
         let (na, nb) = (normalise_all(case, &a.stdout), normalise_all(case, &b.stdout));
         compared += 1;
-        if na != nb || a.status != b.status {
+        let stderr_differs = case.compare_stderr && a.stderr != b.stderr;
+        if na != nb || a.status != b.status || stderr_differs {
             failures.push(format!(
-                "--- {}: {}\nvfs-sh (status {}):\n{}\nGNU (status {}):\n{}",
-                case.name, case.script, a.status, na, b.status, nb
+                "--- {}: {}\nvfs-sh (status {}):\n{}{}\nGNU (status {}):\n{}{}",
+                case.name, case.script, a.status, na, a.stderr, b.status, nb, b.stderr
             ));
         }
     }

@@ -156,7 +156,12 @@ impl Fixture {
 }
 
 impl Drop for Fixture {
+    /// Set `VFS_SH_KEEP_FIXTURE` to keep the tree for a look after a run.
     fn drop(&mut self) {
+        if std::env::var_os("VFS_SH_KEEP_FIXTURE").is_some() {
+            eprintln!("fixture kept at {}", self.files.display());
+            return;
+        }
         let _ = fs::remove_dir_all(&self.dir);
     }
 }

@@ -1,0 +1,386 @@
+//! Behaviour the differential test cannot show, with exact expectations:
+//! refusals, vfs-sh's own messages, `cd` without a home, `rg`,
+//! `--smart-case`, partial searches, streaming output, tree's format
+//! (whether or not tree is installed), and no panic on any input.
+
+mod common;
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+
+use vfs_sh::dirfs::DirFs;
+use vfs_sh::fs::{Entry, Fs, FsError, GrepRequest, GrepResult, Meta};
+
+/// Standard output, standard error and status of one script.
+#[derive(Debug, PartialEq, Eq)]
+struct Ran {
+    out: String,
+    err: String,
+    status: u8,
+}
+
+fn run_on(fs: &mut dyn Fs, script: &str) -> Ran {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let status = vfs_sh::run(fs, script, Box::new(std::io::empty()), &mut out, &mut err);
+    Ran {
+        out: String::from_utf8_lossy(&out).into_owned(),
+        err: String::from_utf8_lossy(&err).into_owned(),
+        status,
+    }
+}
+
+fn fixture_fs(f: &common::Fixture) -> DirFs {
+    DirFs::new().mount("files", f.files()).with_cwd("/files")
+}
+
+fn sh(script: &str) -> Ran {
+    let f = common::Fixture::new();
+    run_on(&mut fixture_fs(&f), script)
+}
+
+#[test]
+fn refusals_run_nothing() {
+    let table: &[(&str, &str)] = &[
+        ("echo first; echo x > out.txt", "vfs-sh: the filesystem is read-only\n"),
+        ("echo first; ls >> log", "vfs-sh: the filesystem is read-only\n"),
+        ("ls 2>/dev/null", "vfs-sh: the filesystem is read-only\n"),
+        ("echo first; cat < README.md", "input redirection"),
+        ("echo first; cat <<EOF", "here-documents"),
+        ("echo first; echo $HOME", "variable expansion"),
+        ("echo first; echo $(ls)", "command substitution"),
+        ("echo first; echo `ls`", "command substitution"),
+        ("echo first; (ls)", "subshells"),
+        ("echo first; ls &", "background"),
+        ("echo first; echo 'unterminated", "matching"),
+        ("echo first; | ls", "syntax error"),
+        ("echo first &&", "syntax error"),
+    ];
+    for (script, want) in table {
+        let r = sh(script);
+        assert_eq!(r.status, 2, "{script}");
+        assert_eq!(r.out, "", "{script}: nothing may run");
+        assert!(r.err.contains(want), "{script}: {:?}", r.err);
+    }
+    assert_eq!(
+        sh("sort -o x README.md").err,
+        "vfs-sh: the filesystem is read-only\n"
+    );
+    assert_eq!(sh("uniq README.md out").status, 2);
+    assert_eq!(sh("sed -i -n 1p README.md").status, 2);
+}
+
+#[test]
+fn unsupported_commands() {
+    let r = sh("frob a b");
+    assert_eq!(
+        (r.out.as_str(), r.err.as_str(), r.status),
+        ("", "vfs-sh: unsupported command: frob\n", 127)
+    );
+    let r = sh("echo hi | python3 -c x; echo after");
+    assert_eq!((r.out.as_str(), r.status), ("after\n", 0));
+    assert_eq!(
+        sh("echo x | xargs rm").err,
+        "xargs: rm: No such file or directory\n"
+    );
+    assert_eq!(sh("echo x | xargs rm").status, 127);
+    let r = sh("sed 's/a/b/' README.md");
+    assert_eq!(r.status, 1);
+    assert!(r.err.contains("vfs-sh's sed only prints lines: sed -n 'Np', 'N,Mp', '/RE/p'"), "{}", r.err);
+    let r = sh("find . -name '*.md' -exec cat {} ;");
+    assert_eq!(r.status, 1);
+    assert!(r.err.contains("'-exec' is not supported"), "{}", r.err);
+    assert_eq!(sh("tail -f README.md").status, 1);
+}
+
+#[test]
+fn invocation() {
+    let f = common::Fixture::new();
+    let argv = |a: &[&str]| -> Vec<String> { a.iter().map(|s| (*s).to_owned()).collect() };
+    for bad in [&["vfs-sh"][..], &["vfs-sh", "-c"], &["vfs-sh", "-x", "ls"], &["vfs-sh", "ls"], &["vfs-sh", "-c", "ls", "extra"]] {
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let status = vfs_sh::run_argv(&argv(bad), &mut fixture_fs(&f), Box::new(std::io::empty()), &mut out, &mut err);
+        assert_eq!(status, 2, "{bad:?}");
+        assert_eq!(String::from_utf8_lossy(&err), format!("{}\n", vfs_sh::USAGE));
+    }
+    let mut out = Vec::new();
+    let status = vfs_sh::run_argv(
+        &argv(&["vfs-sh", "-c", "echo ok"]),
+        &mut fixture_fs(&f),
+        Box::new(std::io::empty()),
+        &mut out,
+        &mut Vec::new(),
+    );
+    assert_eq!((status, out), (0, b"ok\n".to_vec()));
+}
+
+#[test]
+fn cd_has_no_home() {
+    assert_eq!(sh("cd; pwd").out, "/\n");
+    assert_eq!(sh("cd ~; pwd").out, "/\n");
+    assert_eq!(sh("cd docs; cd ~/files/data; pwd").out, "/files/data\n");
+    assert_eq!(sh("cd /; ls").out, "files\n");
+    let r = sh("cd /files/README.md");
+    assert_eq!((r.err.as_str(), r.status), ("cd: /files/README.md: Not a directory\n", 1));
+    let r = sh("cd nope");
+    assert_eq!((r.err.as_str(), r.status), ("cd: nope: No such file or directory\n", 1));
+    assert_eq!(sh("cd a b").err, "cd: too many arguments\n");
+}
+
+#[test]
+fn gnu_error_wording() {
+    let table: &[(&str, &str, u8)] = &[
+        ("cat /files/nope.txt", "cat: /files/nope.txt: No such file or directory\n", 1),
+        ("ls /files/nope", "ls: cannot access '/files/nope': No such file or directory\n", 2),
+        ("grep x /files/docs", "grep: /files/docs: Is a directory\n", 2),
+        ("ls -z", "ls: invalid option -- 'z'\nTry 'ls --help' for more information.\n", 2),
+        ("grep", "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n", 2),
+        ("grep 'a\\(' README.md", "grep: Unmatched ( or \\(\n", 2),
+        ("grep 'x\\1' README.md", "grep: back-references (\\1 ... \\9) are not supported\n", 2),
+        ("head -n x README.md", "head: invalid number of lines: 'x'\n", 1),
+        ("sort -k 0 README.md", "sort: field number is zero: invalid field specification\n", 2),
+        ("cut README.md", "cut: you must specify a list of bytes, characters, or fields\nTry 'cut --help' for more information.\n", 1),
+        ("tr a", "tr: missing operand after 'a'\nTwo strings must be given when translating.\nTry 'tr --help' for more information.\n", 1),
+        ("find . -bogus", "find: unknown predicate '-bogus'\n", 1),
+    ];
+    for (script, want, status) in table {
+        let r = sh(script);
+        assert_eq!((r.err.as_str(), r.status), (*want, *status), "{script}");
+    }
+}
+
+#[test]
+fn grep_extras() {
+    let r = sh("grep --smart-case refund docs/policy.md");
+    assert_eq!(r.out.lines().count(), 6, "lower case pattern ignores case: {}", r.out);
+    let r = sh("grep --smart-case Refund docs/policy.md");
+    assert_eq!(r.out, "# Refund Policy\nRefunds are processed in 5 business days.\n");
+    let r = sh("grep -c '\\d' README.md");
+    assert_eq!(r.err, "grep: warning: stray \\ before d\n");
+    assert_eq!(sh("grep -P '\\d{4}' logs/app.log | head -n 1").out, "2024-03-01 10:01:00 INFO event 1\n");
+    let r = sh("printf 'a\\0refund\\n' | grep refund");
+    assert_eq!((r.out.as_str(), r.err.as_str(), r.status), ("", "grep: (standard input): binary file matches\n", 0));
+}
+
+#[test]
+fn rg_flavour() {
+    assert_eq!(
+        sh("rg Gift docs").out,
+        "docs/policy.md:Gift cards are not refundable.\n"
+    );
+    assert_eq!(sh("rg -n Gift docs/policy.md").out, "8:Gift cards are not refundable.\n");
+    assert_eq!(
+        sh("cd docs && rg -i 'refund policy'").out,
+        "my notes.md:refund policy review\npolicy.md:# Refund Policy\npolicy.md:Our refund policy is simple.\npolicy.md:Contact support for the refund policy details.\n"
+    );
+    assert_eq!(sh("rg -c '\\d+' data/customers.csv").out, "4\n");
+    assert_eq!(sh("rg -l -g '*.csv' Paris").out, "data/customers.csv\n");
+    assert_eq!(sh("rg nomatch").status, 1);
+}
+
+#[test]
+fn partial_searches_say_so() {
+    let f = common::Fixture::new();
+    let mut fs = fixture_fs(&f).with_scan_limit(3);
+    let r = run_on(&mut fs, "grep -rl refund /files");
+    assert_eq!(r.out, "/files/.hidden.md\n/files/README.md\n");
+    assert_eq!(
+        r.err,
+        "grep: stopped after 3 of 14 files; matches are partial — narrow the paths\n"
+    );
+    assert_eq!(r.status, 0);
+    let r = run_on(&mut fs, "grep -r refund /files/docs");
+    assert_eq!(r.out, "");
+    assert!(r.err.contains("stopped after 0 of 5 files"), "{}", r.err);
+    assert_eq!(r.status, 2, "no match in a partial search is not a clean 'no match'");
+}
+
+#[test]
+fn tree_format() {
+    let r = sh("tree /files");
+    let want = "/files
+├── README.md
+├── data
+│\u{a0}\u{a0} ├── customers.csv
+│\u{a0}\u{a0} ├── empty.txt
+│\u{a0}\u{a0} └── sales.csv
+├── docs
+│\u{a0}\u{a0} ├── archive
+│\u{a0}\u{a0} │\u{a0}\u{a0} ├── 2019-report.md
+│\u{a0}\u{a0} │\u{a0}\u{a0} └── old.txt
+│\u{a0}\u{a0} ├── guide.md
+│\u{a0}\u{a0} ├── my notes.md
+│\u{a0}\u{a0} └── policy.md
+├── inbox
+├── logs
+│\u{a0}\u{a0} ├── app.log
+│\u{a0}\u{a0} ├── big.log
+│\u{a0}\u{a0} └── blob.bin
+└── notes.txt
+
+6 directories, 13 files
+";
+    assert_eq!(r.out, want);
+    assert_eq!(sh("tree -d -L 1 docs").out, "docs\n└── archive\n\n2 directories\n");
+    assert_eq!(sh("tree inbox").out, "inbox\n\n0 directories, 0 files\n");
+    let r = sh("tree nope");
+    assert_eq!((r.out.as_str(), r.status), ("nope  [error opening dir]\n\n0 directories, 0 files\n", 2));
+}
+
+#[test]
+fn help_lists_every_command() {
+    let r = sh("help");
+    for cmd in [
+        "pwd", "cd", "ls", "cat", "find", "tree", "grep", "rg", "sed", "head", "tail", "wc", "sort", "uniq", "cut",
+        "tr", "xargs", "echo", "printf", "stat", "basename", "dirname", "true", "false", "help",
+    ] {
+        assert!(r.out.lines().any(|l| l.trim_start().starts_with(&format!("{cmd} "))), "help lacks {cmd}");
+    }
+    let r = sh("ls --help");
+    assert!(r.out.starts_with("usage: ls "), "{}", r.out);
+    assert_eq!(r.status, 0);
+}
+
+#[test]
+fn exit_ends_the_script() {
+    let r = sh("echo a; exit 3; echo b");
+    assert_eq!((r.out.as_str(), r.status), ("a\n", 3));
+    assert_eq!(sh("exit 1 | true; echo still").out, "still\n");
+}
+
+/// Records, at every filesystem call, what the shell had written to its
+/// real standard output so far.
+struct Recorder {
+    inner: DirFs,
+    out: Rc<RefCell<Vec<u8>>>,
+    seen: Vec<(String, String)>,
+}
+
+impl Recorder {
+    fn note(&mut self, call: &str) {
+        let out = String::from_utf8_lossy(&self.out.borrow()).into_owned();
+        self.seen.push((call.to_owned(), out));
+    }
+}
+
+impl Fs for Recorder {
+    fn cwd(&mut self) -> String {
+        self.note("cwd");
+        self.inner.cwd()
+    }
+    fn set_cwd(&mut self, path: &str) -> Result<String, FsError> {
+        self.note(&format!("set_cwd {path}"));
+        self.inner.set_cwd(path)
+    }
+    fn metadata(&mut self, path: &str) -> Result<Meta, FsError> {
+        self.note(&format!("metadata {path}"));
+        self.inner.metadata(path)
+    }
+    fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
+        self.note(&format!("read_dir {path}"));
+        self.inner.read_dir(path)
+    }
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        self.note(&format!("read {path}"));
+        self.inner.read(path)
+    }
+    fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        self.note(&format!("read_range {path}"));
+        self.inner.read_range(path, offset, len)
+    }
+    fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {
+        self.note(&format!("grep {}", roots.join(" ")));
+        self.inner.grep(roots, req)
+    }
+}
+
+/// A writer into the shared buffer.
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn output_streams_before_each_host_call() {
+    let f = common::Fixture::new();
+    let out = Rc::new(RefCell::new(Vec::new()));
+    let mut fs = Recorder {
+        inner: fixture_fs(&f),
+        out: out.clone(),
+        seen: Vec::new(),
+    };
+    let script = "echo one; cat README.md | grep -c e; ls -R docs; grep -l refund notes.txt docs/policy.md";
+    let status = vfs_sh::run(&mut fs, script, Box::new(std::io::empty()), &mut Shared(out.clone()), &mut Vec::new());
+    assert_eq!(status, 0);
+    let at = |call: &str| -> String {
+        fs.seen
+            .iter()
+            .find(|(c, _)| c == call)
+            .map(|(_, o)| o.clone())
+            .unwrap_or_else(|| panic!("no call {call}: {:?}", fs.seen))
+    };
+    // What ran before a call is already out when the host is called.
+    assert_eq!(at("read README.md"), "one\n");
+    // The listing of docs is out before its subdirectory is listed.
+    assert!(at("read_dir docs/archive").ends_with("docs:\narchive\nguide.md\nmy notes.md\npolicy.md\n"));
+    assert!(at("grep /files/notes.txt /files/docs/policy.md").ends_with("docs/archive:\n2019-report.md\nold.txt\n"));
+}
+
+/// A tiny deterministic generator for the fuzz test.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+/// Characters for random scripts: every operator and quote, and some text.
+const ALPHABET: &[u8] = b" \t\n'\"\\$`|&;<>()*?[]{}#~!-=abc/.,0123456789";
+
+#[test]
+fn no_input_panics() {
+    let f = common::Fixture::new();
+    let words = [
+        "ls", "cat", "grep", "rg", "find", "tree", "sed", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "xargs",
+        "echo", "printf", "stat", "basename", "dirname", "cd", "pwd", "help", "true", "false", "exit", "-l", "-a",
+        "-R", "-n", "-c", "-r", "-v", "-o", "-E", "-F", "-w", "-k", "-t", "-f", "-d", "-s", "-u", "-i", "-x", "-h",
+        "-A", "-B", "-C", "-m", "-e", "-I", "-L", "-0", "-1", "-2", "+3", "-3", "--", "-name", "-type", "-size",
+        "-mtime", "-maxdepth", "-newer", "(", ")", "!", "-o", "*", "*.md", "docs/*", "/files", ".", "..", "~", "|",
+        "&&", "||", ";", "\n", "'a b'", "\"x\"", "'[:alpha:]'", "'[a-'", "'\\('", "'a\\{2'", "'%s %d %5.2f %*d %'",
+        "'%b'", "'\\x41\\0101\\c'", "'1,3p'", "'/re/p'", "'$p'", "'s/a/b/'", "1,2", "-k2,1n", "-t,", "'[x*]'",
+        "'a-z'", "'\\'", "{}", "README.md", "notes.txt", "nope", "data/sales.csv", "logs/big.log", "docs", "#",
+        "$", "'$x'", "999999999999999999999", "-99999", "0", "''", "\\", "é", "[", "]", "?", "-I{}",
+    ];
+    let mut rng = Lcg(0x5eed);
+    let mut fs = fixture_fs(&f);
+    for _ in 0..3000 {
+        let n = 1 + rng.next(8);
+        let script: Vec<&str> = (0..n).map(|_| words[rng.next(words.len())]).collect();
+        let script = script.join(" ");
+        let r = run_on(&mut fs, &script);
+        if r.status == 2 && r.out.is_empty() {
+            let may_be_silent = script.contains("exit") || script.contains("-s");
+            assert!(!r.err.is_empty() || may_be_silent, "{script:?} failed silently");
+        }
+        // Scripts may cd away; come back.
+        let _ = fs.set_cwd("/files");
+    }
+    for _ in 0..2000 {
+        let len = rng.next(40);
+        let bytes: Vec<u8> = (0..len).map(|_| ALPHABET[rng.next(ALPHABET.len())]).collect();
+        let script = String::from_utf8_lossy(&bytes).into_owned();
+        let _ = run_on(&mut fs, &script);
+        let _ = fs.set_cwd("/files");
+    }
+}
