@@ -61,8 +61,11 @@ pub fn parse(text: &str) -> Vec<Case> {
                 continue;
             }
             if let Some(list) = line.strip_prefix("normalise:") {
-                case.normalise
-                    .extend(list.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()));
+                case.normalise.extend(
+                    list.split(',')
+                        .map(|s| s.trim().to_owned())
+                        .filter(|s| !s.is_empty()),
+                );
                 continue;
             }
             if line.trim() == "compare: stderr" {
@@ -70,7 +73,8 @@ pub fn parse(text: &str) -> Vec<Case> {
                 continue;
             }
             if let Some(list) = line.strip_prefix("requires:") {
-                case.requires.extend(list.split_whitespace().map(str::to_owned));
+                case.requires
+                    .extend(list.split_whitespace().map(str::to_owned));
                 continue;
             }
             in_header = false;
@@ -110,7 +114,11 @@ fn ls_long(text: &str) -> String {
             rest = rest.trim_start();
             rest = rest.find(' ').map_or("", |i| &rest[i..]);
         }
-        let size = if fields[0].starts_with('d') { "-" } else { fields[4] };
+        let size = if fields[0].starts_with('d') {
+            "-"
+        } else {
+            fields[4]
+        };
         out.push_str(&format!(
             "{} {size} {} {} {} {}\n",
             &fields[0][..1],
@@ -196,7 +204,11 @@ mod tests {
         for c in &all {
             assert!(!c.script.is_empty(), "{} has a script", c.name);
             if !c.normalise.is_empty() {
-                assert!(c.intended_difference.is_some(), "{} normalises without saying why", c.name);
+                assert!(
+                    c.intended_difference.is_some(),
+                    "{} normalises without saying why",
+                    c.name
+                );
             }
         }
     }
@@ -206,7 +218,10 @@ mod tests {
         let gnu = "total 12\n-rw-r--r-- 1 root root  120 Jan  5 10:30 my notes.md\ndrwxr-xr-x 2 root root 4096 Jan  5  2020 sub\n";
         let ours = "total 1\n-r--r--r-- 1 vfsbox vfsbox 120 Jan  5 10:30 my notes.md\ndr-xr-xr-x 1 vfsbox vfsbox   0 Jan  5  2020 sub\n";
         assert_eq!(ls_long(gnu), ls_long(ours));
-        assert_eq!(ls_long(gnu), "- 120 Jan 5 10:30 my notes.md\nd - Jan 5 2020 sub\n");
+        assert_eq!(
+            ls_long(gnu),
+            "- 120 Jan 5 10:30 my notes.md\nd - Jan 5 2020 sub\n"
+        );
         assert_eq!(normalise("sort", "b\na\n"), "a\nb\n");
         assert_eq!(normalise("drop=bin", "a.bin\nb\n"), "b\n");
     }

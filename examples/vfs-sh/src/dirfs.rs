@@ -53,7 +53,8 @@ impl DirFs {
 
     /// Mounts `dir` at `/name`.
     pub fn mount(mut self, name: &str, dir: impl Into<PathBuf>) -> DirFs {
-        self.mounts.push((name.trim_matches('/').to_owned(), dir.into()));
+        self.mounts
+            .push((name.trim_matches('/').to_owned(), dir.into()));
         self.mounts.sort();
         self
     }
@@ -114,7 +115,10 @@ impl DirFs {
         Ok(Some(p))
     }
 
-    fn meta_of(path: &Path, vpath: &str) -> Result<(Kind, u64, Option<std::time::SystemTime>), FsError> {
+    fn meta_of(
+        path: &Path,
+        vpath: &str,
+    ) -> Result<(Kind, u64, Option<std::time::SystemTime>), FsError> {
         let m = std::fs::metadata(path).map_err(|e| io_error(&e, vpath))?;
         let kind = if m.is_dir() { Kind::Dir } else { Kind::File };
         let len = if m.is_dir() { 0 } else { m.len() };
@@ -122,7 +126,12 @@ impl DirFs {
     }
 
     /// Lists the files under `root` (absolute) the way the host does.
-    fn collect(&mut self, root: &str, req: &GrepRequest, out: &mut Vec<String>) -> Result<(), FsError> {
+    fn collect(
+        &mut self,
+        root: &str,
+        req: &GrepRequest,
+        out: &mut Vec<String>,
+    ) -> Result<(), FsError> {
         let include: Vec<Pattern> = req.include.iter().map(|g| Pattern::new(g)).collect();
         let exclude: Vec<Pattern> = req.exclude.iter().map(|g| Pattern::new(g)).collect();
         let wanted = |name: &str| {
@@ -146,7 +155,11 @@ impl DirFs {
             let entries = self.read_dir(&path)?;
             for e in entries.into_iter().rev() {
                 if e.kind == Kind::Dir || wanted(&e.name) {
-                    let child = if path == "/" { format!("/{}", e.name) } else { format!("{path}/{}", e.name) };
+                    let child = if path == "/" {
+                        format!("/{}", e.name)
+                    } else {
+                        format!("{path}/{}", e.name)
+                    };
                     stack.push((child, e.kind));
                 }
             }
@@ -172,10 +185,20 @@ impl Fs for DirFs {
     fn metadata(&mut self, path: &str) -> Result<Meta, FsError> {
         let v = self.resolve(path)?;
         match self.real(&v)? {
-            None => Ok(Meta { path: v, kind: Kind::Dir, len: 0, modified: None }),
+            None => Ok(Meta {
+                path: v,
+                kind: Kind::Dir,
+                len: 0,
+                modified: None,
+            }),
             Some(real) => {
                 let (kind, len, modified) = DirFs::meta_of(&real, &v)?;
-                Ok(Meta { path: v, kind, len, modified })
+                Ok(Meta {
+                    path: v,
+                    kind,
+                    len,
+                    modified,
+                })
             }
         }
     }
@@ -186,7 +209,12 @@ impl Fs for DirFs {
             return Ok(self
                 .mounts
                 .iter()
-                .map(|(n, _)| Entry { name: n.clone(), kind: Kind::Dir, len: 0, modified: None })
+                .map(|(n, _)| Entry {
+                    name: n.clone(),
+                    kind: Kind::Dir,
+                    len: 0,
+                    modified: None,
+                })
                 .collect());
         };
         let rd = std::fs::read_dir(&real).map_err(|e| io_error(&e, &v))?;
@@ -195,7 +223,12 @@ impl Fs for DirFs {
             let e = e.map_err(|e| io_error(&e, &v))?;
             let name = e.file_name().to_string_lossy().into_owned();
             let (kind, len, modified) = DirFs::meta_of(&e.path(), &v)?;
-            entries.push(Entry { name, kind, len, modified });
+            entries.push(Entry {
+                name,
+                kind,
+                len,
+                modified,
+            });
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(entries)
@@ -203,7 +236,9 @@ impl Fs for DirFs {
 
     fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
         let v = self.resolve(path)?;
-        let real = self.real(&v)?.ok_or_else(|| FsError::IsADirectory(v.clone()))?;
+        let real = self
+            .real(&v)?
+            .ok_or_else(|| FsError::IsADirectory(v.clone()))?;
         if real.is_dir() {
             return Err(FsError::IsADirectory(v));
         }
@@ -212,13 +247,18 @@ impl Fs for DirFs {
 
     fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
         let data = self.read(path)?;
-        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(data.len());
-        let end = usize::try_from(offset.saturating_add(len)).unwrap_or(usize::MAX).min(data.len());
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(data.len());
+        let end = usize::try_from(offset.saturating_add(len))
+            .unwrap_or(usize::MAX)
+            .min(data.len());
         Ok(data[start..end].to_vec())
     }
 
     fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {
-        let matcher = Matcher::new(req).map_err(|e| FsError::Unavailable(format!("bad pattern: {e}")))?;
+        let matcher =
+            Matcher::new(req).map_err(|e| FsError::Unavailable(format!("bad pattern: {e}")))?;
         let mut result = GrepResult::default();
         let mut files = Vec::new();
         for root in roots {
@@ -228,17 +268,15 @@ impl Fs for DirFs {
             }
         }
         let total = files.len() as u64;
-        let mut searched = 0u64;
         for (i, path) in files.iter().enumerate() {
             if self.scan_limit.is_some_and(|l| self.scanned >= l) {
                 result.truncated = Some(Truncation {
-                    files_searched: searched,
+                    files_searched: i as u64,
                     files_not_reached: total - i as u64,
                 });
                 break;
             }
             self.scanned += 1;
-            searched += 1;
             let data = match self.read(path) {
                 Ok(d) => d,
                 Err(e) => {

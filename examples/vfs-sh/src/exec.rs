@@ -28,7 +28,9 @@ pub(crate) struct Env {
 
 impl std::fmt::Debug for Env {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Env").field("now", &self.now).finish_non_exhaustive()
+        f.debug_struct("Env")
+            .field("now", &self.now)
+            .finish_non_exhaustive()
     }
 }
 
@@ -106,10 +108,16 @@ fn tilde(word: &Word) -> Word {
     let lone = chars.len() == 1;
     let before_slash = chars.get(1).is_some_and(|c| c.ch == '/');
     match chars.first() {
-        Some(WordChar { ch: '~', quoted: false }) if lone || before_slash => {
+        Some(WordChar {
+            ch: '~',
+            quoted: false,
+        }) if lone || before_slash => {
             let mut rest = chars[1..].to_vec();
             if lone {
-                rest.push(WordChar { ch: '/', quoted: true });
+                rest.push(WordChar {
+                    ch: '/',
+                    quoted: true,
+                });
             }
             Word { chars: rest }
         }

@@ -13,7 +13,10 @@ enum Elem {
     Lit(char),
     Any,
     Star,
-    Class { negated: bool, items: Vec<ClassItem> },
+    Class {
+        negated: bool,
+        items: Vec<ClassItem>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,9 +185,7 @@ impl Pattern {
     }
 
     fn one(elem: &Elem, c: char, fold: bool) -> bool {
-        let eq = |a: char, b: char| {
-            a == b || (fold && a.to_lowercase().eq(b.to_lowercase()))
-        };
+        let eq = |a: char, b: char| a == b || (fold && a.to_lowercase().eq(b.to_lowercase()));
         match elem {
             Elem::Lit(l) => eq(*l, c),
             Elem::Any => true,
@@ -368,7 +369,11 @@ mod tests {
             ("é*", "été", true),
         ];
         for (pat, name, want) in table {
-            assert_eq!(Pattern::new(pat).matches(name, false), *want, "{pat:?} {name:?}");
+            assert_eq!(
+                Pattern::new(pat).matches(name, false),
+                *want,
+                "{pat:?} {name:?}"
+            );
         }
         assert!(Pattern::new("*.MD").matches("a.md", true));
         assert!(Pattern::new("[A-C]x").matches("bX", true));

@@ -196,8 +196,9 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, String> {
                         tokens.push(Token::Or);
                     }
                     Some('&') => {
-                        return Err("vfs-sh: '|&' is not supported (stderr cannot be piped)"
-                            .to_owned());
+                        return Err(
+                            "vfs-sh: '|&' is not supported (stderr cannot be piped)".to_owned()
+                        );
                     }
                     _ => tokens.push(Token::Pipe),
                 }

@@ -35,7 +35,10 @@ fn main() {
 #[cfg(not(target_family = "wasm"))]
 fn main() {
     let mut fs = vfs_sh::dirfs::DirFs::new();
-    for m in std::env::var("VFS_SH_MOUNTS").unwrap_or_default().split(',') {
+    for m in std::env::var("VFS_SH_MOUNTS")
+        .unwrap_or_default()
+        .split(',')
+    {
         if let Some((name, dir)) = m.split_once('=') {
             fs = fs.mount(name, dir);
         }

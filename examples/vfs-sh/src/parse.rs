@@ -63,10 +63,17 @@ pub(crate) fn parse(tokens: Vec<Token>) -> Result<Script, String> {
                 }
                 commands.push(std::mem::take(&mut words));
                 if tok != Token::Pipe {
-                    script
-                        .items
-                        .push((conn, Pipeline { commands: std::mem::take(&mut commands) }));
-                    conn = if tok == Token::And { Conn::And } else { Conn::Or };
+                    script.items.push((
+                        conn,
+                        Pipeline {
+                            commands: std::mem::take(&mut commands),
+                        },
+                    ));
+                    conn = if tok == Token::And {
+                        Conn::And
+                    } else {
+                        Conn::Or
+                    };
                 }
                 pending = true;
             }
@@ -78,9 +85,12 @@ pub(crate) fn parse(tokens: Vec<Token>) -> Result<Script, String> {
                     continue;
                 }
                 commands.push(std::mem::take(&mut words));
-                script
-                    .items
-                    .push((conn, Pipeline { commands: std::mem::take(&mut commands) }));
+                script.items.push((
+                    conn,
+                    Pipeline {
+                        commands: std::mem::take(&mut commands),
+                    },
+                ));
                 conn = Conn::Seq;
             }
         }

@@ -62,8 +62,8 @@ impl Matcher {
         if req.whole_word {
             re = format!(r"\b{{start-half}}(?:{re})\b{{end-half}}");
         }
-        let fold = req.ignore_case
-            || (req.smart_case && !req.patterns.iter().any(|p| has_upper(p)));
+        let fold =
+            req.ignore_case || (req.smart_case && !req.patterns.iter().any(|p| has_upper(p)));
         let re = RegexBuilder::new(&re)
             .case_insensitive(fold)
             .size_limit(SIZE_LIMIT)

@@ -26,7 +26,10 @@ pub(crate) struct Civil {
 /// Seconds (and nanoseconds) since the epoch; negative before it.
 fn epoch_parts(t: SystemTime) -> (i64, u32) {
     match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => (i64::try_from(d.as_secs()).unwrap_or(i64::MAX), d.subsec_nanos()),
+        Ok(d) => (
+            i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            d.subsec_nanos(),
+        ),
         Err(e) => {
             let d = e.duration();
             let secs = i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
@@ -78,12 +81,15 @@ pub(crate) fn ls_date(t: Option<SystemTime>, now: SystemTime) -> String {
         return format!("{:>12}", "?");
     };
     let c = civil(t);
-    let recent = now
-        .checked_sub(SIX_MONTHS)
-        .is_none_or(|ago| ago < t)
-        && t <= now;
+    let recent = now.checked_sub(SIX_MONTHS).is_none_or(|ago| ago < t) && t <= now;
     if recent {
-        format!("{} {:>2} {:02}:{:02}", month_name(c.month), c.day, c.hour, c.minute)
+        format!(
+            "{} {:>2} {:02}:{:02}",
+            month_name(c.month),
+            c.day,
+            c.hour,
+            c.minute
+        )
     } else {
         format!("{} {:>2} {:>5}", month_name(c.month), c.day, c.year)
     }

@@ -85,7 +85,10 @@ fn vfs_sh_matches_gnu() {
         }
         let a = ours(root, case);
         let b = gnu(root, case);
-        let (na, nb) = (normalise_all(case, &a.stdout), normalise_all(case, &b.stdout));
+        let (na, nb) = (
+            normalise_all(case, &a.stdout),
+            normalise_all(case, &b.stdout),
+        );
         compared += 1;
         let stderr_differs = case.compare_stderr && a.stderr != b.stderr;
         if na != nb || a.status != b.status || stderr_differs {

@@ -43,8 +43,14 @@ fn sh(script: &str) -> Ran {
 #[test]
 fn refusals_run_nothing() {
     let table: &[(&str, &str)] = &[
-        ("echo first; echo x > out.txt", "vfs-sh: the filesystem is read-only\n"),
-        ("echo first; ls >> log", "vfs-sh: the filesystem is read-only\n"),
+        (
+            "echo first; echo x > out.txt",
+            "vfs-sh: the filesystem is read-only\n",
+        ),
+        (
+            "echo first; ls >> log",
+            "vfs-sh: the filesystem is read-only\n",
+        ),
         ("ls 2>/dev/null", "vfs-sh: the filesystem is read-only\n"),
         ("echo first; cat < README.md", "input redirection"),
         ("echo first; cat <<EOF", "here-documents"),
@@ -87,7 +93,12 @@ fn unsupported_commands() {
     assert_eq!(sh("echo x | xargs rm").status, 127);
     let r = sh("sed 's/a/b/' README.md");
     assert_eq!(r.status, 1);
-    assert!(r.err.contains("vfs-sh's sed only prints lines: sed -n 'Np', 'N,Mp', '/RE/p'"), "{}", r.err);
+    assert!(
+        r.err
+            .contains("vfs-sh's sed only prints lines: sed -n 'Np', 'N,Mp', '/RE/p'"),
+        "{}",
+        r.err
+    );
     let r = sh("find . -name '*.md' -exec cat {} ;");
     assert_eq!(r.status, 1);
     assert!(r.err.contains("'-exec' is not supported"), "{}", r.err);
@@ -98,12 +109,27 @@ fn unsupported_commands() {
 fn invocation() {
     let f = common::Fixture::new();
     let argv = |a: &[&str]| -> Vec<String> { a.iter().map(|s| (*s).to_owned()).collect() };
-    for bad in [&["vfs-sh"][..], &["vfs-sh", "-c"], &["vfs-sh", "-x", "ls"], &["vfs-sh", "ls"], &["vfs-sh", "-c", "ls", "extra"]] {
+    for bad in [
+        &["vfs-sh"][..],
+        &["vfs-sh", "-c"],
+        &["vfs-sh", "-x", "ls"],
+        &["vfs-sh", "ls"],
+        &["vfs-sh", "-c", "ls", "extra"],
+    ] {
         let mut out = Vec::new();
         let mut err = Vec::new();
-        let status = vfs_sh::run_argv(&argv(bad), &mut fixture_fs(&f), Box::new(std::io::empty()), &mut out, &mut err);
+        let status = vfs_sh::run_argv(
+            &argv(bad),
+            &mut fixture_fs(&f),
+            Box::new(std::io::empty()),
+            &mut out,
+            &mut err,
+        );
         assert_eq!(status, 2, "{bad:?}");
-        assert_eq!(String::from_utf8_lossy(&err), format!("{}\n", vfs_sh::USAGE));
+        assert_eq!(
+            String::from_utf8_lossy(&err),
+            format!("{}\n", vfs_sh::USAGE)
+        );
     }
     let mut out = Vec::new();
     let status = vfs_sh::run_argv(
@@ -123,26 +149,72 @@ fn cd_has_no_home() {
     assert_eq!(sh("cd docs; cd ~/files/data; pwd").out, "/files/data\n");
     assert_eq!(sh("cd /; ls").out, "files\n");
     let r = sh("cd /files/README.md");
-    assert_eq!((r.err.as_str(), r.status), ("cd: /files/README.md: Not a directory\n", 1));
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("cd: /files/README.md: Not a directory\n", 1)
+    );
     let r = sh("cd nope");
-    assert_eq!((r.err.as_str(), r.status), ("cd: nope: No such file or directory\n", 1));
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("cd: nope: No such file or directory\n", 1)
+    );
     assert_eq!(sh("cd a b").err, "cd: too many arguments\n");
 }
 
 #[test]
 fn gnu_error_wording() {
     let table: &[(&str, &str, u8)] = &[
-        ("cat /files/nope.txt", "cat: /files/nope.txt: No such file or directory\n", 1),
-        ("ls /files/nope", "ls: cannot access '/files/nope': No such file or directory\n", 2),
-        ("grep x /files/docs", "grep: /files/docs: Is a directory\n", 2),
-        ("ls -z", "ls: invalid option -- 'z'\nTry 'ls --help' for more information.\n", 2),
-        ("grep", "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n", 2),
+        (
+            "cat /files/nope.txt",
+            "cat: /files/nope.txt: No such file or directory\n",
+            1,
+        ),
+        (
+            "ls /files/nope",
+            "ls: cannot access '/files/nope': No such file or directory\n",
+            2,
+        ),
+        (
+            "grep x /files/docs",
+            "grep: /files/docs: Is a directory\n",
+            2,
+        ),
+        (
+            "ls -z",
+            "ls: invalid option -- 'z'\nTry 'ls --help' for more information.\n",
+            2,
+        ),
+        (
+            "grep",
+            "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n",
+            2,
+        ),
         ("grep 'a\\(' README.md", "grep: Unmatched ( or \\(\n", 2),
-        ("grep 'x\\1' README.md", "grep: back-references (\\1 ... \\9) are not supported\n", 2),
-        ("head -n x README.md", "head: invalid number of lines: 'x'\n", 1),
-        ("sort -k 0 README.md", "sort: field number is zero: invalid field specification\n", 2),
-        ("cut README.md", "cut: you must specify a list of bytes, characters, or fields\nTry 'cut --help' for more information.\n", 1),
-        ("tr a", "tr: missing operand after 'a'\nTwo strings must be given when translating.\nTry 'tr --help' for more information.\n", 1),
+        (
+            "grep 'x\\1' README.md",
+            "grep: back-references (\\1 ... \\9) are not supported\n",
+            2,
+        ),
+        (
+            "head -n x README.md",
+            "head: invalid number of lines: 'x'\n",
+            1,
+        ),
+        (
+            "sort -k 0 README.md",
+            "sort: field number is zero: invalid field specification\n",
+            2,
+        ),
+        (
+            "cut README.md",
+            "cut: you must specify a list of bytes, characters, or fields\nTry 'cut --help' for more information.\n",
+            1,
+        ),
+        (
+            "tr a",
+            "tr: missing operand after 'a'\nTwo strings must be given when translating.\nTry 'tr --help' for more information.\n",
+            1,
+        ),
         ("find . -bogus", "find: unknown predicate '-bogus'\n", 1),
     ];
     for (script, want, status) in table {
@@ -154,14 +226,28 @@ fn gnu_error_wording() {
 #[test]
 fn grep_extras() {
     let r = sh("grep --smart-case refund docs/policy.md");
-    assert_eq!(r.out.lines().count(), 6, "lower case pattern ignores case: {}", r.out);
+    assert_eq!(
+        r.out.lines().count(),
+        6,
+        "lower case pattern ignores case: {}",
+        r.out
+    );
     let r = sh("grep --smart-case Refund docs/policy.md");
-    assert_eq!(r.out, "# Refund Policy\nRefunds are processed in 5 business days.\n");
+    assert_eq!(
+        r.out,
+        "# Refund Policy\nRefunds are processed in 5 business days.\n"
+    );
     let r = sh("grep -c '\\d' README.md");
     assert_eq!(r.err, "grep: warning: stray \\ before d\n");
-    assert_eq!(sh("grep -P '\\d{4}' logs/app.log | head -n 1").out, "2024-03-01 10:01:00 INFO event 1\n");
+    assert_eq!(
+        sh("grep -P '\\d{4}' logs/app.log | head -n 1").out,
+        "2024-03-01 10:01:00 INFO event 1\n"
+    );
     let r = sh("printf 'a\\0refund\\n' | grep refund");
-    assert_eq!((r.out.as_str(), r.err.as_str(), r.status), ("", "grep: (standard input): binary file matches\n", 0));
+    assert_eq!(
+        (r.out.as_str(), r.err.as_str(), r.status),
+        ("", "grep: (standard input): binary file matches\n", 0)
+    );
 }
 
 #[test]
@@ -170,7 +256,10 @@ fn rg_flavour() {
         sh("rg Gift docs").out,
         "docs/policy.md:Gift cards are not refundable.\n"
     );
-    assert_eq!(sh("rg -n Gift docs/policy.md").out, "8:Gift cards are not refundable.\n");
+    assert_eq!(
+        sh("rg -n Gift docs/policy.md").out,
+        "8:Gift cards are not refundable.\n"
+    );
     assert_eq!(
         sh("cd docs && rg -i 'refund policy'").out,
         "my notes.md:refund policy review\npolicy.md:# Refund Policy\npolicy.md:Our refund policy is simple.\npolicy.md:Contact support for the refund policy details.\n"
@@ -194,7 +283,10 @@ fn partial_searches_say_so() {
     let r = run_on(&mut fs, "grep -r refund /files/docs");
     assert_eq!(r.out, "");
     assert!(r.err.contains("stopped after 0 of 5 files"), "{}", r.err);
-    assert_eq!(r.status, 2, "no match in a partial search is not a clean 'no match'");
+    assert_eq!(
+        r.status, 2,
+        "no match in a partial search is not a clean 'no match'"
+    );
 }
 
 #[test]
@@ -223,20 +315,32 @@ fn tree_format() {
 6 directories, 13 files
 ";
     assert_eq!(r.out, want);
-    assert_eq!(sh("tree -d -L 1 docs").out, "docs\n└── archive\n\n2 directories\n");
+    assert_eq!(
+        sh("tree -d -L 1 docs").out,
+        "docs\n└── archive\n\n2 directories\n"
+    );
     assert_eq!(sh("tree inbox").out, "inbox\n\n0 directories, 0 files\n");
     let r = sh("tree nope");
-    assert_eq!((r.out.as_str(), r.status), ("nope  [error opening dir]\n\n0 directories, 0 files\n", 2));
+    assert_eq!(
+        (r.out.as_str(), r.status),
+        ("nope  [error opening dir]\n\n0 directories, 0 files\n", 2)
+    );
 }
 
 #[test]
 fn help_lists_every_command() {
     let r = sh("help");
     for cmd in [
-        "pwd", "cd", "ls", "cat", "find", "tree", "grep", "rg", "sed", "head", "tail", "wc", "sort", "uniq", "cut",
-        "tr", "xargs", "echo", "printf", "stat", "basename", "dirname", "true", "false", "help",
+        "pwd", "cd", "ls", "cat", "find", "tree", "grep", "rg", "sed", "head", "tail", "wc",
+        "sort", "uniq", "cut", "tr", "xargs", "echo", "printf", "stat", "basename", "dirname",
+        "true", "false", "help",
     ] {
-        assert!(r.out.lines().any(|l| l.trim_start().starts_with(&format!("{cmd} "))), "help lacks {cmd}");
+        assert!(
+            r.out
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{cmd} "))),
+            "help lacks {cmd}"
+        );
     }
     let r = sh("ls --help");
     assert!(r.out.starts_with("usage: ls "), "{}", r.out);
@@ -318,8 +422,15 @@ fn output_streams_before_each_host_call() {
         out: out.clone(),
         seen: Vec::new(),
     };
-    let script = "echo one; cat README.md | grep -c e; ls -R docs; grep -l refund notes.txt docs/policy.md";
-    let status = vfs_sh::run(&mut fs, script, Box::new(std::io::empty()), &mut Shared(out.clone()), &mut Vec::new());
+    let script =
+        "echo one; cat README.md | grep -c e; ls -R docs; grep -l refund notes.txt docs/policy.md";
+    let status = vfs_sh::run(
+        &mut fs,
+        script,
+        Box::new(std::io::empty()),
+        &mut Shared(out.clone()),
+        &mut Vec::new(),
+    );
     assert_eq!(status, 0);
     let at = |call: &str| -> String {
         fs.seen
@@ -331,8 +442,13 @@ fn output_streams_before_each_host_call() {
     // What ran before a call is already out when the host is called.
     assert_eq!(at("read README.md"), "one\n");
     // The listing of docs is out before its subdirectory is listed.
-    assert!(at("read_dir docs/archive").ends_with("docs:\narchive\nguide.md\nmy notes.md\npolicy.md\n"));
-    assert!(at("grep /files/notes.txt /files/docs/policy.md").ends_with("docs/archive:\n2019-report.md\nold.txt\n"));
+    assert!(
+        at("read_dir docs/archive").ends_with("docs:\narchive\nguide.md\nmy notes.md\npolicy.md\n")
+    );
+    assert!(
+        at("grep /files/notes.txt /files/docs/policy.md")
+            .ends_with("docs/archive:\n2019-report.md\nold.txt\n")
+    );
 }
 
 /// A tiny deterministic generator for the fuzz test.
@@ -340,7 +456,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         ((self.0 >> 33) as usize) % n.max(1)
     }
 }
@@ -352,15 +471,126 @@ const ALPHABET: &[u8] = b" \t\n'\"\\$`|&;<>()*?[]{}#~!-=abc/.,0123456789";
 fn no_input_panics() {
     let f = common::Fixture::new();
     let words = [
-        "ls", "cat", "grep", "rg", "find", "tree", "sed", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "xargs",
-        "echo", "printf", "stat", "basename", "dirname", "cd", "pwd", "help", "true", "false", "exit", "-l", "-a",
-        "-R", "-n", "-c", "-r", "-v", "-o", "-E", "-F", "-w", "-k", "-t", "-f", "-d", "-s", "-u", "-i", "-x", "-h",
-        "-A", "-B", "-C", "-m", "-e", "-I", "-L", "-0", "-1", "-2", "+3", "-3", "--", "-name", "-type", "-size",
-        "-mtime", "-maxdepth", "-newer", "(", ")", "!", "-o", "*", "*.md", "docs/*", "/files", ".", "..", "~", "|",
-        "&&", "||", ";", "\n", "'a b'", "\"x\"", "'[:alpha:]'", "'[a-'", "'\\('", "'a\\{2'", "'%s %d %5.2f %*d %'",
-        "'%b'", "'\\x41\\0101\\c'", "'1,3p'", "'/re/p'", "'$p'", "'s/a/b/'", "1,2", "-k2,1n", "-t,", "'[x*]'",
-        "'a-z'", "'\\'", "{}", "README.md", "notes.txt", "nope", "data/sales.csv", "logs/big.log", "docs", "#",
-        "$", "'$x'", "999999999999999999999", "-99999", "0", "''", "\\", "é", "[", "]", "?", "-I{}",
+        "ls",
+        "cat",
+        "grep",
+        "rg",
+        "find",
+        "tree",
+        "sed",
+        "head",
+        "tail",
+        "wc",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "xargs",
+        "echo",
+        "printf",
+        "stat",
+        "basename",
+        "dirname",
+        "cd",
+        "pwd",
+        "help",
+        "true",
+        "false",
+        "exit",
+        "-l",
+        "-a",
+        "-R",
+        "-n",
+        "-c",
+        "-r",
+        "-v",
+        "-o",
+        "-E",
+        "-F",
+        "-w",
+        "-k",
+        "-t",
+        "-f",
+        "-d",
+        "-s",
+        "-u",
+        "-i",
+        "-x",
+        "-h",
+        "-A",
+        "-B",
+        "-C",
+        "-m",
+        "-e",
+        "-I",
+        "-L",
+        "-0",
+        "-1",
+        "-2",
+        "+3",
+        "-3",
+        "--",
+        "-name",
+        "-type",
+        "-size",
+        "-mtime",
+        "-maxdepth",
+        "-newer",
+        "(",
+        ")",
+        "!",
+        "-o",
+        "*",
+        "*.md",
+        "docs/*",
+        "/files",
+        ".",
+        "..",
+        "~",
+        "|",
+        "&&",
+        "||",
+        ";",
+        "\n",
+        "'a b'",
+        "\"x\"",
+        "'[:alpha:]'",
+        "'[a-'",
+        "'\\('",
+        "'a\\{2'",
+        "'%s %d %5.2f %*d %'",
+        "'%b'",
+        "'\\x41\\0101\\c'",
+        "'1,3p'",
+        "'/re/p'",
+        "'$p'",
+        "'s/a/b/'",
+        "1,2",
+        "-k2,1n",
+        "-t,",
+        "'[x*]'",
+        "'a-z'",
+        "'\\'",
+        "{}",
+        "README.md",
+        "notes.txt",
+        "nope",
+        "data/sales.csv",
+        "logs/big.log",
+        "docs",
+        "#",
+        "$",
+        "'$x'",
+        "999999999999999999999",
+        "-99999",
+        "0",
+        "''",
+        "\\",
+        "é",
+        "[",
+        "]",
+        "?",
+        "-I{}",
     ];
     let mut rng = Lcg(0x5eed);
     let mut fs = fixture_fs(&f);
@@ -371,14 +601,19 @@ fn no_input_panics() {
         let r = run_on(&mut fs, &script);
         if r.status == 2 && r.out.is_empty() {
             let may_be_silent = script.contains("exit") || script.contains("-s");
-            assert!(!r.err.is_empty() || may_be_silent, "{script:?} failed silently");
+            assert!(
+                !r.err.is_empty() || may_be_silent,
+                "{script:?} failed silently"
+            );
         }
         // Scripts may cd away; come back.
         let _ = fs.set_cwd("/files");
     }
     for _ in 0..2000 {
         let len = rng.next(40);
-        let bytes: Vec<u8> = (0..len).map(|_| ALPHABET[rng.next(ALPHABET.len())]).collect();
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| ALPHABET[rng.next(ALPHABET.len())])
+            .collect();
         let script = String::from_utf8_lossy(&bytes).into_owned();
         let _ = run_on(&mut fs, &script);
         let _ = fs.set_cwd("/files");

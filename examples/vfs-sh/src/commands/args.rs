@@ -107,7 +107,9 @@ fn find_long<'a>(cmd: &str, name: &str, spec: &'a [Spec]) -> Result<&'a Spec, Ar
         .collect();
     match candidates.as_slice() {
         [one] => Ok(one),
-        [] => Err(ArgError::Bad(format!("{cmd}: unrecognized option '--{name}'"))),
+        [] => Err(ArgError::Bad(format!(
+            "{cmd}: unrecognized option '--{name}'"
+        ))),
         many => {
             let names: Vec<String> = many
                 .iter()
@@ -222,8 +224,16 @@ mod tests {
         assert!(r.has("l") && r.has("a"));
         assert_eq!(r.values("n"), vec!["5", "7"]);
         assert_eq!(r.operands, vec!["x", "y", "-l"]);
-        let r = p(&["-n", "3", "-", "--all", "--lines=4", "--color", "--color=never"])
-            .expect("parses");
+        let r = p(&[
+            "-n",
+            "3",
+            "-",
+            "--all",
+            "--lines=4",
+            "--color",
+            "--color=never",
+        ])
+        .expect("parses");
         assert_eq!(r.value("n"), Some("4"));
         assert_eq!(r.operands, vec!["-"]);
         assert_eq!(r.last_of(&["l", "a"]), Some("a"));
@@ -240,8 +250,14 @@ mod tests {
         assert_eq!(bad(&["-z"]), "cmd: invalid option -- 'z'");
         assert_eq!(bad(&["-n"]), "cmd: option requires an argument -- 'n'");
         assert_eq!(bad(&["--nope"]), "cmd: unrecognized option '--nope'");
-        assert_eq!(bad(&["--all=1"]), "cmd: option '--all' doesn't allow an argument");
-        assert_eq!(bad(&["--lines"]), "cmd: option '--lines' requires an argument");
+        assert_eq!(
+            bad(&["--all=1"]),
+            "cmd: option '--all' doesn't allow an argument"
+        );
+        assert_eq!(
+            bad(&["--lines"]),
+            "cmd: option '--lines' requires an argument"
+        );
         assert!(bad(&["--ign"]).contains("ambiguous"));
         assert_eq!(p(&["--help"]), Err(ArgError::Help));
     }

@@ -71,10 +71,19 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let modes: Vec<&str> = ["b", "c", "f"].into_iter().filter(|m| p.has(m)).collect();
     let mode = match modes.as_slice() {
         [m] => *m,
-        [] => return fail(cx, "cut: you must specify a list of bytes, characters, or fields"),
+        [] => {
+            return fail(
+                cx,
+                "cut: you must specify a list of bytes, characters, or fields",
+            );
+        }
         _ => return fail(cx, "cut: only one type of list may be specified"),
     };
-    let what = if mode == "f" { "field" } else { "byte/character" };
+    let what = if mode == "f" {
+        "field"
+    } else {
+        "byte/character"
+    };
     let list = match parse_list(p.value(mode).unwrap_or(""), what) {
         Ok(l) => l,
         Err(e) => return fail(cx, &e),
@@ -83,7 +92,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         None => b'\t',
         Some(d) if mode != "f" => {
             let _ = d;
-            return fail(cx, "cut: an input delimiter may be specified only when operating on fields");
+            return fail(
+                cx,
+                "cut: an input delimiter may be specified only when operating on fields",
+            );
         }
         Some(d) if d.len() == 1 => d.as_bytes()[0],
         Some("") => b'\n',
@@ -96,7 +108,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         None if mode == "f" => vec![delim],
         None => Vec::new(),
     };
-    let operands = if p.operands.is_empty() { vec!["-".to_owned()] } else { p.operands.clone() };
+    let operands = if p.operands.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        p.operands.clone()
+    };
     let mut status = 0;
     let mut out = Vec::new();
     for op in &operands {
@@ -152,7 +168,10 @@ mod tests {
 
     #[test]
     fn lists() {
-        assert_eq!(parse_list("1,3-5,7-", "field"), Ok(vec![(1, 1), (3, 5), (7, usize::MAX)]));
+        assert_eq!(
+            parse_list("1,3-5,7-", "field"),
+            Ok(vec![(1, 1), (3, 5), (7, usize::MAX)])
+        );
         assert_eq!(parse_list("-3", "field"), Ok(vec![(1, 3)]));
         assert!(parse_list("0", "field").is_err());
         assert!(parse_list("5-3", "field").is_err());

@@ -128,7 +128,9 @@ impl Parser<'_, '_, '_> {
             Some("(") => {
                 self.i += 1;
                 if self.peek() == Some(")") {
-                    return Err("find: invalid expression; empty parentheses are not allowed.".to_owned());
+                    return Err(
+                        "find: invalid expression; empty parentheses are not allowed.".to_owned(),
+                    );
                 }
                 let e = self.or()?;
                 if self.peek() != Some(")") {
@@ -157,8 +159,8 @@ impl Parser<'_, '_, '_> {
             "-type" => {
                 let v = self.arg(&pred)?;
                 let kinds: Vec<char> = v.split(',').filter_map(|k| k.chars().next()).collect();
-                let valid = !v.is_empty()
-                    && v.split(',').all(|k| k.len() == 1 && "fdlbcps".contains(k));
+                let valid =
+                    !v.is_empty() && v.split(',').all(|k| k.len() == 1 && "fdlbcps".contains(k));
                 if !valid {
                     return Err(format!("find: Unknown argument to -type: {v}"));
                 }
@@ -166,7 +168,8 @@ impl Parser<'_, '_, '_> {
             }
             "-mtime" | "-mmin" => {
                 let v = self.arg(&pred)?;
-                let cmp = Cmp::parse(&v).ok_or_else(|| format!("find: invalid argument '{v}' to '{pred}'"))?;
+                let cmp = Cmp::parse(&v)
+                    .ok_or_else(|| format!("find: invalid argument '{v}' to '{pred}'"))?;
                 Expr::Age(cmp, if pred == "-mtime" { 86_400 } else { 60 })
             }
             "-newer" => {
@@ -195,7 +198,8 @@ impl Parser<'_, '_, '_> {
                     }
                     None => return Err(bad()),
                 };
-                let cmp = Cmp::parse(num).ok_or_else(|| format!("find: invalid argument '{v}' to '-size'"))?;
+                let cmp = Cmp::parse(num)
+                    .ok_or_else(|| format!("find: invalid argument '{v}' to '-size'"))?;
                 Expr::Size(cmp, unit)
             }
             "-empty" => Expr::Empty,
@@ -221,13 +225,18 @@ impl Parser<'_, '_, '_> {
                 }
                 Expr::Const(true)
             }
-            "-depth" | "-xdev" | "-mount" | "-follow" | "-noleaf" | "-daystart" => Expr::Const(true),
-            "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprintf" | "-fls" | "-printf" | "-ls" => {
+            "-depth" | "-xdev" | "-mount" | "-follow" | "-noleaf" | "-daystart" => {
+                Expr::Const(true)
+            }
+            "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprintf"
+            | "-fls" | "-printf" | "-ls" => {
                 return Err(format!(
                     "find: '{pred}' is not supported in vfs-sh (read-only, no processes); pipe the paths to xargs instead"
                 ));
             }
-            other if other.starts_with('-') => return Err(format!("find: unknown predicate '{other}'")),
+            other if other.starts_with('-') => {
+                return Err(format!("find: unknown predicate '{other}'"));
+            }
             other => return Err(format!("find: paths must precede expression: '{other}'")),
         };
         Ok(e)
@@ -330,11 +339,24 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             base_name(root, "")
         };
         // Entries still to visit, the next one last.
-        let mut stack = vec![(root.clone(), root_name, meta.kind, meta.len, meta.modified, 0usize)];
+        let mut stack = vec![(
+            root.clone(),
+            root_name,
+            meta.kind,
+            meta.len,
+            meta.modified,
+            0usize,
+        )];
         while let Some((path, name, kind, len, modified, depth)) = stack.pop() {
             let mut out = Vec::new();
             if depth >= mindepth {
-                let item = Item { path: &path, name: &name, kind, len, modified };
+                let item = Item {
+                    path: &path,
+                    name: &name,
+                    kind,
+                    len,
+                    modified,
+                };
                 eval(&expr, &item, now, cx, &mut out);
             }
             cx.out(&out);

@@ -20,7 +20,9 @@ enum Amount {
 fn expand_numeric(args: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for a in args {
-        let is_value = out.last().is_some_and(|p| matches!(p.as_str(), "-n" | "-c" | "--lines" | "--bytes"));
+        let is_value = out
+            .last()
+            .is_some_and(|p| matches!(p.as_str(), "-n" | "-c" | "--lines" | "--bytes"));
         match a.strip_prefix('-') {
             Some(d) if !is_value && !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
                 out.push("-n".to_owned());
@@ -37,9 +39,15 @@ fn expand_numeric(args: &[String]) -> Vec<String> {
 fn amount(s: &str, other_sign: char) -> Option<Amount> {
     let (other, body) = match s.strip_prefix(other_sign) {
         Some(b) => (true, b),
-        None => (false, s.strip_prefix(if other_sign == '-' { '+' } else { '-' }).unwrap_or(s)),
+        None => (
+            false,
+            s.strip_prefix(if other_sign == '-' { '+' } else { '-' })
+                .unwrap_or(s),
+        ),
     };
-    let split = body.find(|c: char| !c.is_ascii_digit()).unwrap_or(body.len());
+    let split = body
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(body.len());
     let (digits, suffix) = body.split_at(split);
     let mult: u64 = match suffix {
         "" => 1,
@@ -53,7 +61,11 @@ fn amount(s: &str, other_sign: char) -> Option<Amount> {
         _ => return None,
     };
     let n = super::count(digits)?.saturating_mul(mult);
-    Some(if other { Amount::Other(n) } else { Amount::Count(n) })
+    Some(if other {
+        Amount::Other(n)
+    } else {
+        Amount::Count(n)
+    })
 }
 
 /// The bytes of the first `n` lines.
@@ -97,7 +109,11 @@ fn last_lines(data: &[u8], n: u64) -> &[u8] {
 /// Lines in `data`, a last one without a newline included.
 fn line_count(data: &[u8]) -> u64 {
     let n = newlines(data) as u64;
-    if data.is_empty() || data.ends_with(b"\n") { n } else { n + 1 }
+    if data.is_empty() || data.ends_with(b"\n") {
+        n
+    } else {
+        n + 1
+    }
 }
 
 /// Which of `head` and `tail` runs.
@@ -118,7 +134,13 @@ impl Which {
 
 /// Reads what one operand needs for the amount, reading only part of a
 /// document where possible.
-fn fetch(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount, op: &str) -> Result<Vec<u8>, FsError> {
+fn fetch(
+    cx: &mut Cx<'_>,
+    which: Which,
+    bytes: bool,
+    amt: Amount,
+    op: &str,
+) -> Result<Vec<u8>, FsError> {
     if op == "-" {
         return Ok(cx.stdin());
     }
@@ -174,7 +196,11 @@ fn select(which: Which, bytes: bool, amt: Amount, data: &[u8]) -> &[u8] {
         (Which::Tail, false, Amount::Other(n)) => {
             let skip = n.saturating_sub(1);
             let head = first_lines(data, skip);
-            if line_count(data) <= skip { &[] } else { &data[head.len()..] }
+            if line_count(data) <= skip {
+                &[]
+            } else {
+                &data[head.len()..]
+            }
         }
         // Already cut by `fetch` for documents; stdin arrives whole.
         (Which::Tail, true, Amount::Count(n)) => &data[idx(len.saturating_sub(n))..],
@@ -199,7 +225,9 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
         Err(code) => return code,
     };
     if p.has("f") {
-        cx.err(format_args!("{name}: following a file (-f) is not supported: documents do not grow here"));
+        cx.err(format_args!(
+            "{name}: following a file (-f) is not supported: documents do not grow here"
+        ));
         return 1;
     }
     let bytes = p.last_of(&["n", "c"]) == Some("c");
@@ -217,12 +245,20 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
         },
     };
     // `tail -c +N` is cut in `fetch`; for stdin it is cut here.
-    let operands = if p.operands.is_empty() { vec!["-".to_owned()] } else { p.operands.clone() };
+    let operands = if p.operands.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        p.operands.clone()
+    };
     let headers = p.has("v") || (operands.len() > 1 && !p.has("q"));
     let mut status = 0;
     let mut first = true;
     for op in &operands {
-        let label = if op == "-" { "standard input" } else { op.as_str() };
+        let label = if op == "-" {
+            "standard input"
+        } else {
+            op.as_str()
+        };
         let header = |cx: &mut Cx<'_>, first: &mut bool| {
             if headers {
                 let sep = if *first { "" } else { "\n" };
@@ -253,7 +289,10 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
                 status = 1;
             }
             Err(e) => {
-                cx.err(format_args!("{name}: cannot open '{op}' for reading: {}", e.strerror()));
+                cx.err(format_args!(
+                    "{name}: cannot open '{op}' for reading: {}",
+                    e.strerror()
+                ));
                 status = 1;
             }
         }
@@ -283,7 +322,10 @@ mod tests {
         assert_eq!(last_lines(d, 2), b"c\nd");
         assert_eq!(last_lines(b"a\nb\nc\n", 2), b"b\nc\n");
         assert_eq!(last_lines(b"a\nb\n", 5), b"a\nb\n");
-        assert_eq!(select(Which::Head, false, Amount::Other(1), d), b"a\nb\nc\n");
+        assert_eq!(
+            select(Which::Head, false, Amount::Other(1), d),
+            b"a\nb\nc\n"
+        );
         assert_eq!(select(Which::Tail, false, Amount::Other(3), d), b"c\nd");
         assert_eq!(select(Which::Tail, false, Amount::Other(9), d), b"");
         assert_eq!(amount("+5", '+'), Some(Amount::Other(5)));

@@ -101,20 +101,34 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
         cx.outs(&s);
         return;
     }
-    let size = |it: &Item| if o.human { human(it.len) } else { it.len.to_string() };
+    let size = |it: &Item| {
+        if o.human {
+            human(it.len)
+        } else {
+            it.len.to_string()
+        }
+    };
     if total {
         let blocks: u64 = items
             .iter()
             .filter(|i| i.kind == Kind::File)
             .map(|i| i.len.div_ceil(1024))
             .sum();
-        let t = if o.human { human(blocks * 1024) } else { blocks.to_string() };
+        let t = if o.human {
+            human(blocks * 1024)
+        } else {
+            blocks.to_string()
+        };
         s.push_str(&format!("total {t}\n"));
     }
     let width = items.iter().map(|i| size(i).len()).max().unwrap_or(1);
     let now = cx.env.now;
     for it in items {
-        let mode = if it.kind == Kind::Dir { "dr-xr-xr-x" } else { "-r--r--r--" };
+        let mode = if it.kind == Kind::Dir {
+            "dr-xr-xr-x"
+        } else {
+            "-r--r--r--"
+        };
         s.push_str(&format!(
             "{mode} 1 vfsbox vfsbox {:>width$} {} {}\n",
             size(it),
@@ -139,7 +153,10 @@ fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts, header: bool, first: &mut bool
     let entries = match cx.fs.read_dir(path) {
         Ok(e) => e,
         Err(e) => {
-            cx.err(format_args!("ls: cannot open directory '{path}': {}", e.strerror()));
+            cx.err(format_args!(
+                "ls: cannot open directory '{path}': {}",
+                e.strerror()
+            ));
             return false;
         }
     };
@@ -159,8 +176,18 @@ fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts, header: bool, first: &mut bool
         for dot in [".", ".."] {
             let m = cx.fs.metadata(&super::join(path, dot));
             items.push(match m {
-                Ok(m) => Item { name: dot.to_owned(), kind: Kind::Dir, len: 0, modified: m.modified },
-                Err(_) => Item { name: dot.to_owned(), kind: Kind::Dir, len: 0, modified: None },
+                Ok(m) => Item {
+                    name: dot.to_owned(),
+                    kind: Kind::Dir,
+                    len: 0,
+                    modified: m.modified,
+                },
+                Err(_) => Item {
+                    name: dot.to_owned(),
+                    kind: Kind::Dir,
+                    len: 0,
+                    modified: None,
+                },
             });
         }
     }
@@ -211,7 +238,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         human: p.has("h"),
         dirs_as_files: p.has("d"),
     };
-    let operands = if p.operands.is_empty() { vec![".".to_owned()] } else { p.operands.clone() };
+    let operands = if p.operands.is_empty() {
+        vec![".".to_owned()]
+    } else {
+        p.operands.clone()
+    };
     let mut status = 0;
     let mut files = Vec::new();
     let mut dirs = Vec::new();

@@ -37,32 +37,136 @@ struct Command {
 }
 
 const COMMANDS: &[Command] = &[
-    Command { name: "basename", run: misc::basename, usage: "basename NAME [SUFFIX] | basename [-a] [-s SUFFIX] NAME..." },
-    Command { name: "cat", run: cat::run, usage: "cat [-n] [-b] [-s] [-E] [FILE]..." },
-    Command { name: "cd", run: misc::cd, usage: "cd [DIR]  (no DIR or ~ means /)" },
-    Command { name: "cut", run: cut::run, usage: "cut (-b LIST | -c LIST | -f LIST [-d DELIM] [-s]) [--complement] [--output-delimiter=S] [FILE]...  (LIST: 1,3-5,7-)" },
-    Command { name: "dirname", run: misc::dirname, usage: "dirname NAME..." },
-    Command { name: "echo", run: echo::run, usage: "echo [-n] [-e] [-E] [ARG]..." },
-    Command { name: "exit", run: misc::exit, usage: "exit [N]" },
-    Command { name: "false", run: misc::r#false, usage: "false" },
-    Command { name: "find", run: find::run, usage: "find [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name GLOB] [-iname GLOB] [-path GLOB] [-ipath GLOB] [-mtime [+-]N] [-mmin [+-]N] [-newer FILE] [-size [+-]N[ckMG]] [-empty] [! -not -a -o ( )] [-print]" },
-    Command { name: "grep", run: grep::grep, usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s] [-A N -B N -C N -NUM] [-m N] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--smart-case] PATTERN [FILE]..." },
-    Command { name: "head", run: headtail::head, usage: "head [-n [-]N | -N | -c [-]N] [-q] [-v] [FILE]..." },
-    Command { name: "help", run: help, usage: "help  (this list)" },
-    Command { name: "ls", run: ls::run, usage: "ls [-l -a -A -t -S -r -1 -R -h -d] [PATH]..." },
-    Command { name: "printf", run: printf::run, usage: "printf FORMAT [ARG]...  (%s %b %d %i %u %o %x %X %f %e %g %c %%, flags, width, precision, escapes)" },
-    Command { name: "pwd", run: misc::pwd, usage: "pwd" },
-    Command { name: "rg", run: grep::rg, usage: "rg [-i -S -s -n -N -F -w -x -v -l -c -o -h -H -q] [-A N -B N -C N] [-m N] [-e PATTERN]... [-g GLOB] PATTERN [PATH]...  (recursive; Rust regex syntax)" },
-    Command { name: "sed", run: sed::run, usage: "sed [-n] [-E] 'Np' | 'N,Mp' | '/RE/p' | '$p' (also ranges N,$ and /RE/,/RE/, several joined by ;) [FILE]..." },
-    Command { name: "sort", run: sort::run, usage: "sort [-r -n -u -f -b -s] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]..." },
-    Command { name: "stat", run: stat::run, usage: "stat [-c FORMAT] FILE...  (FORMAT: %n %N %s %F %y %Y %x %X %z %Z %a %A %U %G %u %g %h %i %b %B %o %%)" },
-    Command { name: "tail", run: headtail::tail, usage: "tail [-n [+]N | -N | -c [+]N] [-q] [-v] [FILE]..." },
-    Command { name: "tr", run: tr::run, usage: "tr [-d] [-s] [-c] SET1 [SET2]  (ranges a-z, [:lower:] [:upper:] [:digit:] [:space:] [:alpha:] [:alnum:] [:punct:] [:blank:], escapes)" },
-    Command { name: "tree", run: tree::run, usage: "tree [-L N] [-d] [-a] [--noreport] [DIR]..." },
-    Command { name: "true", run: misc::r#true, usage: "true" },
-    Command { name: "uniq", run: uniq::run, usage: "uniq [-c] [-d] [-u] [-i] [FILE]" },
-    Command { name: "wc", run: wc::run, usage: "wc [-l] [-w] [-c] [-m] [-L] [FILE]..." },
-    Command { name: "xargs", run: xargs::run, usage: "xargs [-n N] [-I STR] [-0] [-d DELIM] [-r] [-t] [COMMAND [ARG]...]  (runs vfs-sh commands)" },
+    Command {
+        name: "basename",
+        run: misc::basename,
+        usage: "basename NAME [SUFFIX] | basename [-a] [-s SUFFIX] NAME...",
+    },
+    Command {
+        name: "cat",
+        run: cat::run,
+        usage: "cat [-n] [-b] [-s] [-E] [FILE]...",
+    },
+    Command {
+        name: "cd",
+        run: misc::cd,
+        usage: "cd [DIR]  (no DIR or ~ means /)",
+    },
+    Command {
+        name: "cut",
+        run: cut::run,
+        usage: "cut (-b LIST | -c LIST | -f LIST [-d DELIM] [-s]) [--complement] [--output-delimiter=S] [FILE]...  (LIST: 1,3-5,7-)",
+    },
+    Command {
+        name: "dirname",
+        run: misc::dirname,
+        usage: "dirname NAME...",
+    },
+    Command {
+        name: "echo",
+        run: echo::run,
+        usage: "echo [-n] [-e] [-E] [ARG]...",
+    },
+    Command {
+        name: "exit",
+        run: misc::exit,
+        usage: "exit [N]",
+    },
+    Command {
+        name: "false",
+        run: misc::r#false,
+        usage: "false",
+    },
+    Command {
+        name: "find",
+        run: find::run,
+        usage: "find [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name GLOB] [-iname GLOB] [-path GLOB] [-ipath GLOB] [-mtime [+-]N] [-mmin [+-]N] [-newer FILE] [-size [+-]N[ckMG]] [-empty] [! -not -a -o ( )] [-print]",
+    },
+    Command {
+        name: "grep",
+        run: grep::grep,
+        usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s] [-A N -B N -C N -NUM] [-m N] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--smart-case] PATTERN [FILE]...",
+    },
+    Command {
+        name: "head",
+        run: headtail::head,
+        usage: "head [-n [-]N | -N | -c [-]N] [-q] [-v] [FILE]...",
+    },
+    Command {
+        name: "help",
+        run: help,
+        usage: "help  (this list)",
+    },
+    Command {
+        name: "ls",
+        run: ls::run,
+        usage: "ls [-l -a -A -t -S -r -1 -R -h -d] [PATH]...",
+    },
+    Command {
+        name: "printf",
+        run: printf::run,
+        usage: "printf FORMAT [ARG]...  (%s %b %d %i %u %o %x %X %f %e %g %c %%, flags, width, precision, escapes)",
+    },
+    Command {
+        name: "pwd",
+        run: misc::pwd,
+        usage: "pwd",
+    },
+    Command {
+        name: "rg",
+        run: grep::rg,
+        usage: "rg [-i -S -s -n -N -F -w -x -v -l -c -o -h -H -q] [-A N -B N -C N] [-m N] [-e PATTERN]... [-g GLOB] PATTERN [PATH]...  (recursive; Rust regex syntax)",
+    },
+    Command {
+        name: "sed",
+        run: sed::run,
+        usage: "sed [-n] [-E] 'Np' | 'N,Mp' | '/RE/p' | '$p' (also ranges N,$ and /RE/,/RE/, several joined by ;) [FILE]...",
+    },
+    Command {
+        name: "sort",
+        run: sort::run,
+        usage: "sort [-r -n -u -f -b -s] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]...",
+    },
+    Command {
+        name: "stat",
+        run: stat::run,
+        usage: "stat [-c FORMAT] FILE...  (FORMAT: %n %N %s %F %y %Y %x %X %z %Z %a %A %U %G %u %g %h %i %b %B %o %%)",
+    },
+    Command {
+        name: "tail",
+        run: headtail::tail,
+        usage: "tail [-n [+]N | -N | -c [+]N] [-q] [-v] [FILE]...",
+    },
+    Command {
+        name: "tr",
+        run: tr::run,
+        usage: "tr [-d] [-s] [-c] SET1 [SET2]  (ranges a-z, [:lower:] [:upper:] [:digit:] [:space:] [:alpha:] [:alnum:] [:punct:] [:blank:], escapes)",
+    },
+    Command {
+        name: "tree",
+        run: tree::run,
+        usage: "tree [-L N] [-d] [-a] [--noreport] [DIR]...",
+    },
+    Command {
+        name: "true",
+        run: misc::r#true,
+        usage: "true",
+    },
+    Command {
+        name: "uniq",
+        run: uniq::run,
+        usage: "uniq [-c] [-d] [-u] [-i] [FILE]",
+    },
+    Command {
+        name: "wc",
+        run: wc::run,
+        usage: "wc [-l] [-w] [-c] [-m] [-L] [FILE]...",
+    },
+    Command {
+        name: "xargs",
+        run: xargs::run,
+        usage: "xargs [-n N] [-I STR] [-0] [-d DELIM] [-r] [-t] [COMMAND [ARG]...]  (runs vfs-sh commands)",
+    },
 ];
 
 fn find_command(name: &str) -> Option<&'static Command> {

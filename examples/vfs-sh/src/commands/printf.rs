@@ -92,7 +92,10 @@ fn compile(format: &str) -> Result<Vec<Piece>, String> {
             conv.precision = Some(number(&chars, &mut i).unwrap_or(Some(0)));
         }
         // Length modifiers mean nothing here.
-        while chars.get(i).is_some_and(|c| matches!(c, 'h' | 'l' | 'L' | 'q' | 'j' | 'z' | 't')) {
+        while chars
+            .get(i)
+            .is_some_and(|c| matches!(c, 'h' | 'l' | 'L' | 'q' | 'j' | 'z' | 't'))
+        {
             i += 1;
         }
         let Some(&kind) = chars.get(i) else {
@@ -117,7 +120,10 @@ fn compile(format: &str) -> Result<Vec<Piece>, String> {
 fn int_arg(s: &str) -> (i128, Option<String>) {
     let t = s.trim_start();
     if let Some(rest) = t.strip_prefix(['\'', '"']) {
-        return (rest.chars().next().map_or(0, |c| i128::from(u32::from(c))), None);
+        return (
+            rest.chars().next().map_or(0, |c| i128::from(u32::from(c))),
+            None,
+        );
     }
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b),
@@ -135,7 +141,9 @@ fn int_arg(s: &str) -> (i128, Option<String>) {
     for c in digits.chars() {
         match c.to_digit(radix) {
             Some(d) => {
-                v = v.saturating_mul(i128::from(radix)).saturating_add(i128::from(d));
+                v = v
+                    .saturating_mul(i128::from(radix))
+                    .saturating_add(i128::from(d));
                 n += 1;
             }
             None => break,
@@ -157,7 +165,10 @@ fn float_arg(s: &str) -> (f64, Option<String>) {
         return (0.0, None);
     }
     if let Some(rest) = t.strip_prefix(['\'', '"']) {
-        return (rest.chars().next().map_or(0.0, |c| f64::from(u32::from(c))), None);
+        return (
+            rest.chars().next().map_or(0.0, |c| f64::from(u32::from(c))),
+            None,
+        );
     }
     match t.parse::<f64>() {
         Ok(v) => (v, None),
@@ -198,7 +209,7 @@ fn c_general(v: f64, prec: usize, alt: bool, upper: bool) -> String {
         .split_once('e')
         .and_then(|(_, e)| e.parse().ok())
         .unwrap_or(0);
-    let s = if x < -4 || x >= p as i64 {
+    if x < -4 || x >= p as i64 {
         let s = c_exp(v, p - 1, upper);
         if alt {
             s
@@ -210,8 +221,7 @@ fn c_general(v: f64, prec: usize, alt: bool, upper: bool) -> String {
         let decimals = usize::try_from(p as i64 - 1 - x).unwrap_or(0);
         let s = format!("{v:.decimals$}");
         if alt { s } else { trim_zeros(&s) }
-    };
-    s
+    }
 }
 
 fn trim_zeros(s: &str) -> String {
@@ -313,17 +323,32 @@ fn apply(
                         (sign.to_owned(), v.unsigned_abs().to_string())
                     }
                     k => {
-                        let u = if v < 0 { (v as i64) as u64 } else { u64::try_from(v).unwrap_or(u64::MAX) };
+                        let u = if v < 0 {
+                            (v as i64) as u64
+                        } else {
+                            u64::try_from(v).unwrap_or(u64::MAX)
+                        };
                         match k {
-                            'o' => ((if conv.alt && u != 0 { "0" } else { "" }).to_owned(), format!("{u:o}")),
-                            'x' => ((if conv.alt && u != 0 { "0x" } else { "" }).to_owned(), format!("{u:x}")),
-                            'X' => ((if conv.alt && u != 0 { "0X" } else { "" }).to_owned(), format!("{u:X}")),
+                            'o' => (
+                                (if conv.alt && u != 0 { "0" } else { "" }).to_owned(),
+                                format!("{u:o}"),
+                            ),
+                            'x' => (
+                                (if conv.alt && u != 0 { "0x" } else { "" }).to_owned(),
+                                format!("{u:x}"),
+                            ),
+                            'X' => (
+                                (if conv.alt && u != 0 { "0X" } else { "" }).to_owned(),
+                                format!("{u:X}"),
+                            ),
                             _ => (String::new(), u.to_string()),
                         }
                     }
                 };
                 let digits = match prec {
-                    Some(p) if digits.len() < p => format!("{}{digits}", "0".repeat(p - digits.len())),
+                    Some(p) if digits.len() < p => {
+                        format!("{}{digits}", "0".repeat(p - digits.len()))
+                    }
                     _ => digits,
                 };
                 pad(conv, width, &lead, &digits, prec.is_none())
@@ -337,7 +362,13 @@ fn apply(
                     'e' | 'E' => c_exp(v.abs(), p, k == 'E'),
                     _ => c_general(v.abs(), p, conv.alt, k == 'G'),
                 };
-                let body = if v.is_nan() { "nan".to_owned() } else if v.is_infinite() { "inf".to_owned() } else { body };
+                let body = if v.is_nan() {
+                    "nan".to_owned()
+                } else if v.is_infinite() {
+                    "inf".to_owned()
+                } else {
+                    body
+                };
                 let sign = if v.is_sign_negative() && !v.is_nan() {
                     "-"
                 } else if conv.plus {
@@ -413,12 +444,24 @@ mod tests {
     fn conversions() {
         assert_eq!(p("%s-%s\\n", &["a", "b", "c"]), "a-b\nc-\n");
         assert_eq!(p("%5s|%-5s|%.2s", &["ab", "cd", "xyz"]), "   ab|cd   |xy");
-        assert_eq!(p("%d %i %05d %+d %x %X %o %#x", &["42", "-7", "42", "3", "255", "255", "8", "255"]), "42 -7 00042 +3 ff FF 10 0xff");
+        assert_eq!(
+            p(
+                "%d %i %05d %+d %x %X %o %#x",
+                &["42", "-7", "42", "3", "255", "255", "8", "255"]
+            ),
+            "42 -7 00042 +3 ff FF 10 0xff"
+        );
         assert_eq!(p("%d", &["'A"]), "65");
         assert_eq!(p("%d", &["0x10"]), "16");
-        assert_eq!(p("%f %.2f %8.3f", &["3.14159", "2.5", "-1"]), "3.141590 2.50   -1.000");
+        assert_eq!(
+            p("%f %.2f %8.3f", &["3.14159", "2.5", "-1"]),
+            "3.141590 2.50   -1.000"
+        );
         assert_eq!(p("%e", &["12345.678"]), "1.234568e+04");
-        assert_eq!(p("%g %g %g %g", &["0.0001", "123456", "1234567", "0.5"]), "0.0001 123456 1.23457e+06 0.5");
+        assert_eq!(
+            p("%g %g %g %g", &["0.0001", "123456", "1234567", "0.5"]),
+            "0.0001 123456 1.23457e+06 0.5"
+        );
         assert_eq!(p("%c%c", &["hello", "w"]), "hw");
         assert_eq!(p("100%%\\n", &[]), "100%\n");
         assert_eq!(p("%b", &["a\\tb\\c", "x"]), "a\tb");

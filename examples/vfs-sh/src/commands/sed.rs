@@ -49,7 +49,9 @@ fn parse_addr(s: &[char], i: &mut usize, syntax: Syntax) -> Result<Option<Addr>,
             let mut re = String::new();
             loop {
                 match s.get(*i) {
-                    None => return Err("sed: -e expression #1: unterminated address regex".to_owned()),
+                    None => {
+                        return Err("sed: -e expression #1: unterminated address regex".to_owned());
+                    }
                     Some('/') => {
                         *i += 1;
                         break;
@@ -120,7 +122,11 @@ fn parse_script(script: &str, syntax: Syntax) -> Result<Vec<Cmd>, String> {
         if matches!(from, Some(Addr::Line(0))) {
             return Err("sed: -e expression #1: invalid usage of line address 0".to_owned());
         }
-        cmds.push(Cmd { from, to, active: false });
+        cmds.push(Cmd {
+            from,
+            to,
+            active: false,
+        });
     }
     if cmds.is_empty() {
         return Err(unsupported());
@@ -212,7 +218,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         operands.remove(0)
     };
-    let syntax = if p.has("E") { Syntax::Extended } else { Syntax::Basic };
+    let syntax = if p.has("E") {
+        Syntax::Extended
+    } else {
+        Syntax::Basic
+    };
     let mut cmds = match parse_script(&script, syntax) {
         Ok(c) => c,
         Err(e) => {
@@ -264,7 +274,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             break;
         }
         let last = i + 1 == total;
-        let nl: &[u8] = if last && no_newline_at_end { b"" } else { b"\n" };
+        let nl: &[u8] = if last && no_newline_at_end {
+            b""
+        } else {
+            b"\n"
+        };
         let mut times = usize::from(!quiet);
         for c in &mut cmds {
             if c.selects(n, line, last) {

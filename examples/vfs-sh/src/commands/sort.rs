@@ -36,7 +36,9 @@ struct Key {
 
 fn parse_pos(s: &str, is_end: bool) -> Result<(usize, usize, Order, bool), String> {
     let digits_end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let field: usize = s[..digits_end].parse().map_err(|_| format!("invalid number at field start: invalid count at start of '{s}'"))?;
+    let field: usize = s[..digits_end]
+        .parse()
+        .map_err(|_| format!("invalid number at field start: invalid count at start of '{s}'"))?;
     if field == 0 {
         return Err(if is_end {
             format!("invalid number after ',': invalid count at start of '{s}'")
@@ -48,7 +50,9 @@ fn parse_pos(s: &str, is_end: bool) -> Result<(usize, usize, Order, bool), Strin
     let mut ch = 0;
     if let Some(r) = rest.strip_prefix('.') {
         let e = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
-        ch = r[..e].parse().map_err(|_| format!("invalid number after '.': invalid count at start of '{r}'"))?;
+        ch = r[..e]
+            .parse()
+            .map_err(|_| format!("invalid number after '.': invalid count at start of '{r}'"))?;
         if ch == 0 && !is_end {
             return Err("character offset is zero: invalid field specification".to_owned());
         }
@@ -65,7 +69,11 @@ fn parse_pos(s: &str, is_end: bool) -> Result<(usize, usize, Order, bool), Strin
                 order.blanks = true;
                 blanks = true;
             }
-            _ => return Err(format!("stray character in field spec: invalid field specification '{s}'")),
+            _ => {
+                return Err(format!(
+                    "stray character in field spec: invalid field specification '{s}'"
+                ));
+            }
         }
     }
     Ok((field, ch, order, blanks))
@@ -146,7 +154,11 @@ fn key_bytes<'a>(line: &'a [u8], key: &Key, sep: Option<u8>) -> &'a [u8] {
     let start = match f.get(key.start_field - 1) {
         None => len,
         Some(&(s, e)) => {
-            let s = if key.order.blanks { skip_blanks(line, s, e) } else { s };
+            let s = if key.order.blanks {
+                skip_blanks(line, s, e)
+            } else {
+                s
+            };
             (s + key.start_char - 1).min(e)
         }
     };
@@ -158,7 +170,11 @@ fn key_bytes<'a>(line: &'a [u8], key: &Key, sep: Option<u8>) -> &'a [u8] {
                 if ec == 0 {
                     e
                 } else {
-                    let s = if key.end_blanks { skip_blanks(line, s, e) } else { s };
+                    let s = if key.end_blanks {
+                        skip_blanks(line, s, e)
+                    } else {
+                        s
+                    };
                     (s + ec).min(e)
                 }
             }
@@ -206,7 +222,11 @@ fn numeric_parts(s: &[u8]) -> (bool, &[u8], &[u8]) {
 fn numeric_cmp(a: &[u8], b: &[u8]) -> Ordering {
     let (na, ia, fa) = numeric_parts(a);
     let (nb, ib, fb) = numeric_parts(b);
-    let magnitude = ia.len().cmp(&ib.len()).then_with(|| ia.cmp(ib)).then_with(|| fa.cmp(fb));
+    let magnitude = ia
+        .len()
+        .cmp(&ib.len())
+        .then_with(|| ia.cmp(ib))
+        .then_with(|| fa.cmp(fb));
     match (na, nb) {
         (false, false) => magnitude,
         (true, true) => magnitude.reverse(),
@@ -219,7 +239,9 @@ fn compare_with(a: &[u8], b: &[u8], order: Order) -> Ordering {
     let ord = if order.numeric {
         numeric_cmp(a, b)
     } else if order.fold {
-        a.iter().map(u8::to_ascii_uppercase).cmp(b.iter().map(u8::to_ascii_uppercase))
+        a.iter()
+            .map(u8::to_ascii_uppercase)
+            .cmp(b.iter().map(u8::to_ascii_uppercase))
     } else {
         a.cmp(b)
     };
@@ -239,14 +261,21 @@ impl Sorter {
     fn keys_cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
         if self.keys.is_empty() {
             let (a, b) = if self.global.blanks {
-                (&a[skip_blanks(a, 0, a.len())..], &b[skip_blanks(b, 0, b.len())..])
+                (
+                    &a[skip_blanks(a, 0, a.len())..],
+                    &b[skip_blanks(b, 0, b.len())..],
+                )
             } else {
                 (a, b)
             };
             return compare_with(a, b, self.global);
         }
         for k in &self.keys {
-            let ord = compare_with(key_bytes(a, k, self.sep), key_bytes(b, k, self.sep), k.order);
+            let ord = compare_with(
+                key_bytes(a, k, self.sep),
+                key_bytes(b, k, self.sep),
+                k.order,
+            );
             if ord != Ordering::Equal {
                 return ord;
             }
@@ -299,7 +328,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Some(t) if t.len() == 1 => t.bytes().next(),
         Some("\\0") => Some(0),
         Some(t) => {
-            let msg = if t.is_empty() { "sort: empty tab".to_owned() } else { format!("sort: multi-character tab '{t}'") };
+            let msg = if t.is_empty() {
+                "sort: empty tab".to_owned()
+            } else {
+                format!("sort: multi-character tab '{t}'")
+            };
             cx.err(msg);
             return 2;
         }
@@ -321,8 +354,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     // With -u, lines with equal keys keep their input order and the first
     // one is printed, as GNU does.
-    let sorter = Sorter { keys, global, sep, stable: p.has("s") || p.has("u") };
-    let operands = if p.operands.is_empty() { vec!["-".to_owned()] } else { p.operands.clone() };
+    let sorter = Sorter {
+        keys,
+        global,
+        sep,
+        stable: p.has("s") || p.has("u"),
+    };
+    let operands = if p.operands.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        p.operands.clone()
+    };
     let mut data = Vec::new();
     for op in &operands {
         match cx.read_operand(op) {

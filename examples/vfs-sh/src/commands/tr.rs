@@ -61,58 +61,78 @@ struct Set {
     fill: Option<(usize, u8)>,
 }
 
+/// What a `[` starts: a class, an equivalence class or a repeat.
+enum Bracket {
+    Bytes(Vec<u8>),
+    /// `[c*]`: as many `c` as SET1 needs.
+    Fill(u8),
+}
+
+fn repeat_count(num: &str) -> Result<usize, String> {
+    let radix = if num.starts_with('0') { 8 } else { 10 };
+    usize::from_str_radix(num, radix)
+        .map_err(|_| format!("tr: invalid repeat count '{num}' in [c*n] construct"))
+}
+
+/// Parses the bracket construct at `s[i] == b'['`, if it is one; returns it
+/// and the index after it.
+fn bracket(s: &[u8], i: usize) -> Result<Option<(Bracket, usize)>, String> {
+    let rest = &s[i + 1..];
+    if let Some(body) = rest.strip_prefix(b":")
+        && let Some(end) = body.windows(2).position(|w| w == b":]")
+    {
+        let name = String::from_utf8_lossy(&body[..end]);
+        let c = class(&name).ok_or_else(|| format!("tr: invalid character class '{name}'"))?;
+        return Ok(Some((Bracket::Bytes(c), i + 2 + end + 2)));
+    }
+    if rest.len() >= 4 && rest[0] == b'=' && rest[2] == b'=' && rest[3] == b']' {
+        return Ok(Some((Bracket::Bytes(vec![rest[1]]), i + 5)));
+    }
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    let (c, after) = one(s, i + 1);
+    if s.get(after) != Some(&b'*') {
+        return Ok(None);
+    }
+    let Some(close) = s[after + 1..].iter().position(|&b| b == b']') else {
+        return Ok(None);
+    };
+    let num = String::from_utf8_lossy(&s[after + 1..after + 1 + close]).into_owned();
+    let next = after + 1 + close + 1;
+    Ok(Some(match num.as_str() {
+        "" => (Bracket::Fill(c), next),
+        n => match repeat_count(n)? {
+            0 => (Bracket::Fill(c), next),
+            n => (Bracket::Bytes(vec![c; n.min(1 << 16)]), next),
+        },
+    }))
+}
+
 fn parse_set(s: &str) -> Result<Set, String> {
     let s = s.as_bytes();
     let mut bytes = Vec::new();
     let mut fill = None;
     let mut i = 0;
     while i < s.len() {
-        if s[i] == b'[' {
-            let rest = &s[i + 1..];
-            if let Some(body) = rest.strip_prefix(b":") {
-                if let Some(end) = body.windows(2).position(|w| w == b":]") {
-                    let name = String::from_utf8_lossy(&body[..end]);
-                    let Some(c) = class(&name) else {
-                        return Err(format!("tr: invalid character class '{name}'"));
-                    };
-                    bytes.extend(c);
-                    i += 2 + end + 2;
-                    continue;
-                }
+        if s[i] == b'['
+            && let Some((b, next)) = bracket(s, i)?
+        {
+            match b {
+                Bracket::Bytes(v) => bytes.extend(v),
+                Bracket::Fill(c) => fill = Some((bytes.len(), c)),
             }
-            if rest.len() >= 4 && rest[0] == b'=' && rest[2] == b'=' && rest[3] == b']' {
-                bytes.push(rest[1]);
-                i += 5;
-                continue;
-            }
-            if !rest.is_empty() {
-                let (c, after) = one(s, i + 1);
-                if s.get(after) == Some(&b'*') {
-                    if let Some(close) = s[after + 1..].iter().position(|&b| b == b']') {
-                        let num = String::from_utf8_lossy(&s[after + 1..after + 1 + close]).into_owned();
-                        let n = if num.is_empty() {
-                            None
-                        } else if num.starts_with('0') {
-                            Some(usize::from_str_radix(&num, 8).map_err(|_| format!("tr: invalid repeat count '{num}' in [c*n] construct"))?)
-                        } else {
-                            Some(num.parse::<usize>().map_err(|_| format!("tr: invalid repeat count '{num}' in [c*n] construct"))?)
-                        };
-                        match n {
-                            None | Some(0) => fill = Some((bytes.len(), c)),
-                            Some(n) => bytes.extend(std::iter::repeat_n(c, n.min(1 << 16))),
-                        }
-                        i = after + 1 + close + 1;
-                        continue;
-                    }
-                }
-            }
+            i = next;
+            continue;
         }
         let (lo, next) = one(s, i);
         if s.get(next) == Some(&b'-') && next + 1 < s.len() {
             let (hi, after) = one(s, next + 1);
             if hi < lo {
                 let text = String::from_utf8_lossy(&s[i..after]).into_owned();
-                return Err(format!("tr: range-endpoints of '{text}' are in reverse collating sequence order"));
+                return Err(format!(
+                    "tr: range-endpoints of '{text}' are in reverse collating sequence order"
+                ));
             }
             bytes.extend(lo..=hi);
             i = after;
@@ -147,7 +167,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.err("Try 'tr --help' for more information.");
         1
     };
-    let translating = !del && !(squeeze && ops.len() == 1);
+    let translating = !(del || squeeze && ops.len() == 1);
     match (ops.len(), del, squeeze) {
         (0, _, _) => return usage(cx, "tr: missing operand".to_owned(), None),
         (1, false, false) => {
@@ -214,14 +234,22 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             if set1.is_empty() {
                 return 0;
             }
-            return usage(cx, "tr: when not truncating set1, string2 must be non-empty".to_owned(), None);
+            return usage(
+                cx,
+                "tr: when not truncating set1, string2 must be non-empty".to_owned(),
+                None,
+            );
         };
         for (i, &b) in set1.iter().enumerate() {
             map[b as usize] = set2.get(i).copied().unwrap_or(last);
         }
     }
     if squeeze {
-        let which = if ops.len() == 2 { set2.unwrap_or_default() } else { set1 };
+        let which = if ops.len() == 2 {
+            set2.unwrap_or_default()
+        } else {
+            set1
+        };
         for b in which {
             squeeze_set[b as usize] = true;
         }

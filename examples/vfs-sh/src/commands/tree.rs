@@ -36,14 +36,19 @@ impl Tree {
         for (i, e) in shown.into_iter().enumerate() {
             let last = i + 1 == n;
             let child = super::join(path, &e.name);
-            let label = if self.full_path { child.as_str() } else { e.name.as_str() };
+            let label = if self.full_path {
+                child.as_str()
+            } else {
+                e.name.as_str()
+            };
             let branch = if last { "└── " } else { "├── " };
             cx.outs(&format!("{prefix}{branch}{label}\n"));
             if e.is_dir() {
                 self.dirs += 1;
                 if self.level.is_none_or(|l| depth < l) {
                     // tree draws the vertical line followed by two no-break spaces.
-                    let deeper = format!("{prefix}{}", if last { "    " } else { "│\u{a0}\u{a0} " });
+                    let deeper =
+                        format!("{prefix}{}", if last { "    " } else { "│\u{a0}\u{a0} " });
                     self.list(cx, &child, &deeper, depth + 1);
                 }
             } else {
@@ -89,7 +94,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         dirs: 0,
         files: 0,
     };
-    let roots = if p.operands.is_empty() { vec![".".to_owned()] } else { p.operands.clone() };
+    let roots = if p.operands.is_empty() {
+        vec![".".to_owned()]
+    } else {
+        p.operands.clone()
+    };
     let mut status = 0;
     for root in &roots {
         match cx.fs.metadata(root) {

@@ -95,7 +95,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut run: Option<(&[u8], u64)> = None;
     for line in crate::search::lines(&data) {
         run = match run {
-            Some((first, n)) if same(first, line, fold, skip_fields, skip_chars) => Some((first, n + 1)),
+            Some((first, n)) if same(first, line, fold, skip_fields, skip_chars) => {
+                Some((first, n + 1))
+            }
             Some((first, n)) => {
                 emit(first, n);
                 Some((line, 1))

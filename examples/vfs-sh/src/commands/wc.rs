@@ -72,7 +72,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let (mut l, mut w, mut c, m, big_l) = (p.has("l"), p.has("w"), p.has("c"), p.has("m"), p.has("L"));
+    let (mut l, mut w, mut c, m, big_l) =
+        (p.has("l"), p.has("w"), p.has("c"), p.has("m"), p.has("L"));
     if !(l || w || c || m || big_l) {
         (l, w, c) = (true, true, true);
     }
@@ -90,16 +91,31 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             Some(path) => (cx.fs.read(path), true),
         };
         match data {
-            Ok(d) => rows.push(Row { name: input.clone(), counts: count(&d), regular, missing: false }),
+            Ok(d) => rows.push(Row {
+                name: input.clone(),
+                counts: count(&d),
+                regular,
+                missing: false,
+            }),
             Err(e) => {
                 let name = input.clone().unwrap_or_default();
                 cx.err(format_args!("wc: {name}: {}", e.strerror()));
                 status = 1;
                 let dir = matches!(e, FsError::IsADirectory(_));
                 if dir {
-                    rows.push(Row { name: input.clone(), counts: Counts::default(), regular: false, missing: false });
+                    rows.push(Row {
+                        name: input.clone(),
+                        counts: Counts::default(),
+                        regular: false,
+                        missing: false,
+                    });
                 } else {
-                    rows.push(Row { name: input.clone(), counts: Counts::default(), regular: false, missing: true });
+                    rows.push(Row {
+                        name: input.clone(),
+                        counts: Counts::default(),
+                        regular: false,
+                        missing: true,
+                    });
                 }
             }
         }
@@ -107,13 +123,27 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let width = if inputs.len() == 1 && shown == 1 {
         1
     } else {
-        let total: u64 = rows.iter().filter(|r| r.regular).map(|r| r.counts.bytes).sum();
-        let min = if rows.iter().any(|r| !r.regular && !r.missing) { 7 } else { 1 };
+        let total: u64 = rows
+            .iter()
+            .filter(|r| r.regular)
+            .map(|r| r.counts.bytes)
+            .sum();
+        let min = if rows.iter().any(|r| !r.regular && !r.missing) {
+            7
+        } else {
+            1
+        };
         total.to_string().len().max(min)
     };
     let line = |counts: &Counts, name: Option<&str>| {
         let mut cols = Vec::new();
-        for (on, v) in [(l, counts.lines), (w, counts.words), (m, counts.chars), (c, counts.bytes), (big_l, counts.max_line)] {
+        for (on, v) in [
+            (l, counts.lines),
+            (w, counts.words),
+            (m, counts.chars),
+            (c, counts.bytes),
+            (big_l, counts.max_line),
+        ] {
             if on {
                 cols.push(format!("{v:>width$}"));
             }

@@ -21,7 +21,9 @@ fn command_start(args: &[String]) -> usize {
             return i;
         }
         i += 1;
-        if WITH_VALUE.contains(&a.as_str()) || (a.starts_with("--") && !a.contains('=') && long_takes_value(a)) {
+        if WITH_VALUE.contains(&a.as_str())
+            || (a.starts_with("--") && !a.contains('=') && long_takes_value(a))
+        {
             i += 1;
         }
     }
@@ -29,9 +31,17 @@ fn command_start(args: &[String]) -> usize {
 }
 
 fn long_takes_value(a: &str) -> bool {
-    ["--max-args", "--delimiter", "--replace", "--max-lines", "--max-procs", "--max-chars", "--arg-file"]
-        .iter()
-        .any(|l| l.starts_with(a) && a.len() > 3)
+    [
+        "--max-args",
+        "--delimiter",
+        "--replace",
+        "--max-lines",
+        "--max-procs",
+        "--max-chars",
+        "--arg-file",
+    ]
+    .iter()
+    .any(|l| l.starts_with(a) && a.len() > 3)
 }
 
 /// Splits input into items the default way; `lines` keeps blanks inside a
@@ -178,7 +188,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut runs: Vec<Vec<String>> = Vec::new();
     if let Some(r) = &replace {
         for item in &items {
-            runs.push(command.iter().map(|a| a.replace(r.as_str(), item)).collect());
+            runs.push(
+                command
+                    .iter()
+                    .map(|a| a.replace(r.as_str(), item))
+                    .collect(),
+            );
         }
     } else if items.is_empty() {
         if !p.has("r") {
@@ -203,7 +218,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
         let code = dispatch(&mut cx.nested(Vec::new()), &argv);
         if code == 255 {
-            cx.err(format_args!("xargs: {name}: exited with status 255; aborting"));
+            cx.err(format_args!(
+                "xargs: {name}: exited with status 255; aborting"
+            ));
             return 124;
         }
         if code != 0 {
@@ -221,14 +238,20 @@ mod tests {
     fn splitting() {
         let s = |t: &str| split_quoted(t.as_bytes(), false).expect("splits");
         assert_eq!(s("a b\n c\n"), ["a", "b", "c"]);
-        assert_eq!(s("'my file.md' \"x y\" a\\ b"), ["my file.md", "x y", "a b"]);
+        assert_eq!(
+            s("'my file.md' \"x y\" a\\ b"),
+            ["my file.md", "x y", "a b"]
+        );
         assert_eq!(s(""), Vec::<String>::new());
         assert!(split_quoted(b"it's", false).is_err());
         let l = |t: &str| split_quoted(t.as_bytes(), true).expect("splits");
         assert_eq!(l("  my file.md  \n\nb\n"), ["my file.md", "b"]);
         assert_eq!(split_on(b"a\0b\0", 0), ["a", "b"]);
         assert_eq!(split_on(b"", 0), Vec::<String>::new());
-        let a: Vec<String> = ["-n", "1", "grep", "-l", "x"].iter().map(|s| (*s).to_owned()).collect();
+        let a: Vec<String> = ["-n", "1", "grep", "-l", "x"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
         assert_eq!(command_start(&a), 2);
     }
 }

@@ -54,7 +54,9 @@ fn app_log() -> String {
 }
 
 fn big_log() -> String {
-    (1..=5000).map(|i| format!("line {i} of the big log\n")).collect()
+    (1..=5000)
+        .map(|i| format!("line {i} of the big log\n"))
+        .collect()
 }
 
 impl Fixture {
@@ -63,10 +65,8 @@ impl Fixture {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "vfs-sh-fixture-{}-{n}-{nanos}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("vfs-sh-fixture-{}-{n}-{nanos}", std::process::id()));
         let files = dir.join("files");
         let now = SystemTime::now();
         let text: &[(&str, &[u8], When)] = &[

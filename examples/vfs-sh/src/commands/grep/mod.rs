@@ -284,7 +284,11 @@ fn context_arg(cx: &mut Cx<'_>, name: &str, v: Option<&str>) -> Result<Option<u3
 fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     let name = flavor.name();
     let args = expand_numeric(args);
-    let spec = if flavor == Flavor::Grep { GREP_SPEC } else { RG_SPEC };
+    let spec = if flavor == Flavor::Grep {
+        GREP_SPEC
+    } else {
+        RG_SPEC
+    };
     let p = match options(cx, name, &args, spec, 2) {
         Ok(p) => p,
         Err(code) => return code,
@@ -295,7 +299,10 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         match cx.read_operand(f) {
             Ok(d) => {
                 let text = String::from_utf8_lossy(&d).into_owned();
-                patterns.extend(crate::search::lines(text.as_bytes()).map(|l| String::from_utf8_lossy(l).into_owned()));
+                patterns.extend(
+                    crate::search::lines(text.as_bytes())
+                        .map(|l| String::from_utf8_lossy(l).into_owned()),
+                );
             }
             Err(e) => {
                 cx.err(format_args!("{name}: {f}: {}", e.strerror()));
@@ -316,7 +323,8 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         .iter()
         .flat_map(|p| p.split('\n').map(str::to_owned).collect::<Vec<_>>())
         .collect();
-    let fixed = p.has("F") && (flavor == Flavor::Rg || p.last_of(&["E", "F", "G", "P"]) == Some("F"));
+    let fixed =
+        p.has("F") && (flavor == Flavor::Rg || p.last_of(&["E", "F", "G", "P"]) == Some("F"));
     let syntax = match (flavor, p.last_of(&["E", "F", "G", "P"])) {
         (Flavor::Rg, _) | (_, Some("P")) => None,
         (_, Some("E")) => Some(Syntax::Extended),
@@ -367,8 +375,16 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             }
         },
     };
-    let mut include = p.values("include").iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    let mut exclude = p.values("exclude").iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let mut include = p
+        .values("include")
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect::<Vec<_>>();
+    let mut exclude = p
+        .values("exclude")
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect::<Vec<_>>();
     for g in p.values("glob") {
         match g.strip_prefix('!') {
             Some(ex) => exclude.push(ex.to_owned()),
@@ -380,7 +396,11 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     let mode = if p.has("q") {
         Mode::Quiet
     } else if p.has("l") || p.has("L") {
-        if p.last_of(&["l", "L"]) == Some("l") { Mode::FilesWith } else { Mode::FilesWithout }
+        if p.last_of(&["l", "L"]) == Some("l") {
+            Mode::FilesWith
+        } else {
+            Mode::FilesWithout
+        }
     } else if p.has("c") {
         Mode::Count
     } else {
@@ -405,7 +425,13 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     // Check each operand first: missing ones and (without -r) directories
     // are errors, as in GNU grep.
     let mut search = Search {
-        printer: Printer::new(mode, false, false, p.has("o"), req.before_context > 0 || req.after_context > 0),
+        printer: Printer::new(
+            mode,
+            false,
+            false,
+            p.has("o"),
+            req.before_context > 0 || req.after_context > 0,
+        ),
         req,
         quiet_errors: p.has("s"),
         name,
@@ -419,7 +445,11 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     let mut ops = Vec::new();
     if implicit {
         match cx.fs.metadata(".") {
-            Ok(m) => ops.push(Op::Root(Root { display: None, abs: m.path, is_dir: true })),
+            Ok(m) => ops.push(Op::Root(Root {
+                display: None,
+                abs: m.path,
+                is_dir: true,
+            })),
             Err(e) => search.error(cx, format_args!(".: {}", e.strerror())),
         }
     } else if operands.is_empty() {
@@ -438,7 +468,11 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             Ok(m) => {
                 any_dir |= m.is_dir();
                 let is_dir = m.is_dir();
-                ops.push(Op::Root(Root { display: Some(op.clone()), abs: m.path, is_dir }));
+                ops.push(Op::Root(Root {
+                    display: Some(op.clone()),
+                    abs: m.path,
+                    is_dir,
+                }));
             }
             Err(e) => search.error(cx, format_args!("{op}: {}", e.strerror())),
         }
@@ -494,16 +528,36 @@ mod tests {
     use super::*;
 
     fn hits(path: &str) -> FileHits {
-        FileHits { path: path.to_owned(), match_count: 1, lines: Vec::new() }
+        FileHits {
+            path: path.to_owned(),
+            match_count: 1,
+            lines: Vec::new(),
+        }
     }
 
     #[test]
     fn names_follow_the_operands() {
         let roots = vec![
-            Root { display: Some("a.txt".into()), abs: "/files/a.txt".into(), is_dir: false },
-            Root { display: Some("docs/".into()), abs: "/files/docs".into(), is_dir: true },
-            Root { display: Some("./a.txt".into()), abs: "/files/a.txt".into(), is_dir: false },
-            Root { display: Some("/".into()), abs: "/".into(), is_dir: true },
+            Root {
+                display: Some("a.txt".into()),
+                abs: "/files/a.txt".into(),
+                is_dir: false,
+            },
+            Root {
+                display: Some("docs/".into()),
+                abs: "/files/docs".into(),
+                is_dir: true,
+            },
+            Root {
+                display: Some("./a.txt".into()),
+                abs: "/files/a.txt".into(),
+                is_dir: false,
+            },
+            Root {
+                display: Some("/".into()),
+                abs: "/".into(),
+                is_dir: true,
+            },
         ];
         let files = [
             hits("/files/a.txt"),
@@ -514,17 +568,34 @@ mod tests {
         ];
         assert_eq!(
             attribute(&roots, &files),
-            ["a.txt", "docs/x.md", "docs/sub/y.md", "./a.txt", "/files/z.md"]
+            [
+                "a.txt",
+                "docs/x.md",
+                "docs/sub/y.md",
+                "./a.txt",
+                "/files/z.md"
+            ]
         );
-        let implicit = [Root { display: None, abs: "/files".into(), is_dir: true }];
+        let implicit = [Root {
+            display: None,
+            abs: "/files".into(),
+            is_dir: true,
+        }];
         assert_eq!(attribute(&implicit, &[hits("/files/d/a.md")]), ["d/a.md"]);
-        let dot = [Root { display: Some(".".into()), abs: "/files".into(), is_dir: true }];
+        let dot = [Root {
+            display: Some(".".into()),
+            abs: "/files".into(),
+            is_dir: true,
+        }];
         assert_eq!(attribute(&dot, &[hits("/files/a.md")]), ["./a.md"]);
     }
 
     #[test]
     fn numeric_context() {
-        let a: Vec<String> = ["-2", "x", "--", "-3"].iter().map(|s| (*s).to_owned()).collect();
+        let a: Vec<String> = ["-2", "x", "--", "-3"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
         assert_eq!(expand_numeric(&a), ["-C", "2", "x", "--", "-3"]);
     }
 }

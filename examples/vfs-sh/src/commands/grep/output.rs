@@ -36,7 +36,13 @@ pub(crate) struct Printer {
 }
 
 impl Printer {
-    pub(crate) fn new(mode: Mode, with_name: bool, line_numbers: bool, only_matching: bool, context: bool) -> Printer {
+    pub(crate) fn new(
+        mode: Mode,
+        with_name: bool,
+        line_numbers: bool,
+        only_matching: bool,
+        context: bool,
+    ) -> Printer {
         Printer {
             mode,
             with_name,
@@ -85,10 +91,10 @@ impl Printer {
                         continue;
                     }
                     if self.context {
-                        if let Some((last_name, last_no)) = &self.last {
-                            if last_name != name || line.line_number != last_no + 1 {
-                                out.extend_from_slice(b"--\n");
-                            }
+                        if let Some((last_name, last_no)) = &self.last
+                            && (last_name != name || line.line_number != last_no + 1)
+                        {
+                            out.extend_from_slice(b"--\n");
                         }
                         self.last = Some((name.to_owned(), line.line_number));
                     }
