@@ -1,8 +1,8 @@
 //! `stat [-c FORMAT] FILE...`: GNU's default multi-line format, with what
 //! the document filesystem knows (name, size, type, modification time).
 //!
-//! What it cannot know is fixed: blocks are `ceil(size/512)` rounded up to
-//! whole 4 KiB, device and inode are 0, links 1, permissions read-only
+//! What it cannot know is fixed: blocks (of 512 bytes) count whole 4 KiB
+//! units, the device is `0,0`, the inode 0, links 1, permissions read-only
 //! (`0444`/`0555`), owner and group `vfsbox` (id 0), access and change times
 //! equal the modification time, and the birth time is `-`.
 
