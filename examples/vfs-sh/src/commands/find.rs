@@ -76,8 +76,14 @@ struct Parser<'a, 'c, 's> {
     maxdepth: Option<usize>,
     mindepth: usize,
     has_action: bool,
+    /// How deeply `!` and `(` are nested, bounded so that no expression can
+    /// exhaust the stack.
+    depth: usize,
     cx: &'c mut Cx<'s>,
 }
+
+/// The deepest nesting of `!` and `( )` accepted.
+const MAX_NESTING: usize = 64;
 
 type Parsed<T> = Result<T, String>;
 
@@ -120,6 +126,16 @@ impl Parser<'_, '_, '_> {
     }
 
     fn unary(&mut self) -> Parsed<Expr> {
+        self.depth += 1;
+        let e = self.unary_inner();
+        self.depth -= 1;
+        e
+    }
+
+    fn unary_inner(&mut self) -> Parsed<Expr> {
+        if self.depth > MAX_NESTING {
+            return Err("find: the expression is nested too deeply".to_owned());
+        }
         match self.peek() {
             Some("!" | "-not") => {
                 self.i += 1;
@@ -302,6 +318,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         maxdepth: None,
         mindepth: 0,
         has_action: false,
+        depth: 0,
         cx,
     };
     let expr = if rest.is_empty() {

@@ -139,9 +139,15 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
     cx.outs(&s);
 }
 
-/// Lists one directory (and, with `-R`, those below it). Returns false if
-/// it could not be read.
-fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts, header: bool, first: &mut bool) -> bool {
+/// Lists one directory; returns its subdirectories (in listed order), or
+/// `None` if it could not be read.
+fn list_one(
+    cx: &mut Cx<'_>,
+    path: &str,
+    o: Opts,
+    header: bool,
+    first: &mut bool,
+) -> Option<Vec<String>> {
     let mut lead = String::new();
     if !*first {
         lead.push('\n');
@@ -157,7 +163,7 @@ fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts, header: bool, first: &mut bool
                 "ls: cannot open directory '{path}': {}",
                 e.strerror()
             ));
-            return false;
+            return None;
         }
     };
     cx.outs(&lead);
@@ -193,12 +199,26 @@ fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts, header: bool, first: &mut bool
     }
     sort(&mut items, o);
     print_block(cx, &items, o, true);
+    Some(
+        items
+            .iter()
+            .filter(|it| it.kind == Kind::Dir && it.name != "." && it.name != "..")
+            .map(|it| super::join(path, &it.name))
+            .collect(),
+    )
+}
+
+/// Lists a directory operand and, with `-R`, every directory below it
+/// (depth first, each after its parent, as GNU does; iteratively, so deep
+/// trees cannot exhaust the stack). Returns false if one could not be read.
+fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts, header: bool, first: &mut bool) -> bool {
     let mut ok = true;
-    if o.recursive {
-        for it in &items {
-            if it.kind == Kind::Dir && it.name != "." && it.name != ".." {
-                ok &= list_dir(cx, &super::join(path, &it.name), o, true, first);
-            }
+    let mut pending = vec![path.to_owned()];
+    while let Some(dir) = pending.pop() {
+        match list_one(cx, &dir, o, header, first) {
+            Some(subdirs) if o.recursive => pending.extend(subdirs.into_iter().rev()),
+            Some(_) => {}
+            None => ok = false,
         }
     }
     ok
