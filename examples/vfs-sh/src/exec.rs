@@ -10,6 +10,7 @@ use std::fmt::Display;
 use std::io::{Read, Write};
 use std::time::SystemTime;
 
+use crate::brace;
 use crate::commands;
 use crate::fs::{Fs, FsError};
 use crate::glob;
@@ -125,18 +126,21 @@ fn tilde(word: &Word) -> Word {
     }
 }
 
-/// Expands a command's words into its arguments (tilde, then globs).
-fn expand(fs: &mut dyn Fs, words: &[Word]) -> Vec<String> {
+/// Expands a command's words into its arguments, in bash's order: braces,
+/// tilde, then globs.
+fn expand(fs: &mut dyn Fs, words: &[Word]) -> Result<Vec<String>, String> {
     let mut args = Vec::new();
     for w in words {
-        let w = tilde(w);
-        if w.has_glob() {
-            args.extend(glob::expand(fs, &w));
-        } else {
-            args.push(w.text());
+        for w in brace::expand(w)? {
+            let w = tilde(&w);
+            if w.has_glob() {
+                args.extend(glob::expand(fs, &w));
+            } else {
+                args.push(w.text());
+            }
         }
     }
-    args
+    Ok(args)
 }
 
 fn run_pipeline(
@@ -150,9 +154,17 @@ fn run_pipeline(
     let mut input: Option<Vec<u8>> = None;
     let mut status = 0;
     for (i, words) in pipeline.commands.iter().enumerate() {
-        let argv = expand(fs, words);
-        let mut buf = Vec::new();
         let last = i + 1 == n;
+        let argv = match expand(fs, words) {
+            Ok(argv) => argv,
+            Err(msg) => {
+                let _ = writeln!(err, "{msg}");
+                status = 1;
+                input = (!last).then(Vec::new);
+                continue;
+            }
+        };
+        let mut buf = Vec::new();
         let sink: &mut dyn Write = if last { &mut *out } else { &mut buf };
         let mut cx = Cx {
             fs: &mut *fs,

@@ -22,6 +22,7 @@
 //! # }
 //! ```
 
+mod brace;
 pub mod cases;
 mod commands;
 #[cfg(not(target_family = "wasm"))]

@@ -105,6 +105,14 @@ impl Fs for SdkFs {
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
         self.flush();
         let listing = sdk::read_dir(path).map_err(error)?;
+        if listing.is_truncated() {
+            // The host caps one listing; say so rather than pretend the
+            // directory holds only what was returned.
+            eprintln!(
+                "vfs-sh: {path}: listing truncated after {} entries (the host's limit)",
+                listing.len()
+            );
+        }
         Ok(listing
             .into_iter()
             .map(|e| Entry {
