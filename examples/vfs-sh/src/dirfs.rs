@@ -74,8 +74,11 @@ impl DirFs {
 
     /// Resolves a path to its normalised absolute virtual form.
     fn resolve(&self, input: &str) -> Result<String, FsError> {
-        if input.is_empty() || input.contains('\0') || input.len() > 4096 {
-            return Err(FsError::InvalidPath(input.to_owned()));
+        if input.is_empty() {
+            return Err(FsError::InvalidPath("\"\": the path is empty".to_owned()));
+        }
+        if input.contains('\0') || input.len() > 4096 {
+            return Err(FsError::InvalidPath(format!("{input:?}: invalid")));
         }
         let joined = if input == "~" || input.starts_with("~/") {
             format!("/{}", &input[1..])

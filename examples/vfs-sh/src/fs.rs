@@ -38,6 +38,10 @@ impl FsError {
             FsError::NotFound(_) => "No such file or directory",
             FsError::NotADirectory(_) => "Not a directory",
             FsError::IsADirectory(_) => "Is a directory",
+            // The host says why ("\"\": the path is empty"); GNU tools see
+            // ENOENT for an empty path and ENAMETOOLONG for a long one.
+            FsError::InvalidPath(why) if why.contains("empty") => "No such file or directory",
+            FsError::InvalidPath(why) if why.contains("longer") => "File name too long",
             FsError::InvalidPath(_) => "Invalid argument",
             FsError::Denied(_) => "Permission denied",
             FsError::Unavailable(_) => "Input/output error",

@@ -82,7 +82,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 cx.out(&out);
             }
             Err(e) => {
-                cx.err(format_args!("cat: {op}: {}", e.strerror()));
+                cx.err(format_args!(
+                    "cat: {}: {}",
+                    super::quote::quote(op, false),
+                    e.strerror()
+                ));
                 status = 1;
             }
         }

@@ -119,7 +119,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         let data = match cx.read_operand(op) {
             Ok(d) => d,
             Err(e) => {
-                cx.err(format_args!("cut: {op}: {}", e.strerror()));
+                cx.err(format_args!(
+                    "cut: {}: {}",
+                    super::quote::quote(op, false),
+                    e.strerror()
+                ));
                 status = 1;
                 continue;
             }

@@ -2,6 +2,7 @@
 //! GNU's `==> name <==` headers for several inputs. Documents are read only
 //! as far as needed (see [`super::read`]).
 
+use super::quote::quote;
 use super::read::{self, newlines};
 use super::{flag, options, value};
 use crate::exec::Cx;
@@ -285,12 +286,16 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
             }
             Err(FsError::IsADirectory(_)) => {
                 header(cx, &mut first);
-                cx.err(format_args!("{name}: error reading '{op}': Is a directory"));
+                cx.err(format_args!(
+                    "{name}: error reading {}: Is a directory",
+                    quote(op, true)
+                ));
                 status = 1;
             }
             Err(e) => {
                 cx.err(format_args!(
-                    "{name}: cannot open '{op}' for reading: {}",
+                    "{name}: cannot open {} for reading: {}",
+                    quote(op, true),
                     e.strerror()
                 ));
                 status = 1;

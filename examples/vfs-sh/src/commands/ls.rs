@@ -160,7 +160,8 @@ fn list_one(
         Ok(e) => e,
         Err(e) => {
             cx.err(format_args!(
-                "ls: cannot open directory '{path}': {}",
+                "ls: cannot open directory {}: {}",
+                super::quote::quote(path, true),
                 e.strerror()
             ));
             return None;
@@ -271,7 +272,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             Ok(m) if m.is_dir() && !o.dirs_as_files => dirs.push(Item::from_meta(op, &m)),
             Ok(m) => files.push(Item::from_meta(op, &m)),
             Err(e) => {
-                cx.err(format_args!("ls: cannot access '{op}': {}", e.strerror()));
+                cx.err(format_args!(
+                    "ls: cannot access {}: {}",
+                    super::quote::quote(op, true),
+                    e.strerror()
+                ));
                 status = 2;
             }
         }

@@ -11,6 +11,7 @@ mod headtail;
 mod ls;
 mod misc;
 mod printf;
+mod quote;
 mod read;
 mod sed;
 mod sort;

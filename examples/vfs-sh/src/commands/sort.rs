@@ -375,7 +375,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 }
             }
             Err(e) => {
-                cx.err(format_args!("sort: cannot read: {op}: {}", e.strerror()));
+                cx.err(format_args!(
+                    "sort: cannot read: {}: {}",
+                    super::quote::quote(op, false),
+                    e.strerror()
+                ));
                 return 2;
             }
         }

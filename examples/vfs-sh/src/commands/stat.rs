@@ -111,7 +111,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 cx.outs(&text);
             }
             Err(e) => {
-                cx.err(format_args!("stat: cannot statx '{op}': {}", e.strerror()));
+                cx.err(format_args!(
+                    "stat: cannot statx {}: {}",
+                    super::quote::quote(op, true),
+                    e.strerror()
+                ));
                 status = 1;
             }
         }

@@ -76,7 +76,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let data = match cx.read_operand(&input) {
         Ok(d) => d,
         Err(e) => {
-            cx.err(format_args!("uniq: {input}: {}", e.strerror()));
+            cx.err(format_args!(
+                "uniq: {}: {}",
+                super::quote::quote(&input, false),
+                e.strerror()
+            ));
             return 1;
         }
     };

@@ -99,7 +99,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }),
             Err(e) => {
                 let name = input.clone().unwrap_or_default();
-                cx.err(format_args!("wc: {name}: {}", e.strerror()));
+                cx.err(format_args!(
+                    "wc: {}: {}",
+                    super::quote::quote(&name, false),
+                    e.strerror()
+                ));
                 status = 1;
                 let dir = matches!(e, FsError::IsADirectory(_));
                 if dir {
