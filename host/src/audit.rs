@@ -13,7 +13,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::runtime::{Outcome, Usage};
+use crate::report::{Outcome, Usage};
 
 /// Who caused an audited operation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -19,23 +19,35 @@
 //! - [`http`]: the HTTP API, built by [`http::app`];
 //! - [`config`]: the config file, tenants and their mounts;
 //! - [`testkit`]: run a built script from a script author's own tests;
+//! - [`sh`]: `vfs-sh`, the built-in shell for text scripts;
 //! - `imports` (private): the host side of the WIT world in `wit/`.
+//!
+//! Everything that needs wasmtime or the HTTP stack is behind the default
+//! `runtime` feature; without it the crate is the path resolution, VFS,
+//! config and limits alone (what the fuzz targets build).
 #![deny(missing_docs)]
 
 pub mod audit;
 pub mod config;
 pub mod demo;
+#[cfg(feature = "runtime")]
 pub mod http;
+#[cfg(feature = "runtime")]
 mod imports;
 pub mod limits;
+pub mod report;
+#[cfg(feature = "runtime")]
 pub mod runtime;
+#[cfg(feature = "runtime")]
+pub mod sh;
+#[cfg(feature = "runtime")]
 pub mod testkit;
 pub mod units;
 pub mod vfs;
 
 pub use audit::{AuditLog, Caller};
 pub use limits::{Limit, Limits, LimitsRequest};
-pub use runtime::{
-    Busy, Outcome, Permit, Report, RunError, RunSpec, Runtime, Script, Stdin, Usage,
-};
+pub use report::{Outcome, Report, Usage};
+#[cfg(feature = "runtime")]
+pub use runtime::{Busy, Permit, RunError, RunSpec, Runtime, Script, Stdin};
 pub use vfs::{VPath, Vfs};

@@ -135,7 +135,8 @@ impl fmt::Display for Limit {
 
 /// Lower per-run limits that a request may ask for. Unset fields keep the
 /// server's value.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "runtime", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LimitsRequest {
     /// Wall-clock deadline in milliseconds.

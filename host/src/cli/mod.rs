@@ -3,6 +3,7 @@
 mod new;
 mod run;
 mod serve;
+mod sh;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,6 +41,11 @@ enum Command {
     /// Serve the HTTP API. Without a config, serves the built-in demo
     /// documents at /files on 127.0.0.1:8080, without keys.
     Serve(serve::ServeArgs),
+    /// Run a vfs-sh script locally: `vfsbox sh 'grep -rn refund /files'`.
+    ///
+    /// Exit codes as for `run`: the script's, 124 for a limit, 125 when it
+    /// could not run.
+    Sh(sh::ShArgs),
     /// Scaffold a script crate (Cargo.toml, src/main.rs, a test using the
     /// test kit), ready to build for wasm32-wasip2.
     New(new::NewArgs),
@@ -103,6 +109,7 @@ pub(crate) fn main() -> ExitCode {
             Command::Run(args) => run::run(args).await,
             Command::Serve(args) => serve::serve_command(args).await,
             Command::New(args) => new::new_command(args),
+            Command::Sh(args) => sh::sh_command(args).await,
         }
     })
 }

@@ -63,14 +63,18 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    if tenants.is_anonymous() {
+    let anonymous = tenants.is_anonymous();
+    let state = AppState::new(runtime, tenants);
+    // Compile the built-in shell before announcing the address, so the
+    // first `POST /v1/sh` does not pay for it.
+    state.warm_up().await?;
+    if anonymous {
         eprintln!(
             "vfsbox: DEMO MODE: serving the built-in demo documents at {} with NO authentication, on loopback only",
             demo::DEMO_MOUNT
         );
     }
     eprintln!("vfsbox: listening on http://{addr}");
-    let state = AppState::new(runtime, tenants);
     serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| format!("the server failed: {e}"))?;

@@ -15,6 +15,7 @@ mod query;
 mod report;
 mod runs;
 mod scripts;
+mod sh;
 mod tenants;
 
 use std::future::Future;
@@ -40,6 +41,7 @@ pub use ops::{Health, Readiness};
 pub use report::RunReport;
 pub use runs::{ScriptRunRequest, StoredScript};
 pub use scripts::ScriptStore;
+pub use sh::ShRequest;
 pub use tenants::{Authenticated, Tenant, Tenants};
 
 use crate::runtime::Runtime;
@@ -73,6 +75,21 @@ impl AppState {
                 shutting_down: AtomicBool::new(false),
             }),
         }
+    }
+
+    /// Compiles the built-in shell ahead of the first `POST /v1/sh`.
+    pub async fn warm_up(&self) -> Result<(), String> {
+        let permit = self
+            .inner
+            .runtime
+            .try_admit(None)
+            .map_err(|e| e.to_string())?;
+        self.inner
+            .runtime
+            .compile(&permit, crate::sh::component())
+            .await
+            .map(drop)
+            .map_err(|e| format!("the built-in shell does not compile: {e}"))
     }
 
     /// The runtime scripts run on.
@@ -151,6 +168,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/runs", post(runs::run_upload))
         .route("/v1/scripts", put(runs::put_script))
         .route("/v1/scripts/{id}/runs", post(runs::run_stored))
+        .route("/v1/sh", post(sh::run_sh))
         .route("/v1/fs/{*path}", get(files::download))
         .route("/v1/resolve", get(files::resolve))
         .route("/healthz", get(ops::healthz))

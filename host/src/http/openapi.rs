@@ -3,7 +3,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{error, files, ops, report, runs};
+use super::{error, files, ops, report, runs, sh};
 
 /// The whole API.
 #[derive(Debug, OpenApi)]
@@ -16,6 +16,7 @@ use super::{error, files, ops, report, runs};
         runs::run_upload,
         runs::put_script,
         runs::run_stored,
+        sh::run_sh,
         files::download,
         files::resolve,
         ops::healthz,
@@ -29,6 +30,7 @@ use super::{error, files, ops, report, runs};
         error::ErrorDetail,
         runs::StoredScript,
         runs::ScriptRunRequest,
+        sh::ShRequest,
         files::ResolvedPath,
         ops::Health,
         ops::Readiness,

@@ -106,6 +106,7 @@ fn parse_run_query(query: Option<&str>) -> Result<RunQuery, AppError> {
 }
 
 /// What a run needs besides the script.
+#[derive(Debug)]
 pub(crate) struct RunInput {
     pub(crate) program: &'static str,
     pub(crate) args: Vec<String>,

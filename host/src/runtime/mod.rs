@@ -7,7 +7,6 @@ mod compile;
 mod engine;
 mod gate;
 mod output;
-mod report;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -20,9 +19,9 @@ use wasmtime_wasi::WasiCtx;
 use wasmtime_wasi::cli::AsyncStdinStream;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 
+pub use crate::report::{LimitExceeded, Outcome, Report, Usage, describe};
 pub use compile::{Compiled, InvalidScript, ScriptId};
 pub use gate::{Busy, Gate, Permit};
-pub use report::{LimitExceeded, Outcome, Report, Usage, describe};
 
 use crate::audit::{AuditError, AuditLog, Caller, Event};
 use crate::imports::{self, RunState, ScriptHost};

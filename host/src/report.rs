@@ -63,7 +63,8 @@ pub fn describe(limit: Limit, used: u64, allowed: u64) -> String {
 }
 
 /// Resources a run used.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "runtime", derive(utoipa::ToSchema))]
 pub struct Usage {
     /// Wall-clock time from the start of the run (compilation included).
     pub elapsed_ms: u64,

@@ -1,0 +1,79 @@
+//! `POST /v1/sh`: runs a `vfs-sh` script text, as any other script runs.
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::error::{ApiJson, AppError, ErrorBody};
+use super::report::RunReport;
+use super::runs::RunInput;
+use super::tenants::Authenticated;
+use super::{AppState, request_id};
+use crate::limits::LimitsRequest;
+use crate::runtime::Stdin;
+use crate::sh::{self, ShError};
+
+/// A shell script to run.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShRequest {
+    /// The script, such as `grep -rn "refund" /files | head -5` (at most
+    /// 4096 bytes).
+    #[schema(example = "grep -rn refund /files/policies | head -3")]
+    pub script: String,
+    /// The working directory it starts in, `/` by default.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Lower limits for this run.
+    #[serde(default)]
+    pub limits: LimitsRequest,
+}
+
+/// Runs a shell script with `vfs-sh`. The report's `cwd` is where the
+/// script's `cd`s left it.
+#[utoipa::path(
+    post,
+    path = "/v1/sh",
+    tag = "runs",
+    request_body(content = ShRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The script exited (any exit code: 1 for no match, 2 for a usage error, 127 for an unsupported command)", body = RunReport),
+        (status = 400, description = "An empty or over-long script, a bad working directory, bad JSON, or a limit above the server's", body = ErrorBody),
+        (status = 401, description = "No key, or a wrong key", body = ErrorBody),
+        (status = 413, description = "A limit ended the script (`error.limit` says which)", body = RunReport),
+        (status = 422, description = "The shell trapped", body = RunReport),
+        (status = 429, description = "No free slot; retry after `Retry-After` seconds", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn run_sh(
+    State(state): State<AppState>,
+    Authenticated(tenant): Authenticated,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<ShRequest>,
+) -> Result<Response, AppError> {
+    sh::check(&req.script, state.inner.runtime.limits().sh_script).map_err(|e| match e {
+        ShError::TooLong { .. } => AppError::bad_request("script_too_long", e.to_string()),
+        ShError::Empty => AppError::bad_request("empty_script", e.to_string()),
+    })?;
+    state.inner.runtime.limits().lowered(&req.limits)?;
+    let permit = state.admit(&tenant)?;
+    let compiled = state
+        .inner
+        .runtime
+        .compile(&permit, sh::component())
+        .await?;
+    let input = RunInput {
+        program: "vfs-sh",
+        args: vec!["-c".to_owned(), req.script],
+        stdin: Stdin::Empty,
+        cwd: req.cwd.unwrap_or_else(|| "/".to_owned()),
+        limits: req.limits,
+    };
+    let report = state
+        .run_script(permit, compiled, &tenant, request_id(&headers), input)
+        .await?;
+    Ok(report.into_response())
+}
