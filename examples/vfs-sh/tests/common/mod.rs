@@ -8,6 +8,7 @@
 
 use std::fs::{self, File, FileTimes};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -164,4 +165,68 @@ impl Drop for Fixture {
         }
         let _ = fs::remove_dir_all(&self.dir);
     }
+}
+
+/// What one side of a differential comparison produced.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) status: u8,
+}
+
+/// Runs a case's script through bash and GNU tools in `root`, with
+/// `/files` in the script standing for `root` (and mapped back in the
+/// output).
+pub(crate) fn gnu(root: &Path, script: &str) -> Outcome {
+    let real = root.to_str().expect("a UTF-8 temp path");
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script.replace("/files", real))
+        .current_dir(root)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("LC_ALL", "C.UTF-8")
+        .env("TZ", "UTC")
+        .env("HOME", root)
+        .stdin(Stdio::null())
+        .output()
+        .expect("bash runs");
+    Outcome {
+        stdout: String::from_utf8_lossy(&out.stdout).replace(real, "/files"),
+        stderr: String::from_utf8_lossy(&out.stderr).replace(real, "/files"),
+        status: out.status.code().map_or(255, |c| c as u8),
+    }
+}
+
+/// Whether a program is on the PATH.
+pub(crate) fn installed(tool: &str) -> bool {
+    Command::new("bash")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Compares vfs-sh's outcome with GNU's for a case; describes the
+/// difference, if any.
+pub(crate) fn compare(
+    case: &vfs_sh::cases::Case,
+    ours: &Outcome,
+    theirs: &Outcome,
+) -> Option<String> {
+    use vfs_sh::cases::normalise_all;
+    let (a, b) = (
+        normalise_all(case, &ours.stdout),
+        normalise_all(case, &theirs.stdout),
+    );
+    let stderr_differs = case.compare_stderr && ours.stderr != theirs.stderr;
+    if a == b && ours.status == theirs.status && !stderr_differs {
+        return None;
+    }
+    Some(format!(
+        "--- {}: {}\nvfs-sh (status {}):\n{}{}\nGNU (status {}):\n{}{}",
+        case.name, case.script, ours.status, a, ours.stderr, theirs.status, b, theirs.stderr
+    ))
 }
