@@ -66,7 +66,7 @@ pub fn describe(limit: Limit, used: u64, allowed: u64) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "runtime", derive(utoipa::ToSchema))]
 pub struct Usage {
-    /// Wall-clock time from the start of the run (compilation included).
+    /// Wall-clock time the script ran (compilation, when needed, excluded).
     pub elapsed_ms: u64,
     /// Fuel consumed.
     pub fuel_consumed: u64,

@@ -16,5 +16,6 @@ mod openapi_validator;
 mod paths;
 mod s3;
 mod server;
+mod sh;
 mod validation;
 mod vfs;

@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use vfsbox_host::http::{AppState, Tenants, serve};
+use vfsbox_host::runtime::RuntimeOptions;
 use vfsbox_host::{AuditLog, Limits, Runtime, Vfs};
 
 /// A server running in this process; stopped when dropped.
@@ -36,14 +37,22 @@ impl TestServer {
                 .build()
                 .expect("server runtime");
             rt.block_on(async move {
-                let runtime = Runtime::new(limits, audit).expect("runtime");
+                // Compiled code is cached on disk across tests, as across
+                // processes in production.
+                let options = RuntimeOptions {
+                    compile_cache_dir: Some(
+                        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("compiled"),
+                    ),
+                };
+                let runtime = Runtime::with_options(limits, audit, options).expect("runtime");
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
                     .await
                     .expect("bind");
+                let state = AppState::new(runtime, tenants);
+                state.warm_up().await.expect("the built-in shell compiles");
                 addr_tx
                     .send(listener.local_addr().expect("addr"))
                     .expect("send addr");
-                let state = AppState::new(runtime, tenants);
                 serve(listener, state, async {
                     let _ = stopped.await;
                 })
@@ -52,7 +61,7 @@ impl TestServer {
             });
         });
         let addr = addr_rx
-            .recv_timeout(Duration::from_secs(10))
+            .recv_timeout(Duration::from_secs(60))
             .expect("the server starts");
         TestServer {
             addr,

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use vfsbox_host::runtime::{Outcome, Report, RunError, Script, Stdin, describe};
+use vfsbox_host::runtime::{
+    Outcome, Report, RunError, RuntimeOptions, Script, Stdin, default_compile_cache_dir, describe,
+};
 use vfsbox_host::vfs::{LocalBackend, Mount, Vfs};
 use vfsbox_host::{AuditLog, Limits, RunSpec, Runtime, VPath};
 use wasmtime_wasi::cli::AsyncStdinStream;
@@ -40,6 +42,14 @@ pub(crate) struct RunArgs {
     /// Arguments passed to the script, after `--`.
     #[arg(last = true)]
     args: Vec<String>,
+}
+
+/// Options with the default on-disk compile cache, so a script (the
+/// built-in shell, say) is compiled once, not on every command.
+pub(crate) fn cached() -> RuntimeOptions {
+    RuntimeOptions {
+        compile_cache_dir: default_compile_cache_dir(),
+    }
 }
 
 pub(crate) async fn run(args: RunArgs) -> ExitCode {
@@ -84,7 +94,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         document_reads: args.document_reads.unwrap_or(defaults.document_reads),
         ..defaults
     };
-    let runtime = Runtime::new(limits.clone(), AuditLog::disabled())
+    let runtime = Runtime::with_options(limits.clone(), AuditLog::disabled(), cached())
         .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
     let permit = runtime
         .try_admit(None)

@@ -57,7 +57,7 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
         }
         Tenants::anonymous("demo", demo::demo_vfs(), &config.limits)
     };
-    let runtime = Runtime::new(config.limits.clone(), audit)
+    let runtime = Runtime::with_options(config.limits.clone(), audit, super::run::cached())
         .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await

@@ -48,7 +48,7 @@ async fn try_sh(args: ShArgs) -> Result<ExitCode, String> {
         document_reads: args.document_reads.unwrap_or(defaults.document_reads),
         ..defaults
     };
-    let runtime = Runtime::new(limits.clone(), AuditLog::disabled())
+    let runtime = Runtime::with_options(limits.clone(), AuditLog::disabled(), super::run::cached())
         .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
     let permit = runtime.try_admit(None).map_err(|e| e.to_string())?;
     let spec = RunSpec {

@@ -1,9 +1,12 @@
 //! The one wasmtime engine of a process, its epoch ticker, and the threads
 //! scripts execute on.
 
+use std::path::Path;
 use std::time::Duration;
 
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{
+    Cache, CacheConfig, Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig,
+};
 
 use crate::limits::Limits;
 
@@ -28,8 +31,10 @@ const TABLE_ELEMENTS: usize = 100_000;
 
 /// Builds the engine: async, fuel and epoch interruption on, and the pooling
 /// allocator sized for the live-script cap, with copy-on-write memory
-/// initialisation.
-pub(crate) fn build(limits: &Limits) -> wasmtime::Result<Engine> {
+/// initialisation; compiled code is kept in `compile_cache` when given, so
+/// a script (the built-in shell, say) is compiled once per machine, not once
+/// per process.
+pub(crate) fn build(limits: &Limits, compile_cache: Option<&Path>) -> wasmtime::Result<Engine> {
     let live = limits.live_scripts.max(1);
     let mut pool = PoolingAllocationConfig::new();
     pool.total_component_instances(live)
@@ -54,6 +59,11 @@ pub(crate) fn build(limits: &Limits) -> wasmtime::Result<Engine> {
         .memory_init_cow(true)
         .wasm_component_model(true)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    if let Some(dir) = compile_cache {
+        let mut cache = CacheConfig::new();
+        cache.with_directory(dir);
+        config.cache(Some(Cache::new(cache)?));
+    }
     Engine::new(&config)
 }
 

@@ -124,6 +124,22 @@ pub enum RunError {
     Internal(String),
 }
 
+/// How a [`Runtime`] is set up, besides its limits.
+#[derive(Debug, Clone, Default)]
+pub struct RuntimeOptions {
+    /// Where compiled code is cached on disk, across processes; none when
+    /// absent. See [`default_compile_cache_dir`].
+    pub compile_cache_dir: Option<std::path::PathBuf>,
+}
+
+/// `$XDG_CACHE_HOME/vfsbox/compiled`, else `$HOME/.cache/vfsbox/compiled`.
+pub fn default_compile_cache_dir() -> Option<std::path::PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
+    Some(base.join("vfsbox/compiled"))
+}
+
 /// Counters for metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheStats {
@@ -161,7 +177,16 @@ impl std::fmt::Debug for Runtime {
 impl Runtime {
     /// A runtime for scripts within `limits`, recording to `audit`.
     pub fn new(limits: Limits, audit: AuditLog) -> wasmtime::Result<Runtime> {
-        let engine = engine::build(&limits)?;
+        Runtime::with_options(limits, audit, RuntimeOptions::default())
+    }
+
+    /// [`Runtime::new`], with options.
+    pub fn with_options(
+        limits: Limits,
+        audit: AuditLog,
+        options: RuntimeOptions,
+    ) -> wasmtime::Result<Runtime> {
+        let engine = engine::build(&limits, options.compile_cache_dir.as_deref())?;
         engine::start_ticker(&engine)?;
         let mut linker = Linker::new(&engine);
         imports::add_to_linker(&mut linker)?;
@@ -267,7 +292,6 @@ impl Runtime {
         // Declared first, so dropped last: the slot is free only once the
         // store is gone.
         let _permit = permit;
-        let started = Instant::now();
         if spec.args.iter().map(|a| a.len() + 1).sum::<usize>() > MAX_ARGS_BYTES {
             return Err(RunError::ArgsTooLong);
         }
@@ -282,6 +306,10 @@ impl Runtime {
             Script::Compiled(c) => c,
             Script::Bytes(bytes) => self.compile(&_permit, bytes).await?,
         };
+        // The deadline counts the script's own time, from here: compiling
+        // (bounded by the upload limit, and skipped for a cached script) is
+        // the service's.
+        let started = Instant::now();
         let caller = spec.caller.clone();
         let script_id = compiled.id.to_string();
         self.inner.audit.record(

@@ -1,0 +1,275 @@
+//! `vfs-sh` through the service: `POST /v1/sh` and `vfsbox sh`, with the same
+//! slot, limits and audit as any other run.
+
+use std::time::Duration;
+
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+use vfsbox_host::vfs::MemoryBackend;
+use vfsbox_host::{AuditLog, Limits};
+
+use crate::common::*;
+use crate::server::*;
+
+async fn sh(c: &Client, server: &TestServer, body: Value) -> (StatusCode, Value) {
+    let r = c
+        .post(server.url("/v1/sh"))
+        .json(&body)
+        .send()
+        .await
+        .expect("response");
+    let status = r.status();
+    (status, r.json().await.expect("json"))
+}
+
+fn limits() -> Limits {
+    Limits {
+        deadline: Duration::from_secs(10),
+        ..Limits::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_script_runs_and_reports_where_it_ended() {
+    let server = TestServer::anonymous(limits(), vfs_of(small_tree()));
+    let c = Client::new();
+    let (status, body) = sh(
+        &c,
+        &server,
+        json!({"script": "cd notes && grep -n TODO *.txt | sort", "cwd": "/files"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["outcome"], "exited");
+    assert_eq!(body["exit_code"], 0);
+    assert_eq!(body["stdout"], "b.txt:1:beta TODO\nc.txt:2:TODO: delta\n");
+    assert_eq!(body["cwd"], "/files/notes");
+    let (_, body) = sh(
+        &c,
+        &server,
+        json!({"script": "pwd; ls", "cwd": "/files/notes"}),
+    )
+    .await;
+    assert_eq!(body["stdout"], "/files/notes\nb.txt\nc.txt\n");
+    let (_, body) = sh(
+        &c,
+        &server,
+        json!({"script": "grep -q nothing /files/a.txt"}),
+    )
+    .await;
+    assert_eq!(body["exit_code"], 1, "grep's own exit code");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_scripts_get_the_documented_errors() {
+    let server = TestServer::anonymous(limits(), vfs_of(small_tree()));
+    let c = Client::new();
+    let (status, body) = sh(
+        &c,
+        &server,
+        json!({"script": "cat /files/a.txt > /files/b.txt"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["exit_code"].as_i64()),
+        (StatusCode::OK, Some(2))
+    );
+    assert_eq!(body["stderr"], "vfs-sh: the filesystem is read-only\n");
+    let (_, body) = sh(&c, &server, json!({"script": "echo hi >> /files/log"})).await;
+    assert_eq!(body["exit_code"], 2);
+    let (status, body) = sh(&c, &server, json!({"script": "curl http://example.com"})).await;
+    assert_eq!(
+        (status, body["exit_code"].as_i64()),
+        (StatusCode::OK, Some(127))
+    );
+    assert_eq!(body["stderr"], "vfs-sh: unsupported command: curl\n");
+    for (body, status, code) in [
+        (
+            json!({"script": "x".repeat(4097)}),
+            StatusCode::BAD_REQUEST,
+            "script_too_long",
+        ),
+        (
+            json!({"script": "   "}),
+            StatusCode::BAD_REQUEST,
+            "empty_script",
+        ),
+        (
+            json!({"script": "ls", "cwd": "/files/nowhere"}),
+            StatusCode::BAD_REQUEST,
+            "bad_cwd",
+        ),
+        (
+            json!({"script": "ls", "cwd": "/files/a.txt"}),
+            StatusCode::BAD_REQUEST,
+            "bad_cwd",
+        ),
+        (
+            json!({"script": "ls", "shell": "bash"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bad_json",
+        ),
+        (
+            json!({"script": "ls", "limits": {"document_reads": 1000}}),
+            StatusCode::BAD_REQUEST,
+            "limit_too_high",
+        ),
+    ] {
+        let (got, b) = sh(&c, &server, body.clone()).await;
+        assert_eq!(
+            (got, b["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{body}"
+        );
+    }
+    let (status, _) = sh(&c, &server, json!({"script": "x".repeat(4096)})).await;
+    assert_eq!(status, StatusCode::OK, "exactly 4096 bytes is allowed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cat_past_the_read_cap_ends_with_413_keeping_the_output() {
+    let tree = (0..10).fold(MemoryBackend::new(), |t, i| {
+        t.file(&format!("many/d{i}.txt"), format!("doc {i}\n"))
+    });
+    let server = TestServer::anonymous(limits(), vfs_of(tree));
+    let c = Client::new();
+    let body = json!({"script": "cat /files/many/*", "limits": {"document_reads": 4}});
+    let (status, body) = sh(&c, &server, body).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["limit"], "document_reads");
+    assert_eq!(
+        body["error"]["message"],
+        "script read more than 4 documents; scope it to a subdirectory or use search"
+    );
+    assert_eq!(body["stdout"], "doc 0\ndoc 1\ndoc 2\ndoc 3\n");
+    assert_no_live_scripts(&c, &server.url("/metrics")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_pipeline_cannot_outlive_the_deadline() {
+    let words: String = (0..200_000).map(|i| format!("w{}\n", i % 5000)).collect();
+    let tree = MemoryBackend::new().file("big.txt", words);
+    let server = TestServer::anonymous(limits(), vfs_of(tree));
+    let c = Client::new();
+    let pipeline = "cat /files/big.txt | sort | uniq -c | sort -rn | head -1";
+    let script = vec![pipeline; 60].join("; ");
+    let started = std::time::Instant::now();
+    let (status, body) = sh(
+        &c,
+        &server,
+        json!({"script": script, "limits": {"deadline_ms": 500}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["limit"], "deadline");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?} {body}",
+        started.elapsed()
+    );
+    assert_no_live_scripts(&c, &server.url("/metrics")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_run_takes_a_slot_like_any_other() {
+    let limits = Limits {
+        live_scripts: 1,
+        fuel: u64::MAX,
+        deadline: Duration::from_secs(3),
+        ..Limits::default()
+    };
+    let server = TestServer::anonymous(limits, vfs_of(small_tree()));
+    let c = Client::new();
+    let spinning = {
+        let (c, url) = (c.clone(), server.url("/v1/runs?arg=spin"));
+        tokio::spawn(async move {
+            c.post(url)
+                .header("content-type", "application/wasm")
+                .body(misbehave())
+                .send()
+                .await
+        })
+    };
+    while live_scripts(&c, &server.url("/metrics")).await < 1 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let r = c
+        .post(server.url("/v1/sh"))
+        .json(&json!({"script": "ls"}))
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.headers()["retry-after"], "2");
+    spinning.await.expect("task").expect("response");
+    let (status, _) = sh(&c, &server, json!({"script": "ls"})).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_grep_is_audited_with_the_pattern_hashed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("audit.jsonl");
+    let server = TestServer::start(limits(), AuditLog::open(&log).expect("audit"), |l| {
+        vfsbox_host::http::Tenants::anonymous("demo", vfs_of(small_tree()), l)
+    });
+    let c = Client::new();
+    let (status, body) = sh(
+        &c,
+        &server,
+        json!({"script": "grep -rn 'TODO: delta' /files"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["stdout"].as_str()),
+        (StatusCode::OK, Some("/files/notes/c.txt:2:TODO: delta\n"))
+    );
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        !text.contains("TODO: delta"),
+        "the raw pattern leaked: {text}"
+    );
+    let grep: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .find(|r| r["event"] == "grep")
+        .expect("a grep record");
+    let digest = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"TODO: delta"));
+    assert_eq!(grep["pattern_sha256"], digest.as_str());
+    assert_eq!(grep["roots"], json!(["/files"]));
+    assert!(text.contains("\"run_start\"") && text.contains("\"run_end\""));
+}
+
+#[test]
+fn vfsbox_sh_runs_a_script_locally() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+    std::fs::write(dir.path().join("sub/x.md"), "# X\nrefund here\n").expect("write");
+    let mount = format!("/files={}", dir.path().display());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .args([
+            "sh",
+            "grep -rn refund . | head -1",
+            "--mount",
+            &mount,
+            "--cwd",
+            "/files/sub",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "./x.md:2:refund here\n"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .args(["sh", "nosuchcmd"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(127));
+}
