@@ -280,6 +280,7 @@ impl Fs for DirFs {
                 break;
             }
             self.scanned += 1;
+            result.files_scanned += 1;
             let data = match self.read(path) {
                 Ok(d) => d,
                 Err(e) => {

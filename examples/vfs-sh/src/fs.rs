@@ -170,6 +170,8 @@ pub struct GrepResult {
     /// Files with selected lines (and without, when asked), in path order:
     /// root by root, each directory depth first with entries in name order.
     pub files: Vec<FileHits>,
+    /// Files searched by this call.
+    pub files_scanned: u64,
     /// Roots or files that could not be searched, with the reason.
     pub errors: Vec<(String, FsError)>,
     /// Set when the result is partial.

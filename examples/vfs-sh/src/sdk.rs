@@ -181,6 +181,7 @@ impl Fs for SdkFs {
                         .collect(),
                 })
                 .collect(),
+            files_scanned: r.files_scanned,
             errors: r.errors.into_iter().map(|(p, e)| (p, error(e))).collect(),
             truncated: r.truncated.map(|t| Truncation {
                 files_searched: t.files_searched,

@@ -619,3 +619,29 @@ fn no_input_panics() {
         let _ = fs.set_cwd("/files");
     }
 }
+
+#[test]
+fn many_operands_go_to_the_host_in_batches() {
+    let dir = std::env::temp_dir().join(format!("vfs-sh-batches-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("creates the dir");
+    for i in 0..150 {
+        std::fs::write(dir.join(format!("f{i:03}.txt")), "x\n").expect("writes");
+    }
+    let mut fs = DirFs::new().mount("many", &dir).with_cwd("/many");
+    let r = run_on(
+        &mut fs,
+        "grep -l x *.txt | wc -l; grep -c x f149.txt f000.txt",
+    );
+    assert_eq!(r.out, "150\nf149.txt:1\nf000.txt:1\n");
+    let mut fs = DirFs::new()
+        .mount("many", &dir)
+        .with_cwd("/many")
+        .with_scan_limit(100);
+    let r = run_on(&mut fs, "grep -l x *.txt | tail -n 1");
+    assert_eq!(r.out, "f099.txt\n");
+    assert_eq!(
+        r.err,
+        "grep: stopped after 100 of 150 files; matches are partial — narrow the paths\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -16,7 +16,7 @@ use output::{Mode, Printer};
 
 use super::{flag, optional, options, value};
 use crate::exec::Cx;
-use crate::fs::{FileHits, FsError, GrepRequest, MAX_GREP_ROOTS, Truncation};
+use crate::fs::{FileHits, FsError, GrepRequest, MAX_GREP_ROOTS};
 use crate::pattern::{Syntax, translate};
 use crate::search::Matcher;
 
@@ -198,7 +198,10 @@ struct Search {
     quiet_errors: bool,
     name: &'static str,
     errors: bool,
-    truncated: Option<Truncation>,
+    /// Files the host searched, over every call.
+    scanned: u64,
+    /// Files the host did not reach, when a call was cut short.
+    truncated: Option<u64>,
 }
 
 impl Search {
@@ -235,15 +238,9 @@ impl Search {
                     .map_or_else(|| path.clone(), |r| r.name(path));
                 self.error(cx, format_args!("{name}: {}", e.strerror()));
             }
+            self.scanned += result.files_scanned;
             if let Some(t) = result.truncated {
-                let sum = self.truncated.get_or_insert(Truncation {
-                    files_searched: 0,
-                    files_not_reached: 0,
-                });
-                sum.files_searched += t.files_searched;
-                sum.files_not_reached += t.files_not_reached;
-            } else if let Some(sum) = &mut self.truncated {
-                sum.files_searched += result.files.len() as u64;
+                *self.truncated.get_or_insert(0) += t.files_not_reached;
             }
         }
     }
@@ -436,6 +433,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         quiet_errors: p.has("s"),
         name,
         errors: false,
+        scanned: 0,
         truncated: None,
     };
     enum Op {
@@ -496,11 +494,11 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     }
     search.host(cx, &batch);
     let matched = search.printer.matched;
-    if let Some(t) = search.truncated {
-        let total = t.files_searched + t.files_not_reached;
+    if let Some(not_reached) = search.truncated {
+        let scanned = search.scanned;
+        let total = scanned + not_reached;
         cx.err(format_args!(
-            "{name}: stopped after {} of {total} files; matches are partial — narrow the paths",
-            t.files_searched
+            "{name}: stopped after {scanned} of {total} files; matches are partial — narrow the paths"
         ));
     }
     if matched && (mode == Mode::Quiet || !search.errors) {
