@@ -12,6 +12,7 @@
 use std::time::{Duration, SystemTime};
 
 use crate::wit::vfsbox::script::{fs as wit, types};
+use crate::wit::wasi::clocks::wall_clock::Datetime;
 use crate::{Error, Result};
 
 /// Whether a path is a file or a directory.
@@ -40,8 +41,8 @@ impl From<types::Kind> for FileType {
     }
 }
 
-fn to_system_time(ms: Option<u64>) -> Option<SystemTime> {
-    ms.map(|ms| SystemTime::UNIX_EPOCH + Duration::from_millis(ms))
+fn to_system_time(t: Option<Datetime>) -> Option<SystemTime> {
+    t.map(|t| SystemTime::UNIX_EPOCH + Duration::new(t.seconds, t.nanoseconds))
 }
 
 /// Metadata of one path, from [`metadata`].
@@ -132,7 +133,7 @@ impl From<types::Metadata> for Metadata {
             path: m.path,
             file_type: m.kind.into(),
             len: m.size,
-            modified: to_system_time(m.modified_ms),
+            modified: to_system_time(m.modified),
         }
     }
 }
@@ -162,7 +163,7 @@ impl DirEntry {
             name: e.name,
             file_type: e.kind.into(),
             len: e.size,
-            modified: to_system_time(e.modified_ms),
+            modified: to_system_time(e.modified),
             depth,
         }
     }

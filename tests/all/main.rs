@@ -17,5 +17,6 @@ mod paths;
 mod s3;
 mod server;
 mod sh;
+mod sh_differential;
 mod validation;
 mod vfs;

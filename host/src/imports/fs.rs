@@ -6,6 +6,7 @@ use super::bindings::vfsbox::script::fs::{self as wit, DirEntry, Listing};
 use super::bindings::vfsbox::script::types::{self, Metadata};
 use super::{HostError, ScriptHost};
 use crate::vfs::{FsError, Kind, Meta, VPath};
+use wasmtime_wasi::p2::bindings::clocks::wall_clock::Datetime;
 
 fn kind(k: Kind) -> types::Kind {
     match k {
@@ -14,9 +15,12 @@ fn kind(k: Kind) -> types::Kind {
     }
 }
 
-fn modified_ms(m: &Meta) -> Option<u64> {
+fn modified(m: &Meta) -> Option<Datetime> {
     let since = m.modified?.duration_since(UNIX_EPOCH).ok()?;
-    u64::try_from(since.as_millis()).ok()
+    Some(Datetime {
+        seconds: since.as_secs(),
+        nanoseconds: since.subsec_nanos(),
+    })
 }
 
 impl ScriptHost {
@@ -70,7 +74,7 @@ impl wit::Host for ScriptHost {
             path: path.to_string(),
             kind: kind(meta.kind),
             size: meta.size,
-            modified_ms: modified_ms(&meta),
+            modified: modified(&meta),
         })
     }
 
@@ -85,7 +89,7 @@ impl wit::Host for ScriptHost {
                 .map(|e| DirEntry {
                     kind: kind(e.meta.kind),
                     size: e.meta.size,
-                    modified_ms: modified_ms(&e.meta),
+                    modified: modified(&e.meta),
                     name: e.name,
                 })
                 .collect(),

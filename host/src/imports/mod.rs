@@ -32,6 +32,7 @@ pub(crate) mod bindings {
         },
         with: {
             "wasi:cli/exit": wasmtime_wasi::p2::bindings::cli::exit,
+            "wasi:clocks/wall-clock": wasmtime_wasi::p2::bindings::clocks::wall_clock,
         },
     });
 }
