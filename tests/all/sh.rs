@@ -273,3 +273,19 @@ fn vfsbox_sh_runs_a_script_locally() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(127));
 }
+
+#[test]
+fn the_readme_shows_the_help_as_it_is() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README");
+    let shown = readme
+        .split("`help` prints:\n\n```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the help block");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .args(["sh", "help"])
+        .output()
+        .expect("runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), shown);
+}
