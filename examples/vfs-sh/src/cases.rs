@@ -131,13 +131,29 @@ fn ls_long(text: &str) -> String {
     out
 }
 
-/// `stat` output reduced to the name, size, type and modification time
-/// (directories' sizes dropped).
+/// A `stat` time cut to the millisecond (the host's precision):
+/// `Modify: 2024-01-31 09:05:00.123456789 +0000` to `...00.123 +0000`.
+fn to_millis(line: &str) -> String {
+    match line.split_once('.') {
+        Some((head, rest))
+            if rest.len() > 9 && rest.as_bytes()[..9].iter().all(u8::is_ascii_digit) =>
+        {
+            format!("{head}.{}{}", &rest[..3], &rest[9..])
+        }
+        _ => line.to_owned(),
+    }
+}
+
+/// `stat` output reduced to the name, size, type and modification time to
+/// the millisecond (directories' sizes dropped).
 fn stat(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        if line.starts_with("  File:") || line.starts_with("Modify:") {
+        if line.starts_with("  File:") {
             out.push_str(line);
+            out.push('\n');
+        } else if line.starts_with("Modify:") {
+            out.push_str(&to_millis(line));
             out.push('\n');
         } else if let Some(rest) = line.strip_prefix("  Size:") {
             let size = rest.split_whitespace().next().unwrap_or("");
@@ -223,6 +239,10 @@ mod tests {
             "- 120 Jan 5 10:30 my notes.md\nd - Jan 5 2020 sub\n"
         );
         assert_eq!(normalise("sort", "b\na\n"), "a\nb\n");
+        assert_eq!(
+            to_millis("Modify: 2026-11-27 22:44:45.932492749 +0000"),
+            "Modify: 2026-11-27 22:44:45.932 +0000"
+        );
         assert_eq!(normalise("drop=bin", "a.bin\nb\n"), "b\n");
     }
 }
