@@ -95,6 +95,9 @@ const RG_SPEC: &[super::Spec] = &[
     flag('c', "count", "c"),
     flag('o', "only-matching", "o"),
     flag('I', "no-filename", "h"),
+    // Not ripgrep's (where -h is --help): grep's --no-filename, as `help`
+    // lists it.
+    flag('h', "", "h"),
     flag('H', "with-filename", "H"),
     flag('q', "quiet", "q"),
     value('A', "after-context", "A"),
