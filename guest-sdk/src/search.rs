@@ -227,13 +227,13 @@ impl Grep {
         self
     }
 
-    /// Skips files and directories whose name matches the glob (may be
-    /// repeated).
+    /// Skips files whose name matches the glob (may be repeated), like GNU
+    /// grep's `--exclude`; directories are still searched.
     ///
     /// ```no_run
     /// use vfsbox_guest::search::Grep;
     ///
-    /// let result = Grep::new("TODO").exclude("archive").root("/files").run()?;
+    /// let result = Grep::new("TODO").exclude("*.log").root("/files").run()?;
     /// # Ok::<(), vfsbox_guest::Error>(())
     /// ```
     pub fn exclude(mut self, glob: impl Into<String>) -> Self {
