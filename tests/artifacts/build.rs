@@ -7,18 +7,27 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Guest packages, by the constant that names their `.wasm`.
-const GUESTS: &[(&str, &str)] = &[
-    ("MISBEHAVE", "misbehave"),
-    ("HELLO", "hello"),
-    ("WC", "wc"),
-    ("GREP_COUNT", "grep-count"),
-    ("JSON_FIELDS", "json-fields"),
-    ("BUDGET_AWARE", "budget-aware"),
+/// Guest packages: the constant that names their `.wasm`, the package, and
+/// the file it builds (a library's name has `_` for `-`).
+const GUESTS: &[(&str, &str, &str)] = &[
+    ("MISBEHAVE", "misbehave", "misbehave"),
+    ("HELLO", "hello", "hello"),
+    ("WC", "wc", "wc"),
+    ("GREP_COUNT", "grep-count", "grep-count"),
+    ("JSON_FIELDS", "json-fields", "json-fields"),
+    ("BUDGET_AWARE", "budget-aware", "budget-aware"),
+    ("CPU_HASH", "cpu-hash", "cpu-hash"),
+    ("HTTP_HELLO", "http-hello", "http_hello"),
 ];
 
 /// Directories whose changes require a rebuild, relative to the workspace.
-const WATCH: &[&str] = &["wit", "guest-sdk", "tests/fixtures", "examples"];
+const WATCH: &[&str] = &[
+    "wit",
+    "guest-sdk",
+    "tests/fixtures",
+    "examples",
+    "bench/guests",
+];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
@@ -43,7 +52,7 @@ fn main() {
         .env_remove("RUSTC_WORKSPACE_WRAPPER")
         .env_remove("RUSTC_WRAPPER")
         .env_remove("CARGO_BUILD_RUSTFLAGS");
-    for (_, package) in GUESTS {
+    for (_, package, _) in GUESTS {
         cmd.args(["--package", package]);
     }
     let status = cmd.status().expect("cargo runs");
@@ -55,10 +64,10 @@ fn main() {
     }
 
     let mut code = String::new();
-    for (name, package) in GUESTS {
+    for (name, package, file) in GUESTS {
         let wasm = target_dir
             .join("wasm32-wasip2/release")
-            .join(format!("{package}.wasm"));
+            .join(format!("{file}.wasm"));
         assert!(wasm.exists(), "{} was not built", wasm.display());
         code.push_str(&format!(
             "/// `{package}` built for wasm32-wasip2.\npub const {name}: &str = {:?};\n",

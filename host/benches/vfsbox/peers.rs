@@ -1,0 +1,171 @@
+//! Grep throughput over a real corpus: `vfs-sh`'s `grep -rn` and the SDK's
+//! search, against ripgrep and GNU grep on the same files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use vfsbox_host::runtime::{Script, Stdin};
+use vfsbox_host::vfs::{LocalBackend, Mount};
+use vfsbox_host::{AuditLog, Limits, RunSpec, Runtime, VPath, Vfs, sh};
+
+use crate::report::{Table, median};
+
+fn corpus_size(dir: &Path) -> (u64, u64) {
+    let (mut files, mut bytes) = (0, 0);
+    for entry in std::fs::read_dir(dir).expect("corpus").flatten() {
+        let meta = entry.metadata().expect("metadata");
+        if meta.is_dir() {
+            let (f, b) = corpus_size(&entry.path());
+            files += f;
+            bytes += b;
+        } else if meta.is_file() {
+            files += 1;
+            bytes += meta.len();
+        }
+    }
+    (files, bytes)
+}
+
+/// Runs a command `n` times; the median time and the lines of its output.
+fn external(n: usize, program: &str, args: &[&str]) -> Option<(Duration, usize)> {
+    let mut times = Vec::new();
+    let mut lines = 0;
+    for _ in 0..n {
+        let start = Instant::now();
+        let out = Command::new(program)
+            .args(args)
+            .env("LC_ALL", "C.UTF-8")
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        times.push(start.elapsed());
+        lines = out.stdout.iter().filter(|&&b| b == b'\n').count();
+    }
+    Some((median(times), lines))
+}
+
+async fn sandboxed(
+    rt: &Runtime,
+    script: &Script,
+    spec: impl Fn() -> RunSpec,
+    n: usize,
+) -> (Duration, usize) {
+    let mut times = Vec::new();
+    let mut lines = 0;
+    for _ in 0..n {
+        let permit = rt.try_admit(None).expect("slot");
+        let start = Instant::now();
+        let report = rt.run(permit, script.clone(), spec()).await.expect("runs");
+        times.push(start.elapsed());
+        assert!(report.exit_code().is_some(), "{:?}", report.outcome);
+        assert!(!report.stdout_truncated, "raise the stdout limit");
+        lines = report.stdout.iter().filter(|&&b| b == b'\n').count();
+    }
+    (median(times), lines)
+}
+
+fn mb_s(bytes: u64, d: Duration) -> String {
+    format!("{:.0} MB/s", bytes as f64 / 1e6 / d.as_secs_f64())
+}
+
+pub(crate) async fn grep_throughput(t: &mut Table) {
+    let Some(corpus) = std::env::var_os("VFSBOX_BENCH_CORPUS").map(PathBuf::from) else {
+        t.row(
+            "grep throughput",
+            "not measured".to_owned(),
+            "no corpus: run bench/run (it unpacks the kernel's Documentation/)".to_owned(),
+            "—".to_owned(),
+            "—".to_owned(),
+        );
+        return;
+    };
+    let (files, bytes) = corpus_size(&corpus);
+    let limits = Limits {
+        deadline: Duration::from_secs(300),
+        memory: 1 << 30,
+        stdout: 512 << 20,
+        scan_files: 10_000_000,
+        scan_bytes: 64 << 30,
+        list_entries: 1_000_000,
+        ..Limits::default()
+    };
+    let rt = Runtime::new(limits.clone(), AuditLog::disabled()).expect("runtime");
+    let vfs = Vfs::new([Mount {
+        path: VPath::parse_absolute("/files").expect("path"),
+        backend: Arc::new(LocalBackend::open(&corpus).expect("corpus")),
+    }])
+    .expect("mount");
+    let permit = rt.try_admit(None).expect("slot");
+    let shell = Script::Compiled(rt.compile(&permit, sh::component()).await.expect("shell"));
+    let counter = std::fs::read(vfsbox_test_artifacts::GREP_COUNT).expect("grep-count.wasm");
+    let counter = Script::Compiled(
+        rt.compile(&permit, counter.into())
+            .await
+            .expect("grep-count"),
+    );
+    drop(permit);
+    let spec = |program: &str, args: Vec<String>| RunSpec {
+        program: program.to_owned(),
+        args,
+        stdin: Stdin::Empty,
+        cwd: "/".to_owned(),
+        vfs: vfs.clone(),
+        limits: limits.clone(),
+        caller: Default::default(),
+    };
+    let dir = corpus.to_str().expect("a UTF-8 path");
+    let cases: [(&str, &[&str], &str); 3] = [
+        ("literal", &[], "kmalloc"),
+        ("case-insensitive", &["-i"], "mutex"),
+        ("regex with no literal", &[], "[A-Z]{2,}[0-9]{2,}"),
+    ];
+    for (name, flags, pattern) in cases {
+        let mut gnu_args: Vec<&str> = vec!["-rn", "-E"];
+        gnu_args.extend_from_slice(flags);
+        gnu_args.extend_from_slice(&["-e", pattern, dir]);
+        let gnu = external(3, "grep", &gnu_args);
+        let mut rg_args: Vec<&str> = vec!["-n", "-uu", "--no-heading"];
+        rg_args.extend_from_slice(flags);
+        rg_args.extend_from_slice(&["-e", pattern, dir]);
+        let rg = external(3, "rg", &rg_args);
+        let script = format!("grep -rnE {} -e '{pattern}' /files", flags.join(" "));
+        let (ours, our_lines) = sandboxed(
+            &rt,
+            &shell,
+            || sh::shell_spec(spec("vfs-sh", Vec::new()), &script),
+            3,
+        )
+        .await;
+        let mut count_args: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+        count_args.extend([pattern.to_owned(), "/files".to_owned()]);
+        let (sdk, _) = sandboxed(&rt, &counter, || spec("grep-count", count_args.clone()), 3).await;
+        let peer = |p: &Option<(Duration, usize)>, who: &str| match p {
+            Some((d, lines)) => format!("{who} {} ({lines} lines)", mb_s(bytes, *d)),
+            None => format!("{who} not installed"),
+        };
+        let ratio = |p: &Option<(Duration, usize)>| {
+            p.map_or(f64::NAN, |(d, _)| d.as_secs_f64() / ours.as_secs_f64())
+        };
+        let (vs_rg, vs_gnu) = (ratio(&rg), ratio(&gnu));
+        t.row(
+            &format!(
+                "grep -rn, {name} (`{pattern}`), {files} files, {} MB",
+                bytes / 1_000_000
+            ),
+            format!(
+                "vfs-sh {} ({our_lines} lines); SDK search {}",
+                mb_s(bytes, ours),
+                mb_s(bytes, sdk)
+            ),
+            format!("{}; {}", peer(&rg, "rg"), peer(&gnu, "GNU grep")),
+            format!("{vs_rg:.2}× rg, {vs_gnu:.2}× GNU grep"),
+            format!(
+                "≥ 0.5× rg: {}; ≥ 1× GNU grep: {}",
+                crate::report::met(vs_rg >= 0.5),
+                crate::report::met(vs_gnu >= 1.0)
+            ),
+        );
+    }
+}

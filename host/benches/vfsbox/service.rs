@@ -1,0 +1,427 @@
+//! Measures against the real `vfsbox serve` (the release binary): request
+//! overhead beside `wasmtime serve` and a process per request, the 429
+//! under saturation, and the incident replayed.
+
+use std::future::Future;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+
+use crate::report::{Table, median_p99, met, ms};
+
+const VFSBOX: &str = env!("CARGO_BIN_EXE_vfsbox");
+
+/// A server process, killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn start(
+        mut cmd: Command,
+        ready: impl Fn(&str) -> Option<SocketAddr> + Send + 'static,
+    ) -> Server {
+        let mut child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(addr) = ready(&line) {
+                    let _ = tx.send(addr);
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the server listens");
+        Server { child, addr }
+    }
+
+    fn vfsbox(config: Option<&std::path::Path>) -> Server {
+        let mut cmd = Command::new(VFSBOX);
+        cmd.args(["serve", "--listen", "127.0.0.1:0"])
+            .env("VFSBOX_LOG", "warn");
+        if let Some(config) = config {
+            cmd.arg("--config").arg(config);
+        }
+        Server::start(cmd, |line| {
+            line.strip_prefix("vfsbox: listening on http://")?
+                .parse()
+                .ok()
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+            .unwrap_or(0)
+            * 1024
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `clients` loops issuing requests for `dur`: requests per second, p50,
+/// p99.
+async fn load<F, Fut>(clients: usize, dur: Duration, request: F) -> (f64, Duration, Duration)
+where
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = bool> + Send,
+{
+    let end = Instant::now() + dur;
+    let tasks: Vec<_> = (0..clients)
+        .map(|_| {
+            let request = request.clone();
+            tokio::spawn(async move {
+                let mut samples = Vec::new();
+                while Instant::now() < end {
+                    let start = Instant::now();
+                    assert!(request().await, "a request failed");
+                    samples.push(start.elapsed());
+                }
+                samples
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.expect("client"));
+    }
+    let n = all.len() as f64;
+    let (p50, p99) = median_p99(all);
+    (n / dur.as_secs_f64(), p50, p99)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+fn installed(tool: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `hello` over HTTP, with 4 clients; `wasmtime serve` and a `vfsbox run`
+/// process per request side by side.
+pub(crate) async fn request_overhead(t: &mut Table) {
+    let dur = Duration::from_secs(5);
+    let c = Client::new();
+    let server = Server::vfsbox(None);
+    let put = c
+        .put(server.url("/v1/scripts"))
+        .header("content-type", "application/wasm")
+        .body(std::fs::read(vfsbox_test_artifacts::HELLO).expect("hello.wasm"))
+        .send()
+        .await
+        .expect("upload");
+    let id = put.json::<Value>().await.expect("json")["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let url = server.url(&format!("/v1/scripts/{id}/runs"));
+    let (cc, u) = (c.clone(), url.clone());
+    let (vfs_rps, vfs_p50, vfs_p99) = load(4, dur, move || {
+        let (c, u) = (cc.clone(), u.clone());
+        async move {
+            c.post(u)
+                .json(&json!({}))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == StatusCode::OK)
+        }
+    })
+    .await;
+    drop(server);
+
+    let peer = if installed("wasmtime") {
+        let port = free_port();
+        let mut cmd = Command::new("wasmtime");
+        cmd.args([
+            "serve",
+            "--addr",
+            &format!("127.0.0.1:{port}"),
+            vfsbox_test_artifacts::HTTP_HELLO,
+        ]);
+        let wasmtime = Server::start(cmd, move |line| {
+            line.contains("Serving HTTP")
+                .then(|| SocketAddr::from(([127, 0, 0, 1], port)))
+        });
+        let u = wasmtime.url("/");
+        let cc = c.clone();
+        let got = load(4, dur, move || {
+            let (c, u) = (cc.clone(), u.clone());
+            async move {
+                c.get(u)
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status() == StatusCode::OK)
+            }
+        })
+        .await;
+        Some(got)
+    } else {
+        None
+    };
+    let (peer_text, ratio, goal) = match peer {
+        Some((rps, p50, p99)) => (
+            format!(
+                "`wasmtime serve` (wasi:http hello): {rps:.0} req/s, p50 {}, p99 {}",
+                ms(p50),
+                ms(p99)
+            ),
+            format!("{:.2}×", vfs_rps / rps),
+            format!("≥ 1× wasmtime serve: {}", met(vfs_rps >= rps)),
+        ),
+        None => (
+            "`wasmtime` not installed (run bench/run)".to_owned(),
+            "—".to_owned(),
+            "not measured".to_owned(),
+        ),
+    };
+    t.row(
+        "`hello` over HTTP, stored script, 4 clients",
+        format!(
+            "{vfs_rps:.0} req/s, p50 {}, p99 {}",
+            ms(vfs_p50),
+            ms(vfs_p99)
+        ),
+        peer_text,
+        ratio,
+        goal,
+    );
+
+    let (rps, p50, p99) = load(4, dur, || async {
+        tokio::process::Command::new(VFSBOX)
+            .args(["run", vfsbox_test_artifacts::HELLO])
+            .stdout(Stdio::null())
+            .status()
+            .await
+            .is_ok_and(|s| s.success())
+    })
+    .await;
+    t.row(
+        "… `vfsbox run` as a process per request, 4 at a time",
+        format!("{rps:.0} req/s, p50 {}, p99 {}", ms(p50), ms(p99)),
+        format!("service: {vfs_rps:.0} req/s"),
+        format!("{:.1}× slower", vfs_rps / rps),
+        "—".to_owned(),
+    );
+}
+
+fn config(
+    dir: &std::path::Path,
+    limits: &str,
+    docs: Option<&std::path::Path>,
+) -> std::path::PathBuf {
+    let mount = match docs {
+        Some(d) => format!(
+            "[[tenants.mounts]]\npath = \"/files\"\nlocal = {{ dir = \"{}\" }}\n",
+            d.display()
+        ),
+        None => String::new(),
+    };
+    let key = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"bench"));
+    let path = dir.join("vfsbox.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[limits]\n{limits}\n[[tenants]]\nname = \"bench\"\nkey_sha256 = [\"{key}\"]\n{mount}"
+        ),
+    )
+    .expect("config");
+    path
+}
+
+async fn wait_live(c: &Client, server: &Server, n: u64) {
+    let start = Instant::now();
+    loop {
+        let text = c
+            .get(server.url("/metrics"))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text");
+        let live = text
+            .lines()
+            .find_map(|l| l.strip_prefix("vfsbox_live_scripts "))
+            .and_then(|v| v.parse::<u64>().ok());
+        if live == Some(n) {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "never {n} live");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Four CPU-bound scripts running; the latency of the 429 for 200 more.
+pub(crate) async fn admission(t: &mut Table) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::vfsbox(Some(&config(
+        dir.path(),
+        "deadline = \"60s\"\nfuel = 1000000000000000",
+        None,
+    )));
+    let c = Client::new();
+    let misbehave = std::fs::read(vfsbox_test_artifacts::MISBEHAVE).expect("misbehave.wasm");
+    let spinners: Vec<_> = (0..4)
+        .map(|_| {
+            let req = c
+                .post(server.url("/v1/runs?arg=spin"))
+                .bearer_auth("bench")
+                .header("content-type", "application/wasm")
+                .body(misbehave.clone());
+            tokio::spawn(req.send())
+        })
+        .collect();
+    wait_live(&c, &server, 4).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut samples = Vec::new();
+    for _ in 0..200 {
+        let start = Instant::now();
+        let r = c
+            .post(server.url("/v1/runs?arg=ok"))
+            .bearer_auth("bench")
+            .header("content-type", "application/wasm")
+            .body("x")
+            .send()
+            .await
+            .expect("response");
+        samples.push(start.elapsed());
+        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    }
+    let (p50, p99) = median_p99(samples);
+    t.row(
+        "429 latency, 200 requests while 4 CPU-bound scripts run on 2 cores",
+        format!("p50 {}, p99 {}", ms(p50), ms(p99)),
+        "—".to_owned(),
+        "—".to_owned(),
+        format!("p99 ≤ 10 ms: {}", met(p99 <= Duration::from_millis(10))),
+    );
+    drop(server);
+    for s in spinners {
+        let _ = s.await;
+    }
+}
+
+/// 20 scripts at once, each holding every document and a gibibyte more.
+pub(crate) async fn incident(t: &mut Table) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).expect("mkdir");
+    for i in 0..300 {
+        std::fs::write(
+            docs.join(format!("doc{i:03}.txt")),
+            vec![b'a' + (i % 26) as u8; 256 << 10],
+        )
+        .expect("write");
+    }
+    let server = Server::vfsbox(Some(&config(dir.path(), "deadline = \"20s\"", Some(&docs))));
+    let c = Client::new();
+    let baseline = server.rss();
+    let misbehave = std::fs::read(vfsbox_test_artifacts::MISBEHAVE).expect("misbehave.wasm");
+    let peak = Arc::new(AtomicU64::new(baseline));
+    let done = Arc::new(AtomicBool::new(false));
+    let pid = server.child.id();
+    let sampler = {
+        let (peak, done) = (peak.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                let status =
+                    std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+                let rss = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+                    .unwrap_or(0)
+                    * 1024;
+                peak.fetch_max(rss, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        })
+    };
+    let runs: Vec<_> = (0..20)
+        .map(|_| {
+            let req = c
+                .post(server.url("/v1/runs?arg=hog&arg=/files"))
+                .bearer_auth("bench")
+                .header("content-type", "application/wasm")
+                .body(misbehave.clone());
+            tokio::spawn(async move {
+                let r = req.send().await.expect("response");
+                let status = r.status();
+                let body: Value = r.json().await.unwrap_or(Value::Null);
+                (
+                    status,
+                    body["error"]["limit"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+        })
+        .collect();
+    let mut ran = 0;
+    let mut refused = 0;
+    let mut limits = std::collections::BTreeMap::<String, u32>::new();
+    for r in runs {
+        let (status, limit) = r.await.expect("task");
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            refused += 1;
+        } else {
+            ran += 1;
+            *limits.entry(limit).or_default() += 1;
+        }
+    }
+    done.store(true, Ordering::Relaxed);
+    sampler.join().expect("sampler");
+    let alive = c
+        .get(server.url("/healthz"))
+        .send()
+        .await
+        .is_ok_and(|r| r.status() == StatusCode::OK);
+    let peak = peak.load(Ordering::Relaxed);
+    let bound = (4 * 64 + 128) << 20;
+    t.row(
+        "the incident: 20 scripts at once, each holding every document (75 MB) and 1 GiB more",
+        format!(
+            "peak RSS {} MiB (baseline {} MiB); {ran} ran (ended by {limits:?}), {refused} got 429; process {}",
+            peak >> 20,
+            baseline >> 20,
+            if alive { "alive" } else { "**died**" }
+        ),
+        "—".to_owned(),
+        "—".to_owned(),
+        format!("≤ 4 × 64 MiB + 128 MiB = 384 MiB, no crash: {}", met(alive && peak <= bound)),
+    );
+}
