@@ -3,7 +3,6 @@
 //! `wasm32-wasip2` with a nested cargo into `<target>/guests`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -21,48 +20,14 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
     }
 }
 
-/// `<outer target dir>/guests`, shared with the test artifacts.
-fn guest_target_dir(out_dir: &Path) -> PathBuf {
-    let target = out_dir
-        .ancestors()
-        .find(|p| p.file_name().is_some_and(|n| n == "build"))
-        .and_then(Path::parent)
-        .and_then(Path::parent)
-        .unwrap_or(out_dir);
-    target.join("guests")
-}
+include!("build/guests.rs");
 
 /// Builds `examples/vfs-sh` for wasm32-wasip2 and copies it to `OUT_DIR`.
 fn build_vfs_sh(workspace: &Path, out_dir: &Path) {
     for dir in ["examples/vfs-sh", "guest-sdk", "wit"] {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
-    let target_dir = guest_target_dir(out_dir);
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-        .current_dir(workspace)
-        .args([
-            "build",
-            "--release",
-            "--target",
-            "wasm32-wasip2",
-            "--package",
-            "vfs-sh",
-        ])
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_PROFILE_RELEASE_STRIP", "true")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("RUSTFLAGS")
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("RUSTC_WRAPPER")
-        .env_remove("CARGO_BUILD_RUSTFLAGS")
-        .status()
-        .expect("cargo runs");
-    assert!(
-        status.success(),
-        "building vfs-sh for wasm32-wasip2 failed; is the target installed? (`rustup target add wasm32-wasip2`)"
-    );
-    let wasm = target_dir.join("wasm32-wasip2/release/vfs-sh.wasm");
+    let wasm = build_guests(workspace, out_dir, &["vfs-sh"]).join("vfs-sh.wasm");
     std::fs::copy(&wasm, out_dir.join("vfs-sh.wasm")).expect("copy vfs-sh.wasm");
 }
 

@@ -4,7 +4,7 @@
 //! Every run takes its slot before its body is read or compiled: when the
 //! server (or the tenant) is full the answer is `429` at once.
 
-use std::sync::Arc;
+use std::future::Future;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
@@ -20,7 +20,7 @@ use super::tenants::{Authenticated, Tenant};
 use super::{AppState, request_id};
 use crate::audit::Caller;
 use crate::limits::LimitsRequest;
-use crate::runtime::{Compiled, Permit, RunSpec, Script, ScriptId, Stdin};
+use crate::runtime::{Permit, RunSpec, Script, ScriptId, Stdin};
 
 /// Content type of a component upload.
 const WASM: &str = "application/wasm";
@@ -128,16 +128,20 @@ impl AppState {
             })
     }
 
-    /// Runs a compiled script for `tenant` and answers with its report.
-    pub(crate) async fn run_script(
+    /// The path every run request takes once its input is parsed: refuse
+    /// limits above the server's, take a slot (or answer `429` at once),
+    /// only then get the script's bytes (`script`: reading an upload, say)
+    /// and compile them (or find them compiled), run, and answer the report.
+    pub(crate) async fn serve_run(
         &self,
-        permit: Permit,
-        compiled: Arc<Compiled>,
         tenant: &Tenant,
-        request_id: String,
+        headers: &HeaderMap,
         input: RunInput,
-    ) -> Result<RunReport, AppError> {
+        script: impl Future<Output = Result<Bytes, AppError>>,
+    ) -> Result<Response, AppError> {
         let limits = self.inner.runtime.limits().lowered(&input.limits)?;
+        let permit = self.admit(tenant)?;
+        let compiled = self.inner.runtime.compile(&permit, script.await?).await?;
         let spec = RunSpec {
             program: input.program.to_owned(),
             args: input.args,
@@ -147,7 +151,7 @@ impl AppState {
             limits,
             caller: Caller {
                 tenant: tenant.name.clone(),
-                request_id,
+                request_id: request_id(headers),
             },
         };
         match self
@@ -158,7 +162,7 @@ impl AppState {
         {
             Ok(report) => {
                 self.inner.metrics.ran(&report);
-                Ok(report.into())
+                Ok(RunReport::from(report).into_response())
             }
             Err(e) => {
                 self.inner.metrics.failed();
@@ -205,10 +209,6 @@ pub(crate) async fn run_upload(
 ) -> Result<Response, AppError> {
     require_wasm(&headers)?;
     let q = parse_run_query(query.as_deref())?;
-    state.inner.runtime.limits().lowered(&q.limits)?;
-    let permit = state.admit(&tenant)?;
-    let bytes = read_body(&headers, body, state.inner.runtime.limits().upload).await?;
-    let compiled = state.inner.runtime.compile(&permit, bytes).await?;
     let input = RunInput {
         program: "script",
         args: q.args,
@@ -216,10 +216,8 @@ pub(crate) async fn run_upload(
         cwd: q.cwd.unwrap_or_else(|| "/".to_owned()),
         limits: q.limits,
     };
-    let report = state
-        .run_script(permit, compiled, &tenant, request_id(&headers), input)
-        .await?;
-    Ok(report.into_response())
+    let upload = read_body(&headers, body, state.inner.runtime.limits().upload);
+    state.serve_run(&tenant, &headers, input, upload).await
 }
 
 /// A stored script's id.
@@ -324,9 +322,6 @@ pub(crate) async fn run_stored(
         .scripts
         .get(&tenant.name, &id)
         .ok_or_else(not_found)?;
-    state.inner.runtime.limits().lowered(&req.limits)?;
-    let permit = state.admit(&tenant)?;
-    let compiled = state.inner.runtime.compile(&permit, bytes).await?;
     let input = RunInput {
         program: "script",
         args: req.args,
@@ -334,8 +329,7 @@ pub(crate) async fn run_stored(
         cwd: req.cwd.unwrap_or_else(|| "/".to_owned()),
         limits: req.limits,
     };
-    let report = state
-        .run_script(permit, compiled, &tenant, request_id(&headers), input)
-        .await?;
-    Ok(report.into_response())
+    state
+        .serve_run(&tenant, &headers, input, async { Ok(bytes) })
+        .await
 }

@@ -2,15 +2,15 @@
 
 use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use super::AppState;
 use super::error::{ApiJson, AppError, ErrorBody};
 use super::report::RunReport;
 use super::runs::RunInput;
 use super::tenants::Authenticated;
-use super::{AppState, request_id};
 use crate::limits::LimitsRequest;
 use crate::runtime::Stdin;
 use crate::sh::{self, ShError};
@@ -58,13 +58,6 @@ pub(crate) async fn run_sh(
         ShError::TooLong { .. } => AppError::bad_request("script_too_long", e.to_string()),
         ShError::Empty => AppError::bad_request("empty_script", e.to_string()),
     })?;
-    state.inner.runtime.limits().lowered(&req.limits)?;
-    let permit = state.admit(&tenant)?;
-    let compiled = state
-        .inner
-        .runtime
-        .compile(&permit, sh::component())
-        .await?;
     let input = RunInput {
         program: "vfs-sh",
         args: vec!["-c".to_owned(), req.script],
@@ -72,8 +65,7 @@ pub(crate) async fn run_sh(
         cwd: req.cwd.unwrap_or_else(|| "/".to_owned()),
         limits: req.limits,
     };
-    let report = state
-        .run_script(permit, compiled, &tenant, request_id(&headers), input)
-        .await?;
-    Ok(report.into_response())
+    state
+        .serve_run(&tenant, &headers, input, async { Ok(sh::component()) })
+        .await
 }
