@@ -41,8 +41,12 @@ impl From<types::Kind> for FileType {
     }
 }
 
+/// A time the guest's clock can hold; `None` for one it cannot.
 fn to_system_time(t: Option<Datetime>) -> Option<SystemTime> {
-    t.map(|t| SystemTime::UNIX_EPOCH + Duration::new(t.seconds, t.nanoseconds))
+    let t = t?;
+    let since_epoch = Duration::from_secs(t.seconds)
+        .checked_add(Duration::from_nanos(u64::from(t.nanoseconds)))?;
+    SystemTime::UNIX_EPOCH.checked_add(since_epoch)
 }
 
 /// Metadata of one path, from [`metadata`].
@@ -471,6 +475,7 @@ pub fn walk(root: impl AsRef<str>) -> Walk {
         root: Some(root.as_ref().to_owned()),
         stack: Vec::new(),
         deferred: None,
+        truncated: Vec::new(),
     }
 }
 
@@ -489,14 +494,35 @@ pub struct Walk {
     stack: Vec<Vec<DirEntry>>,
     /// An error listing the directory yielded last, to yield next.
     deferred: Option<Error>,
+    /// Directories whose listing was cut at the per-call cap.
+    truncated: Vec<String>,
 }
 
 impl Walk {
     fn push(&mut self, dir: &str, depth: usize) -> Result<()> {
-        let mut listing = list(dir, depth)?.entries;
-        listing.reverse();
-        self.stack.push(listing);
+        let listing = list(dir, depth)?;
+        if listing.truncated {
+            self.truncated.push(dir.to_owned());
+        }
+        let mut entries = listing.entries;
+        entries.reverse();
+        self.stack.push(entries);
         Ok(())
+    }
+
+    /// The directories reached so far whose listing was cut at the host's
+    /// per-call cap (10,000 entries by default): the walk did not see all
+    /// of their entries.
+    ///
+    /// ```no_run
+    /// let mut walk = vfsbox_guest::fs::walk("/files");
+    /// let files = walk.by_ref().filter_map(Result::ok).filter(|e| e.is_file()).count();
+    /// for dir in walk.truncated_dirs() {
+    ///     eprintln!("{dir}: more entries than one listing holds; counted {files} in all");
+    /// }
+    /// ```
+    pub fn truncated_dirs(&self) -> &[String] {
+        &self.truncated
     }
 }
 

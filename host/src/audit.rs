@@ -1,8 +1,10 @@
 //! The audit log: one JSON line per search, run start, run end and download.
 //!
-//! A record is written and flushed to the file before the operation it
-//! records answers; if the write fails, the operation fails. Nothing is
-//! dropped silently. A grep pattern is recorded only as its SHA-256.
+//! A record is written to the file (handed to the operating system in one
+//! `write` on a file opened for appending; not `fsync`ed) before the
+//! operation it records answers; if the write fails, the operation fails.
+//! Nothing is dropped silently. A grep pattern is recorded only as its
+//! SHA-256.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -47,6 +49,12 @@ pub enum Event<'a> {
         /// What it used.
         usage: &'a Usage,
     },
+    /// A run ended without a report: its caller went away (a client that
+    /// disconnected) or the host failed while running it.
+    RunAbandoned {
+        /// `sha256:<hex>` of the script.
+        script_id: &'a str,
+    },
     /// A script searched documents.
     Grep {
         /// `sha256:<hex>` of the script.
@@ -59,8 +67,14 @@ pub enum Event<'a> {
         files_scanned: u64,
         /// Bytes scanned.
         bytes_scanned: u64,
-        /// Whether the scan budget cut the search.
+        /// Whether the search was cut: by the scan budget, or by the
+        /// run's deadline.
         truncated: bool,
+        /// Why the search did not run or did not finish, when it did not
+        /// (a bad pattern, the deadline); the search itself is recorded
+        /// all the same.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a str>,
     },
     /// A document was downloaded.
     Download {
@@ -91,9 +105,17 @@ struct Line<'a> {
 pub struct AuditError(#[from] std::io::Error);
 
 /// Where audit records go. Cheap to clone; clones share the file.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct AuditLog {
-    file: Option<Arc<Mutex<File>>>,
+    file: Option<Arc<Mutex<Box<dyn Write + Send>>>>,
+}
+
+impl std::fmt::Debug for AuditLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuditLog")
+            .field("enabled", &self.is_enabled())
+            .finish()
+    }
 }
 
 impl AuditLog {
@@ -104,10 +126,16 @@ impl AuditLog {
 
     /// Appends to the file at `path`, creating it.
     pub fn open(path: &Path) -> std::io::Result<AuditLog> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(AuditLog {
-            file: Some(Arc::new(Mutex::new(file))),
-        })
+        let file: File = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(AuditLog::to_writer(file))
+    }
+
+    /// Writes records to `sink`, one `write_all` of one line each, then a
+    /// `flush`. An error from either fails the audited operation.
+    pub fn to_writer(sink: impl Write + Send + 'static) -> AuditLog {
+        AuditLog {
+            file: Some(Arc::new(Mutex::new(Box::new(sink)))),
+        }
     }
 
     /// Whether records are written anywhere.

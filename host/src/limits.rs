@@ -56,6 +56,10 @@ pub struct Limits {
     /// Size of an uploaded script.
     #[serde(with = "units::size")]
     pub upload: u64,
+    /// Time a client has to send an uploaded script, which holds a slot
+    /// while it arrives; past it, `408`.
+    #[serde(with = "units::duration")]
+    pub upload_timeout: Duration,
     /// Size of a `vfs-sh` script text.
     #[serde(with = "units::size")]
     pub sh_script: u64,
@@ -84,6 +88,7 @@ impl Default for Limits {
             stdout: 1 << 20,
             stderr: 1 << 20,
             upload: 16 << 20,
+            upload_timeout: Duration::from_secs(30),
             sh_script: 4096,
         }
     }

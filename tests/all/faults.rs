@@ -206,6 +206,11 @@ async fn an_s3_server_stopped_mid_run_is_an_error_the_script_sees() {
         other => panic!("{other}: {body}"),
     }
     assert_no_live_scripts(&c, &server.url("/metrics")).await;
+    let (status, body) = run(&c, &server, &["ok"]).await;
+    assert_eq!(
+        (status, body["stdout"].as_str()),
+        (StatusCode::OK, Some("ok\n"))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

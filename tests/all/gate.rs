@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use vfsbox_host::runtime::{RunError, Script};
+use bytes::Bytes;
+use vfsbox_host::runtime::{Outcome, RunError, Script};
 use vfsbox_host::vfs::Fault;
 use vfsbox_host::{Busy, Limit, Limits};
 
@@ -15,17 +16,30 @@ async fn every_ending_frees_the_slot() {
         deadline: Duration::from_millis(300),
         ..Limits::default()
     });
-    let endings: &[(&[&str], &str)] = &[
-        (&["ok"], "exit 0"),
-        (&["exit", "3"], "exit 3"),
-        (&["panic"], "trap"),
-        (&["stack"], "stack overflow"),
-        (&["alloc", "1073741824"], "memory limit"),
-        (&["spin"], "deadline"),
-        (&["sleep", "10000"], "deadline in a host call"),
+    let exited = |code| move |o: &Outcome| *o == Outcome::Exited { exit_code: code };
+    let trapped = |o: &Outcome| matches!(o, Outcome::Trapped { .. });
+    let limit = |want| move |o: &Outcome| matches!(o, Outcome::BudgetExceeded { limit, .. } if *limit == want);
+    type Check = Box<dyn Fn(&Outcome) -> bool>;
+    let endings: Vec<(&[&str], &str, Check)> = vec![
+        (&["ok"], "exit 0", Box::new(exited(0))),
+        (&["exit", "3"], "exit 3", Box::new(exited(3))),
+        (&["panic"], "trap", Box::new(trapped)),
+        (&["stack"], "stack overflow", Box::new(trapped)),
+        (
+            &["alloc", "1073741824"],
+            "memory limit",
+            Box::new(limit(Limit::Memory)),
+        ),
+        (&["spin"], "deadline", Box::new(limit(Limit::Deadline))),
+        (
+            &["sleep", "10000"],
+            "deadline in a host call",
+            Box::new(limit(Limit::Deadline)),
+        ),
     ];
-    for (args, what) in endings {
-        let _report = run(&rt, args).await;
+    for (args, what, expected) in &endings {
+        let report = run(&rt, args).await;
+        assert!(expected(&report.outcome), "{what}: {:?}", report.outcome);
         assert_eq!(rt.live_scripts(), 0, "after {what}");
     }
     let no_fuel = Limits {
@@ -70,6 +84,37 @@ async fn dropping_the_run_future_cancels_the_run_and_frees_the_slot() {
         assert!(gave_up.is_err(), "{args:?} should still be running");
         assert_slots_freed(&rt).await;
     }
+}
+
+#[tokio::test]
+async fn a_compilation_abandoned_by_its_caller_holds_its_slot_until_it_ends() {
+    let rt = runtime(Limits {
+        live_scripts: 1,
+        ..limits()
+    });
+    let bomb = Bytes::from(compile_bomb(100_000));
+    let permit = rt.try_admit(None).expect("slot");
+    let compile = rt.compile(&permit, bomb.clone());
+    let gave_up = tokio::time::timeout(Duration::from_millis(20), compile).await;
+    assert!(gave_up.is_err(), "the compilation should still be running");
+    drop(permit);
+    // The caller is gone but the compiler still works under its slot: a
+    // new script is refused rather than compiled alongside it.
+    assert_eq!(rt.live_scripts(), 1);
+    assert_eq!(rt.try_admit(None).unwrap_err(), Busy::Process);
+    let start = std::time::Instant::now();
+    while rt.live_scripts() != 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the compilation never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Its work was kept: the same bytes are a cache hit.
+    let before = rt.cache_stats();
+    let permit = rt.try_admit(None).expect("slot");
+    rt.compile(&permit, bomb).await.expect("compiles");
+    assert_eq!(rt.cache_stats().hits, before.hits + 1);
 }
 
 #[tokio::test]

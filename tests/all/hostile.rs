@@ -12,22 +12,6 @@ use vfsbox_host::Limits;
 use crate::common::*;
 use crate::server::*;
 
-/// A component whose `wasi:cli/run` is the core function `run` of
-/// `module` (a core module in WAT, exporting `run: func() -> i32`, 0 for
-/// success).
-fn command(module: &str) -> Vec<u8> {
-    let wat = format!(
-        r#"(component
-            (core module $m {module})
-            (core instance $i (instantiate $m))
-            (func $run (result (result)) (canon lift (core func $i "run")))
-            (instance $run-instance (export "run" (func $run)))
-            (export "wasi:cli/run@0.2.0" (instance $run-instance))
-        )"#
-    );
-    wat::parse_str(&wat).expect("valid WAT")
-}
-
 fn limits() -> Limits {
     Limits {
         deadline: Duration::from_secs(5),
@@ -144,23 +128,6 @@ async fn abusive_components_get_their_documented_status() {
         (StatusCode::PAYLOAD_TOO_LARGE, &Value::from("memory")),
         "{body}"
     );
-}
-
-/// A function of `n` dependent additions over many locals: large, and slow
-/// to compile.
-fn compile_bomb(n: usize) -> Vec<u8> {
-    let mut body = String::with_capacity(n * 64);
-    for i in 0..n {
-        body.push_str(&format!(
-            "(local.set {} (i32.add (local.get {}) (i32.const {i})))\n",
-            i % 500,
-            (i * 7) % 500
-        ));
-    }
-    command(&format!(
-        r#"(func (export "run") (result i32) (local {}) {body} i32.const 0)"#,
-        "i32 ".repeat(500)
-    ))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

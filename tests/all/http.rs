@@ -140,26 +140,26 @@ async fn every_ending_frees_the_slot_and_the_next_run_succeeds() {
     let server = TestServer::anonymous(limits, vfs_of(tree));
     let c = client();
     let metrics = server.url("/metrics");
-    for args in [
-        &["panic"][..],
-        &["alloc", "1073741824"],
-        &["spin"],
-        &["read", "/files/slow.txt"],
+    for (args, status, ending) in [
+        (&["panic"][..], StatusCode::UNPROCESSABLE_ENTITY, "trapped"),
+        (
+            &["alloc", "1073741824"],
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "memory",
+        ),
+        (&["spin"], StatusCode::PAYLOAD_TOO_LARGE, "deadline"),
+        (
+            &["read", "/files/slow.txt"],
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "deadline",
+        ),
     ] {
-        let r = post_run(&c, &server, args, "").await;
-        assert!(r.status().is_client_error(), "{args:?}: {}", r.status());
+        let (got, body) = json(post_run(&c, &server, args, "").await).await;
+        assert_eq!(got, status, "{args:?}: {body}");
+        let seen = [&body["outcome"], &body["error"]["limit"]];
+        assert!(seen.iter().any(|v| **v == ending), "{args:?}: {body}");
         assert_no_live_scripts(&c, &metrics).await;
     }
-    // A client that disconnects mid-run.
-    let gave_up = c
-        .post(run_url(&server, &["sleep", "60000"], "deadline_ms=400"))
-        .header("content-type", "application/wasm")
-        .body(misbehave())
-        .timeout(Duration::from_millis(150))
-        .send()
-        .await;
-    assert!(gave_up.is_err(), "the client gave up");
-    assert_no_live_scripts(&c, &metrics).await;
     let (status, body) = json(post_run(&c, &server, &["ok"], "").await).await;
     assert_eq!(
         (status, body["stdout"].as_str()),
@@ -172,18 +172,30 @@ async fn a_client_that_disconnects_cancels_its_run() {
     let server = TestServer::anonymous(limits_with(|l| l.fuel = u64::MAX), vfs_of(small_tree()));
     let c = client();
     let metrics = server.url("/metrics");
-    let r = c
-        .post(run_url(&server, &["spin"], ""))
-        .header("content-type", "application/wasm")
-        .body(misbehave())
-        .timeout(Duration::from_millis(500))
-        .send()
-        .await;
-    assert!(r.is_err());
-    // The run's deadline is 10 s; its slot is freed long before.
-    let start = Instant::now();
-    assert_no_live_scripts(&c, &metrics).await;
-    assert!(start.elapsed() < Duration::from_secs(2));
+    for args in [&["spin"][..], &["sleep", "60000"]] {
+        let request = c
+            .post(run_url(&server, args, ""))
+            .header("content-type", "application/wasm")
+            .body(misbehave())
+            .send();
+        let client_side = tokio::spawn(request);
+        // Only once the script runs does the client go away.
+        let start = Instant::now();
+        while live_scripts(&c, &metrics).await != 1 {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "{args:?} never started"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        client_side.abort();
+        // The run's deadline is 10 s; its slot is freed long before.
+        let left = Instant::now();
+        assert_no_live_scripts(&c, &metrics).await;
+        assert!(left.elapsed() < Duration::from_secs(2), "{args:?}");
+    }
+    let (status, _) = json(post_run(&c, &server, &["ok"], "").await).await;
+    assert_eq!(status, StatusCode::OK);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -207,9 +219,22 @@ async fn a_deadline_answers_413_with_the_output_produced_before_it() {
     assert_eq!(body["error"]["allowed"], 300);
     assert_eq!(body["stdout"], "partial\n");
     let started = Instant::now();
-    let (status, body) = json(post_run(&c, &server, &["read", "/files/slow.txt"], "").await).await;
+    let (status, body) = json(
+        post_run(
+            &c,
+            &server,
+            &["sleep-then-read", "0", "/files/slow.txt"],
+            "",
+        )
+        .await,
+    )
+    .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(body["error"]["limit"], "deadline");
+    assert_eq!(
+        body["stdout"], "sleeping\n",
+        "the output before the stalled read is kept"
+    );
     assert!(started.elapsed() < Duration::from_millis(1500));
 }
 
@@ -478,16 +503,9 @@ async fn bad_input_gets_its_documented_status_and_the_server_keeps_serving() {
     let id = "sha256:".to_owned() + &"0".repeat(64);
     for (body, status, code) in [
         ("{not json", StatusCode::BAD_REQUEST, "bad_json"),
-        (
-            "{\"args\": 3}",
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "bad_json",
-        ),
-        (
-            "{\"colour\": \"red\"}",
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "bad_json",
-        ),
+        // JSON of the wrong shape is bad input too: 422 means a trap.
+        ("{\"args\": 3}", StatusCode::BAD_REQUEST, "bad_json"),
+        ("{\"colour\": \"red\"}", StatusCode::BAD_REQUEST, "bad_json"),
     ] {
         let r = c
             .post(server.url("/v1/scripts/x/runs".replace('x', &id).as_str()))
@@ -503,6 +521,19 @@ async fn bad_input_gets_its_documented_status_and_the_server_keeps_serving() {
             "{body}"
         );
     }
+    let huge_script = serde_json::json!({"script": "x".repeat(300 * 1024)});
+    let (status, body) = json(
+        c.post(server.url("/v1/sh"))
+            .json(&huge_script)
+            .send()
+            .await
+            .expect("response"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::PAYLOAD_TOO_LARGE, Some("payload_too_large"))
+    );
     let (status, body) = json(c.get(server.url("/nope")).send().await.expect("response")).await;
     assert_eq!(
         (status, body["error"]["code"].as_str()),
@@ -523,28 +554,40 @@ async fn bad_input_gets_its_documented_status_and_the_server_keeps_serving() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_upload_declared_too_large_is_refused_at_once() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
-    // Declare 17 MiB, send 1 KiB of it, and read the answer: the server
-    // must not wait for the rest.
+/// Sends the head of a `POST /v1/runs` declaring `length` bytes and then
+/// `sent` bytes of it, and returns the socket, to read the answer from.
+async fn partial_upload(server: &TestServer, length: usize, sent: usize) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
     let mut socket = tokio::net::TcpStream::connect(server.addr)
         .await
         .expect("connect");
     let head = format!(
-        "POST /v1/runs HTTP/1.1\r\nhost: {}\r\ncontent-type: application/wasm\r\ncontent-length: {}\r\n\r\n",
-        server.addr,
-        17 << 20
+        "POST /v1/runs HTTP/1.1\r\nhost: {}\r\ncontent-type: application/wasm\r\ncontent-length: {length}\r\n\r\n",
+        server.addr
     );
     socket.write_all(head.as_bytes()).await.expect("write");
-    socket.write_all(&[0u8; 1024]).await.expect("write");
+    socket.write_all(&vec![0u8; sent]).await.expect("write");
+    socket
+}
+
+/// The first answer the server writes on `socket`, within `within`.
+async fn answer_on(socket: &mut tokio::net::TcpStream, within: Duration) -> String {
+    use tokio::io::AsyncReadExt;
     let mut answer = vec![0u8; 4096];
-    let n = tokio::time::timeout(Duration::from_secs(5), socket.read(&mut answer))
+    let n = tokio::time::timeout(within, socket.read(&mut answer))
         .await
-        .expect("an answer before the body is sent")
+        .expect("an answer in time")
         .expect("read");
-    let answer = String::from_utf8_lossy(&answer[..n]);
+    String::from_utf8_lossy(&answer[..n]).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_declared_too_large_is_refused_at_once() {
+    let server = TestServer::anonymous(limits_with(|_| {}), vfs_of(small_tree()));
+    // Declare 17 MiB, send 1 KiB of it, and read the answer: the server
+    // must not wait for the rest.
+    let mut socket = partial_upload(&server, 17 << 20, 1024).await;
+    let answer = answer_on(&mut socket, Duration::from_secs(5)).await;
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     assert!(answer.contains("\"payload_too_large\""), "{answer}");
     assert_eq!(
@@ -556,6 +599,38 @@ async fn an_upload_declared_too_large_is_refused_at_once() {
             .status(),
         StatusCode::OK
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_that_trickles_in_is_refused_at_its_timeout_and_frees_its_slot() {
+    let limits = limits_with(|l| {
+        l.live_scripts = 1;
+        l.upload_timeout = Duration::from_millis(1500);
+    });
+    let server = TestServer::anonymous(limits, vfs_of(small_tree()));
+    let c = client();
+    // Declare 10 kB, send 100 bytes, and send no more.
+    let mut socket = partial_upload(&server, 10_000, 100).await;
+    // While it trickles, it holds the only slot.
+    let start = Instant::now();
+    while live_scripts(&c, &server.url("/metrics")).await != 1 {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the upload never took its slot"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let (status, body) = json(post_run(&c, &server, &["ok"], "").await).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::TOO_MANY_REQUESTS, Some("busy"))
+    );
+    let answer = answer_on(&mut socket, Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"upload_timeout\""), "{answer}");
+    assert_no_live_scripts(&c, &server.url("/metrics")).await;
+    let (status, _) = json(post_run(&c, &server, &["ok"], "").await).await;
+    assert_eq!(status, StatusCode::OK);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -791,13 +866,19 @@ async fn large_downloads_stream_without_growing_memory() {
         .bytes_stream();
     let mut total = 0u64;
     let mut peak = before;
+    let mut samples = 0;
     while let Some(chunk) = body.next().await {
+        let was = total;
         total += chunk.expect("chunk").len() as u64;
-        if total % (64 << 20) < 65536 {
+        // Once per 16 MiB received, whatever the chunk sizes.
+        if was >> 24 != total >> 24 {
             peak = peak.max(rss_bytes());
+            samples += 1;
         }
     }
+    peak = peak.max(rss_bytes());
     assert_eq!(total, 512 << 20);
+    assert!(samples >= 31, "memory was sampled {samples} times");
     let grew = peak.saturating_sub(before);
     assert!(
         grew < 64 << 20,
@@ -875,29 +956,49 @@ async fn the_openapi_document_lists_every_endpoint_and_validates() {
     assert_eq!(status, StatusCode::OK);
     assert!(doc["openapi"].as_str().expect("version").starts_with("3."));
     let paths = doc["paths"].as_object().expect("paths");
-    for (path, method) in [
-        ("/v1/runs", "post"),
-        ("/v1/scripts", "put"),
-        ("/v1/scripts/{id}/runs", "post"),
-        ("/v1/fs/{path}", "get"),
-        ("/v1/resolve", "get"),
-        ("/healthz", "get"),
-        ("/readyz", "get"),
-        ("/metrics", "get"),
-        ("/openapi.json", "get"),
+    // Every route of the router, with the statuses it answers.
+    for (path, method, statuses) in [
+        (
+            "/v1/runs",
+            "post",
+            &["200", "400", "401", "408", "413", "415", "422", "429"][..],
+        ),
+        (
+            "/v1/scripts",
+            "put",
+            &["200", "201", "400", "401", "408", "413", "415", "429"],
+        ),
+        (
+            "/v1/scripts/{id}/runs",
+            "post",
+            &["200", "400", "401", "404", "413", "422", "429"],
+        ),
+        (
+            "/v1/sh",
+            "post",
+            &["200", "400", "401", "413", "422", "429"],
+        ),
+        (
+            "/v1/fs/{path}",
+            "get",
+            &["200", "206", "304", "401", "404", "416"],
+        ),
+        ("/v1/resolve", "get", &["200", "400", "401", "404"]),
+        ("/healthz", "get", &["200"]),
+        ("/readyz", "get", &["200", "503"]),
+        ("/metrics", "get", &["200"]),
+        ("/openapi.json", "get", &["200"]),
     ] {
-        assert!(
-            paths.get(path).and_then(|p| p.get(method)).is_some(),
-            "{method} {path} is missing"
-        );
-    }
-    for status in ["200", "400", "401", "413", "415", "422", "429"] {
-        assert!(
-            doc["paths"]["/v1/runs"]["post"]["responses"]
-                .get(status)
-                .is_some(),
-            "POST /v1/runs {status}"
-        );
+        let op = paths.get(path).and_then(|p| p.get(method));
+        let Some(op) = op else {
+            panic!("{method} {path} is missing");
+        };
+        for status in statuses {
+            assert!(
+                op["responses"].get(*status).is_some(),
+                "{method} {path} does not document {status}"
+            );
+        }
     }
     let file = tempfile::NamedTempFile::new().expect("tempfile");
     std::fs::write(file.path(), serde_json::to_vec(&doc).expect("json")).expect("write");
@@ -1029,4 +1130,68 @@ async fn the_demo_server_serves_the_built_in_documents() {
             .expect("stdout")
             .contains("/files/policies/refund-policy.md:")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_runs_rejections_limits_durations_and_the_cache() {
+    let (server, _dir) = two_tenants(limits_with(|_| {}), AuditLog::disabled());
+    let c = client();
+    let scrape = || async {
+        c.get(server.url("/metrics"))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text")
+    };
+    let before = scrape().await;
+    for (args, extra, status) in [
+        (&["ok"][..], "", StatusCode::OK),
+        (&["panic"], "", StatusCode::UNPROCESSABLE_ENTITY),
+        (&["spin"], "deadline_ms=200", StatusCode::PAYLOAD_TOO_LARGE),
+    ] {
+        let r = c
+            .post(run_url(&server, args, extra))
+            .bearer_auth(KEY_A)
+            .header("content-type", "application/wasm")
+            .body(misbehave())
+            .send()
+            .await
+            .expect("response");
+        assert_eq!(r.status(), status, "{args:?}");
+    }
+    let r = c
+        .post(run_url(&server, &["ok"], ""))
+        .header("content-type", "application/wasm")
+        .body(misbehave())
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    let after = scrape().await;
+    let grew = |sample: &str| {
+        metric(&after, sample).unwrap_or_else(|| panic!("{sample} missing: {after}"))
+            - metric(&before, sample).unwrap_or_else(|| panic!("{sample} missing: {before}"))
+    };
+    for (sample, by) in [
+        ("vfsbox_runs_total{outcome=\"exited\"}", 1.0),
+        ("vfsbox_runs_total{outcome=\"trapped\"}", 1.0),
+        ("vfsbox_runs_total{outcome=\"budget_exceeded\"}", 1.0),
+        ("vfsbox_runs_total{outcome=\"failed\"}", 0.0),
+        ("vfsbox_limit_hits_total{limit=\"deadline\"}", 1.0),
+        ("vfsbox_limit_hits_total{limit=\"memory\"}", 0.0),
+        ("vfsbox_rejections_total{reason=\"unauthorized\"}", 1.0),
+        ("vfsbox_rejections_total{reason=\"busy\"}", 0.0),
+        ("vfsbox_run_duration_seconds_count", 3.0),
+        ("vfsbox_run_fuel_count", 3.0),
+        ("vfsbox_compile_cache_misses_total", 1.0),
+        ("vfsbox_compile_cache_hits_total", 2.0),
+    ] {
+        assert_eq!(grew(sample), by, "{sample}");
+    }
+    // The deadline run took at least its 200 ms; the histogram says so.
+    assert!(grew("vfsbox_run_duration_seconds_sum") >= 0.2);
+    assert_eq!(grew("vfsbox_run_duration_seconds_bucket{le=\"+Inf\"}"), 3.0);
+    assert!(grew("vfsbox_run_duration_seconds_bucket{le=\"0.1\"}") <= 2.0);
 }

@@ -182,3 +182,51 @@ async fn a_script_gets_its_arguments_and_no_inherited_environment() {
     let report = run(&rt, &["env"]).await;
     assert_eq!(report.stdout_text(), "PWD=/\n");
 }
+
+/// A command with two memories that grows each by `pages` (64 KiB each)
+/// and traps if either growth is refused.
+fn two_memories_growing(pages: u32) -> bytes::Bytes {
+    command(&format!(
+        r#"(memory $a 1) (memory $b 1)
+           (func (export "run") (result i32)
+             (if (i32.eq (memory.grow $a (i32.const {pages})) (i32.const -1)) (then unreachable))
+             (if (i32.eq (memory.grow $b (i32.const {pages})) (i32.const -1)) (then unreachable))
+             i32.const 0)"#
+    ))
+    .into()
+}
+
+async fn run_component(rt: &vfsbox_host::Runtime, bytes: bytes::Bytes) -> vfsbox_host::Report {
+    let permit = rt.try_admit(None).expect("slot");
+    rt.run(
+        permit,
+        Script::Bytes(bytes),
+        spec(vfs_of(small_tree()), rt.limits().clone(), &[]),
+    )
+    .await
+    .expect("runs")
+}
+
+#[tokio::test]
+async fn two_memories_within_the_cap_together_exit() {
+    let rt = runtime(limits());
+    // 2 × (1 + 400) pages of 64 KiB: about 50 MiB of the 64 MiB cap.
+    let report = run_component(&rt, two_memories_growing(400)).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert_eq!(report.usage.peak_memory_bytes, 2 * 401 * 65536);
+}
+
+#[tokio::test]
+async fn two_memories_over_the_cap_together_end_with_budget_exceeded_memory() {
+    let rt = runtime(limits());
+    // Each alone (40 MiB) is within the cap; both together are not.
+    let report = run_component(&rt, two_memories_growing(640)).await;
+    assert_eq!(
+        report.outcome,
+        Outcome::BudgetExceeded {
+            limit: Limit::Memory,
+            used: (641 + 641) * 65536,
+            allowed: 64 << 20,
+        }
+    );
+}

@@ -14,6 +14,7 @@ mod http;
 mod limits;
 mod openapi_validator;
 mod paths;
+mod readme;
 mod s3;
 mod server;
 mod sh;

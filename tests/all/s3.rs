@@ -13,6 +13,8 @@ use s3s::service::S3ServiceBuilder;
 use tokio::net::TcpListener;
 use vfsbox_host::vfs::S3Backend;
 
+use crate::server::ServeProcess;
+
 const ACCESS_KEY: &str = "vfsbox-test-access";
 const SECRET_KEY: &str = "vfsbox-test-secret";
 const BUCKET: &str = "documents";
@@ -41,15 +43,19 @@ impl S3Server {
         let service = builder.build();
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
+        // Connections are tasks of the accept task's own set: stopping the
+        // server closes them too, as a crashed store would.
         let accept = tokio::spawn(async move {
             let http = ConnBuilder::new(TokioExecutor::new());
+            let mut connections = tokio::task::JoinSet::new();
             while let Ok((socket, _)) = listener.accept().await {
                 let conn = http
                     .serve_connection(TokioIo::new(socket), service.clone())
                     .into_owned();
-                tokio::spawn(async move {
+                connections.spawn(async move {
                     let _ = conn.await;
                 });
+                while connections.try_join_next().is_some() {}
             }
         });
         S3Server {
@@ -74,11 +80,27 @@ impl S3Server {
         Arc::new(store)
     }
 
+    /// The access key and secret the server accepts, as environment
+    /// variables for a `vfsbox` process.
+    pub(crate) fn credentials_env(&self) -> [(&'static str, &'static str); 2] {
+        [
+            ("AWS_ACCESS_KEY_ID", ACCESS_KEY),
+            ("AWS_SECRET_ACCESS_KEY", SECRET_KEY),
+        ]
+    }
+
+    /// The bucket's name.
+    pub(crate) fn bucket(&self) -> &'static str {
+        BUCKET
+    }
+
     /// Uploads `files` under `prefix` and returns a backend serving it.
     pub(crate) async fn backend(&self, prefix: &str, files: &[(&str, &[u8])]) -> S3Backend {
         let store = self.store();
         for (path, bytes) in files {
-            let key = object_store::path::Path::from(format!("{prefix}/{path}"));
+            // The raw key, as any S3 client would write it (not
+            // percent-encoded the way `Path::from` encodes odd characters).
+            let key = object_store::path::Path::parse(format!("{prefix}/{path}")).expect("key");
             store
                 .put(&key, PutPayload::from(bytes.to_vec()))
                 .await
@@ -86,4 +108,78 @@ impl S3Server {
         }
         S3Backend::with_store(store, prefix)
     }
+}
+
+/// A mount configured in `vfsbox.toml` (`S3Backend::new`, credentials from
+/// the environment) serves its prefix, odd key names included, through the
+/// real binary, and neither the S3 secret nor the tenant's key is logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_s3_mount_serves_its_prefix_through_the_service() {
+    const KEY: &str = "tenant-key-3f1c9a";
+    let server = S3Server::start().await;
+    let docs: &[(&str, &[u8])] = &[
+        ("handbook.md", b"# Handbook\n"),
+        ("notes/q3 #draft~1%.md", b"draft notes\n"),
+    ];
+    server.backend("acme/docs", docs).await;
+    server
+        .backend("acme/private", &[("secret.txt", b"not yours")])
+        .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("vfsbox.toml");
+    let key_hash = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(KEY.as_bytes()));
+    std::fs::write(
+        &config,
+        format!(
+            "[[tenants]]\nname = \"acme\"\nkey_sha256 = [\"{key_hash}\"]\n\
+             [[tenants.mounts]]\npath = \"/files\"\n\
+             s3 = {{ bucket = \"{}\", prefix = \"acme/docs\", endpoint = \"http://{}\" }}\n",
+            server.bucket(),
+            server.addr
+        ),
+    )
+    .expect("config");
+    let mut env = server.credentials_env().to_vec();
+    // Everything vfsbox and its HTTP layer log, requests and headers too.
+    env.push((
+        "VFSBOX_LOG",
+        "vfsbox_host=trace,tower_http=trace,object_store=debug",
+    ));
+    let serve = ServeProcess::start_with_env(&["--config", config.to_str().expect("utf-8")], &env);
+    let c = reqwest::Client::new();
+
+    let r = c
+        .get(serve.url("/v1/fs/files/notes/q3%20%23draft~1%25.md"))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    assert_eq!(r.bytes().await.expect("body").as_ref(), b"draft notes\n");
+
+    let r = c
+        .post(serve.url("/v1/sh"))
+        .bearer_auth(KEY)
+        .json(&serde_json::json!({"script": "find /files -type f; cat /files/handbook.md"}))
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    let body: serde_json::Value = r.json().await.expect("json");
+    assert_eq!(
+        body["stdout"], "/files/handbook.md\n/files/notes/q3 #draft~1%.md\n# Handbook\n",
+        "{body}"
+    );
+
+    let r = c
+        .get(serve.url("/v1/resolve?path=/files/../private/secret.txt"))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status(), reqwest::StatusCode::NOT_FOUND);
+
+    let log = serve.stderr.lock().expect("log").clone();
+    assert!(!log.contains(SECRET_KEY), "the S3 secret was logged: {log}");
+    assert!(!log.contains(KEY), "the tenant's key was logged: {log}");
 }

@@ -103,11 +103,17 @@ pub(crate) struct ServeProcess {
 impl ServeProcess {
     /// Starts `vfsbox serve` with these extra arguments on a free port.
     pub(crate) fn start(args: &[&str]) -> ServeProcess {
+        ServeProcess::start_with_env(args, &[])
+    }
+
+    /// [`ServeProcess::start`], with these environment variables too.
+    pub(crate) fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> ServeProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vfsbox"))
             .arg("serve")
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .env("VFSBOX_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

@@ -106,7 +106,7 @@ async fn refused_scripts_get_the_documented_errors() {
         ),
         (
             json!({"script": "ls", "shell": "bash"}),
-            StatusCode::UNPROCESSABLE_ENTITY,
+            StatusCode::BAD_REQUEST,
             "bad_json",
         ),
         (
@@ -275,6 +275,27 @@ fn vfsbox_sh_runs_a_script_locally() {
 }
 
 #[test]
+fn vfsbox_sh_refuses_an_over_long_script_and_a_bad_cwd_with_one_line() {
+    let vfsbox = || std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"));
+    let long = format!("echo {}", "x".repeat(4097));
+    let out = vfsbox().args(["sh", &long]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(125));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("vfsbox: ") && err.contains("4096"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = vfsbox()
+        .args(["sh", "pwd", "--cwd", "/files/no/such/dir"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(125));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/files/no/such/dir"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
 fn the_readme_shows_the_help_as_it_is() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
         .expect("README");
@@ -288,4 +309,39 @@ fn the_readme_shows_the_help_as_it_is() {
         .output()
         .expect("runs");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), shown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grep_cut_by_the_host_scan_budget_says_how_far_it_got() {
+    let tree = (0..10).fold(MemoryBackend::new(), |t, i| {
+        t.file(&format!("docs/d{i}.md"), format!("doc {i}\nrefund\n"))
+    });
+    let server = TestServer::anonymous(limits(), vfs_of(tree));
+    let c = Client::new();
+    let (status, body) = sh(
+        &c,
+        &server,
+        json!({"script": "grep -rl refund /files/docs", "limits": {"scan_files": 3}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["stdout"],
+        "/files/docs/d0.md\n/files/docs/d1.md\n/files/docs/d2.md\n"
+    );
+    assert_eq!(
+        body["stderr"],
+        "grep: stopped after 3 of 10 files; matches are partial — narrow the paths\n"
+    );
+    assert_eq!(body["exit_code"], 0, "matches were found");
+    assert_eq!(body["usage"]["files_scanned"], 3);
+    // Within the budget, no such message.
+    let (_, body) = sh(
+        &c,
+        &server,
+        json!({"script": "grep -rl refund /files/docs"}),
+    )
+    .await;
+    assert_eq!(body["stderr"], "");
+    assert_eq!(body["usage"]["files_scanned"], 10);
 }

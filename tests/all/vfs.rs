@@ -19,6 +19,8 @@ const TREE: &[(&str, &[u8])] = &[
         b"Refund policy\nRefunds within 30 days.\nNo refund after 30 days.\n",
     ),
     ("policies/travel.md", b"Travel policy\nBook economy.\n"),
+    // Characters S3 clients are told to avoid, and that some encode.
+    ("policies/old~1 #draft% [v2].md", b"Old travel policy\n"),
     ("reports/2024/q1.csv", b"quarter,revenue\nq1,100\n"),
     ("reports/2024/q2.csv", b"quarter,revenue\nq2,120\n"),
 ];
@@ -39,12 +41,21 @@ const SUITE: &[(&[&str], &str)] = &[
         "/files/policies/travel.md File 28\n",
     ),
     (&["read", "/files/README.md"], "# Handbook\nStart here.\n"),
+    (
+        &["ls", "/files/policies"],
+        "old~1 #draft% [v2].md File 18\nrefunds.md File 63\ntravel.md File 28\n",
+    ),
+    (
+        &["read", "/files/policies/old~1 #draft% [v2].md"],
+        "Old travel policy\n",
+    ),
     (&["read-range", "/files/README.md", "2", "8"], "Handbook"),
     (&["read-range", "/files/README.md", "20", "100"], "e.\n"),
     (&["read-range", "/files/README.md", "500", "10"], ""),
     (
         &["walk", "/files"],
-        "/files/README.md\n/files/policies\n/files/policies/refunds.md\n/files/policies/travel.md\n\
+        "/files/README.md\n/files/policies\n/files/policies/old~1 #draft% [v2].md\n\
+         /files/policies/refunds.md\n/files/policies/travel.md\n\
          /files/reports\n/files/reports/2024\n/files/reports/2024/q1.csv\n/files/reports/2024/q2.csv\n",
     ),
     (
@@ -176,15 +187,84 @@ async fn rereading_a_document_does_not_count_again() {
         document_reads: 1,
         ..limits()
     });
-    let tree = MemoryBackend::new().file("a.txt", "a");
-    let report = run_on(
-        &rt,
-        vfs_of(tree),
-        rt.limits().clone(),
-        &["read-many", "/files", "1"],
-    )
-    .await;
+    let tree = MemoryBackend::new()
+        .file("a.txt", "aaaa")
+        .file("b.txt", "bb");
+    let vfs = vfs_of(tree);
+    // The same document three times, under three spellings: one read.
+    let args = [
+        "read-each",
+        "/files/a.txt",
+        "/files/./a.txt",
+        "/files/x/../a.txt",
+    ];
+    let report = run_on(&rt, vfs.clone(), rt.limits().clone(), &args).await;
     assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert_eq!(report.usage.document_reads, 1);
+    assert_eq!(report.usage.bytes_read, 12, "bytes are charged each time");
+    // A second document is a second read, over the cap of one.
+    let args = ["read-each", "/files/a.txt", "/files/b.txt"];
+    let report = run_on(&rt, vfs, rt.limits().clone(), &args).await;
+    assert_eq!(report.limit(), Some(Limit::DocumentReads));
+    assert_eq!(report.stdout_text(), "read /files/a.txt: 4 bytes\n");
+}
+
+#[tokio::test]
+async fn ranged_reads_count_as_document_reads_and_charge_only_their_bytes() {
+    let tree = (0..3).fold(MemoryBackend::new(), |t, i| {
+        t.file(&format!("d{i}.txt"), "x".repeat(1000))
+    });
+    let paths = ["/files/d0.txt", "/files/d1.txt", "/files/d2.txt"];
+    let args = |len: &'static str| {
+        let mut a = vec!["read-range-each", len];
+        a.extend(paths);
+        a
+    };
+    let rt = runtime(limits());
+    let report = run_on(&rt, vfs_of(tree.clone()), limits(), &args("10")).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert_eq!(
+        (report.usage.document_reads, report.usage.bytes_read),
+        (3, 30)
+    );
+    let two_documents = Limits {
+        document_reads: 2,
+        ..limits()
+    };
+    let report = run_on(&rt, vfs_of(tree.clone()), two_documents, &args("10")).await;
+    assert_eq!(
+        report.outcome,
+        Outcome::BudgetExceeded {
+            limit: Limit::DocumentReads,
+            used: 3,
+            allowed: 2
+        }
+    );
+    let few_bytes = Limits {
+        bytes_read: 25,
+        ..limits()
+    };
+    let report = run_on(&rt, vfs_of(tree), few_bytes, &args("10")).await;
+    assert_eq!(
+        report.outcome,
+        Outcome::BudgetExceeded {
+            limit: Limit::BytesRead,
+            used: 30,
+            allowed: 25
+        }
+    );
+}
+
+#[tokio::test]
+async fn an_over_long_path_is_an_invalid_path_the_script_sees() {
+    let rt = runtime(limits());
+    let long = format!("/files/{}", "a/".repeat(2100));
+    let report = run(&rt, &["classify", &long]).await;
+    assert_eq!(report.outcome, Outcome::Exited { exit_code: 0 });
+    assert_eq!(report.stdout_text(), "invalid-path\n");
+    let just_fits = format!("/files/{}", "b".repeat(4096 - "/files/".len()));
+    let report = run(&rt, &["classify", &just_fits]).await;
+    assert_eq!(report.stdout_text(), "not-found\n", "4096 bytes is allowed");
 }
 
 #[tokio::test]
@@ -382,6 +462,18 @@ async fn a_listing_is_capped_per_call_and_says_so() {
         report.stdout_text(),
         "doc0000.txt File 18\ndoc0001.txt File 18\n(truncated)\n"
     );
+    // A walk says which directories it could not see whole.
+    let report = run_on(
+        &rt,
+        vfs_of(many_files(5)),
+        rt.limits().clone(),
+        &["walk", "/files"],
+    )
+    .await;
+    assert_eq!(
+        report.stdout_text(),
+        "/files/many\n/files/many/doc0000.txt\n/files/many/doc0001.txt\n(truncated: /files/many)\n"
+    );
 }
 
 #[tokio::test]
@@ -495,4 +587,65 @@ async fn guest_visible_errors_round_trip_to_variants_a_script_matches() {
         let report = run_on(&rt, vfs.clone(), limits(), &["classify", path]).await;
         assert_eq!(report.stdout_text(), format!("{variant}\n"), "{path:?}");
     }
+}
+
+#[tokio::test]
+async fn a_search_ended_by_the_deadline_stops_waiting_on_its_backend() {
+    let rt = runtime(Limits {
+        deadline: std::time::Duration::from_millis(300),
+        ..limits()
+    });
+    for fault in [Fault::Stall, Fault::StallMidway] {
+        let tree = MemoryBackend::new().file("a.txt", "needle\n").faulty(
+            "b.txt",
+            "needle\n".repeat(10_000),
+            fault,
+        );
+        let report = run_on(
+            &rt,
+            vfs_of(tree.clone()),
+            rt.limits().clone(),
+            &["grep", "needle", "/files"],
+        )
+        .await;
+        assert_eq!(report.limit(), Some(Limit::Deadline), "{fault:?}");
+        assert_slots_freed(&rt).await;
+        // The search's blocking work gave up its read too, rather than
+        // waiting on the backend forever.
+        let start = std::time::Instant::now();
+        while tree.stalled_reads() != 0 {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(2),
+                "{fault:?}: a read is still waiting"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_fifo_in_a_local_mount_is_denied_without_blocking() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    std::fs::write(dir.path().join("doc.txt"), "text\n").expect("write");
+    let backend = LocalBackend::open(dir.path()).expect("open");
+    let within = std::time::Duration::from_secs(5);
+    let read = tokio::time::timeout(within, backend.read_range("pipe", 0..10))
+        .await
+        .expect("the read does not block");
+    assert_eq!(
+        read,
+        Err(vfsbox_host::vfs::FsError::Denied("pipe".to_owned()))
+    );
+    let opened = tokio::time::timeout(within, backend.open("pipe", 0..10))
+        .await
+        .expect("the open does not block");
+    assert!(matches!(opened, Err(vfsbox_host::vfs::FsError::Denied(_))));
+    let listing = backend.list("", 10).await.expect("lists");
+    let names: Vec<&str> = listing.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["doc.txt"], "special files are not listed");
 }

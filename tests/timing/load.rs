@@ -66,14 +66,28 @@ fn request(c: &Client, server: &ServeProcess, i: usize) -> reqwest::RequestBuild
             .header("content-type", "application/wasm")
             .body(misbehave())
     };
-    let req = match i % 5 {
+    let req = match i % KINDS {
         0 => run("arg=ok"),
         1 => run("arg=spin&deadline_ms=300"),
         2 => run("arg=alloc&arg=1073741824"),
         3 => run("arg=grep&arg=policy&arg=/files/notes"),
+        4 => c
+            .post(server.url("/v1/sh"))
+            .json(&serde_json::json!({"script": "grep -rn policy /files/notes | head -3"})),
         _ => c.get(server.url("/v1/fs/files/big.bin")),
     };
     req.bearer_auth("load-key")
+}
+
+/// How many kinds of request the mix has.
+const KINDS: usize = 6;
+
+/// The status request `i` of the mix answers when it is not refused.
+fn expected_status(i: usize) -> StatusCode {
+    match i % KINDS {
+        1 | 2 => StatusCode::PAYLOAD_TOO_LARGE,
+        _ => StatusCode::OK,
+    }
 }
 
 /// Fires `n` requests at once; checks the cap, the refusals and the end
@@ -132,12 +146,11 @@ pub(crate) async fn burst(n: usize) {
             assert_eq!(retry.as_deref(), Some(&b"2"[..]), "request {i}");
             let body: serde_json::Value = serde_json::from_slice(&body).expect("json");
             assert_eq!(body["error"]["code"], "busy", "request {i}");
-        } else if i % 5 == 4 {
-            assert_eq!(
-                (status, body.len()),
-                (StatusCode::OK, 4 << 20),
-                "download {i}"
-            );
+        } else {
+            assert_eq!(status, expected_status(i), "request {i}");
+            if i % KINDS == KINDS - 1 {
+                assert_eq!(body.len(), 4 << 20, "download {i}");
+            }
         }
     }
     done.store(true, Ordering::Relaxed);

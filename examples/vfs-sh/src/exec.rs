@@ -45,6 +45,8 @@ pub(crate) struct Cx<'s> {
     /// Whether the command is one stage of a longer pipeline (then, as in
     /// bash's subshells, `cd` and `exit` do not affect the script).
     pub(crate) in_pipeline: bool,
+    /// How many `xargs` this command runs inside.
+    pub(crate) depth: u32,
     pub(crate) out: &'s mut dyn Write,
     pub(crate) err: &'s mut dyn Write,
 }
@@ -96,6 +98,7 @@ impl Cx<'_> {
             env: &mut *self.env,
             input: Some(input),
             in_pipeline: true,
+            depth: self.depth + 1,
             out: &mut *self.out,
             err: &mut *self.err,
         }
@@ -134,7 +137,7 @@ fn expand(fs: &mut dyn Fs, words: &[Word]) -> Result<Vec<String>, String> {
         for w in brace::expand(w)? {
             let w = tilde(&w);
             if w.has_glob() {
-                args.extend(glob::expand(fs, &w));
+                args.extend(glob::expand(fs, &w)?);
             } else {
                 args.push(w.text());
             }
@@ -171,6 +174,7 @@ fn run_pipeline(
             env: &mut *env,
             input: input.take().or_else(|| (i > 0).then(Vec::new)),
             in_pipeline: n > 1,
+            depth: 0,
             out: sink,
             err: &mut *err,
         };

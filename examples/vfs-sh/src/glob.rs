@@ -267,12 +267,23 @@ fn unescape(pat: &str) -> String {
     out
 }
 
+/// The most paths one glob may expand to, counting those it considers on
+/// the way (`*/../*/../*` multiplies them at every step).
+pub(crate) const MAX_PATHS: usize = 100_000;
+
 /// Expands a word like bash: the sorted paths matching its unquoted glob
 /// characters, or the word itself when nothing matches (or it has none).
-pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Vec<String> {
+/// A glob that would reach more than [`MAX_PATHS`] paths is an error.
+pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Result<Vec<String>, String> {
     if !word.has_glob() {
-        return vec![word.text()];
+        return Ok(vec![word.text()]);
     }
+    let too_many = || {
+        format!(
+            "vfs-sh: {}: the glob matches more than {MAX_PATHS} paths",
+            word.text()
+        )
+    };
     let pattern = word.glob_pattern();
     let comps: Vec<&str> = pattern.split('/').collect();
     // Candidates: paths built so far, each as the user would write it.
@@ -298,6 +309,9 @@ pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Vec<String> {
                 if idx < last || fs.metadata(&path).is_ok() {
                     next.push(path);
                 }
+                if next.len() > MAX_PATHS {
+                    return Err(too_many());
+                }
             }
         } else {
             let pat = Pattern::new(comp);
@@ -318,6 +332,9 @@ pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Vec<String> {
                     }
                     if pat.matches(&e.name, false) {
                         next.push(format!("{c}{sep}{}", e.name));
+                        if next.len() > MAX_PATHS {
+                            return Err(too_many());
+                        }
                     }
                 }
             }
@@ -328,10 +345,10 @@ pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Vec<String> {
         }
     }
     if cands.is_empty() {
-        return vec![word.text()];
+        return Ok(vec![word.text()]);
     }
     cands.sort();
-    cands
+    Ok(cands)
 }
 
 #[cfg(test)]

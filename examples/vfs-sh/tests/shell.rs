@@ -645,3 +645,34 @@ fn many_operands_go_to_the_host_in_batches() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn xargs_inside_xargs_is_bounded() {
+    let nested = |n: usize| format!("echo x | {}echo", "xargs ".repeat(n));
+    let r = sh(&nested(16));
+    assert_eq!((r.out.as_str(), r.status), ("x\n", 0), "{}", r.err);
+    let r = sh(&nested(40));
+    assert_eq!(r.out, "");
+    assert_eq!(r.err, "xargs: more than 16 xargs inside each other\n");
+    assert_eq!(r.status, 123);
+}
+
+#[test]
+fn a_glob_that_multiplies_its_paths_is_refused_past_the_cap() {
+    let dir = std::env::temp_dir().join(format!("vfs-sh-glob-cap-{}", std::process::id()));
+    for i in 0..50 {
+        std::fs::create_dir_all(dir.join(format!("d{i:02}"))).expect("creates the dir");
+    }
+    let mut fs = DirFs::new().mount("wide", &dir).with_cwd("/wide");
+    // 50 × 50 paths: within the cap.
+    let r = run_on(&mut fs, "echo */../* | wc -w");
+    assert_eq!((r.out.as_str(), r.status), ("2500\n", 0), "{}", r.err);
+    // 50 × 50 × 50: past it, refused before anything runs.
+    let r = run_on(&mut fs, "echo */../*/../*; echo next");
+    assert_eq!(
+        r.err,
+        "vfs-sh: */../*/../*: the glob matches more than 100000 paths\n"
+    );
+    assert_eq!(r.out, "next\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -28,10 +28,10 @@ fn corpus_size(dir: &Path) -> (u64, u64) {
     (files, bytes)
 }
 
-/// Runs a command `n` times; the median time and the lines of its output.
-fn external(n: usize, program: &str, args: &[&str]) -> Option<(Duration, usize)> {
+/// Runs a command `n` times; the median time and its output.
+fn external(n: usize, program: &str, args: &[&str]) -> Option<(Duration, Vec<u8>)> {
     let mut times = Vec::new();
-    let mut lines = 0;
+    let mut stdout = Vec::new();
     for _ in 0..n {
         let start = Instant::now();
         let out = Command::new(program)
@@ -41,9 +41,42 @@ fn external(n: usize, program: &str, args: &[&str]) -> Option<(Duration, usize)>
             .output()
             .ok()?;
         times.push(start.elapsed());
-        lines = out.stdout.iter().filter(|&&b| b == b'\n').count();
+        stdout = out.stdout;
     }
-    Some((median(times), lines))
+    Some((median(times), stdout))
+}
+
+/// The matching lines of an output, as a sorted list comparable across
+/// tools: the corpus directory written as `/files`, GNU's "Binary file …
+/// matches" notes left out (every tool here skips binary files' lines).
+fn normalised(out: &[u8], dir: &str) -> Vec<String> {
+    let mut lines: Vec<String> = String::from_utf8_lossy(out)
+        .lines()
+        .filter(|l| !l.starts_with("Binary file ") && !l.starts_with("grep: "))
+        .map(|l| match l.strip_prefix(dir) {
+            Some(rest) => format!("/files{rest}"),
+            None => l.to_owned(),
+        })
+        .collect();
+    lines.sort_unstable();
+    lines
+}
+
+/// "same" when two normalised outputs are equal, else how many lines of
+/// each the other lacks.
+fn compare(ours: &[String], theirs: &[String]) -> String {
+    if ours == theirs {
+        return format!("same {} lines", ours.len());
+    }
+    let (a, b): (
+        std::collections::HashSet<&String>,
+        std::collections::HashSet<&String>,
+    ) = (ours.iter().collect(), theirs.iter().collect());
+    format!(
+        "**differs**: {} lines only in vfs-sh, {} only in the peer",
+        a.difference(&b).count(),
+        b.difference(&a).count()
+    )
 }
 
 async fn sandboxed(
@@ -51,9 +84,9 @@ async fn sandboxed(
     script: &Script,
     spec: impl Fn() -> RunSpec,
     n: usize,
-) -> (Duration, usize) {
+) -> (Duration, Vec<u8>) {
     let mut times = Vec::new();
-    let mut lines = 0;
+    let mut stdout = Vec::new();
     for _ in 0..n {
         let permit = rt.try_admit(None).expect("slot");
         let start = Instant::now();
@@ -61,9 +94,9 @@ async fn sandboxed(
         times.push(start.elapsed());
         assert!(report.exit_code().is_some(), "{:?}", report.outcome);
         assert!(!report.stdout_truncated, "raise the stdout limit");
-        lines = report.stdout.iter().filter(|&&b| b == b'\n').count();
+        stdout = report.stdout.to_vec();
     }
-    (median(times), lines)
+    (median(times), stdout)
 }
 
 fn mb_s(bytes: u64, d: Duration) -> String {
@@ -82,6 +115,10 @@ pub(crate) async fn grep_throughput(t: &mut Table) {
         return;
     };
     let (files, bytes) = corpus_size(&corpus);
+    assert!(
+        bytes >= 50_000_000 && files >= 1_000,
+        "the corpus is {bytes} bytes in {files} files; the grep rows need at least 50 MB in thousands of files"
+    );
     let limits = Limits {
         deadline: Duration::from_secs(300),
         memory: 1 << 30,
@@ -131,22 +168,28 @@ pub(crate) async fn grep_throughput(t: &mut Table) {
         rg_args.extend_from_slice(&["-e", pattern, dir]);
         let rg = external(3, "rg", &rg_args);
         let script = format!("grep -rnE {} -e '{pattern}' /files", flags.join(" "));
-        let (ours, our_lines) = sandboxed(
+        let (ours, our_out) = sandboxed(
             &rt,
             &shell,
             || sh::shell_spec(spec("vfs-sh", Vec::new()), &script),
             3,
         )
         .await;
+        let our_lines = normalised(&our_out, dir);
         let mut count_args: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
         count_args.extend([pattern.to_owned(), "/files".to_owned()]);
         let (sdk, _) = sandboxed(&rt, &counter, || spec("grep-count", count_args.clone()), 3).await;
-        let peer = |p: &Option<(Duration, usize)>, who: &str| match p {
-            Some((d, lines)) => format!("{who} {} ({lines} lines)", mb_s(bytes, *d)),
+        let peer = |p: &Option<(Duration, Vec<u8>)>, who: &str| match p {
+            Some((d, out)) => format!(
+                "{who} {} (output: {})",
+                mb_s(bytes, *d),
+                compare(&our_lines, &normalised(out, dir))
+            ),
             None => format!("{who} not installed"),
         };
-        let ratio = |p: &Option<(Duration, usize)>| {
-            p.map_or(f64::NAN, |(d, _)| d.as_secs_f64() / ours.as_secs_f64())
+        let ratio = |p: &Option<(Duration, Vec<u8>)>| {
+            p.as_ref()
+                .map_or(f64::NAN, |(d, _)| d.as_secs_f64() / ours.as_secs_f64())
         };
         let (vs_rg, vs_gnu) = (ratio(&rg), ratio(&gnu));
         t.row(
@@ -155,8 +198,9 @@ pub(crate) async fn grep_throughput(t: &mut Table) {
                 bytes / 1_000_000
             ),
             format!(
-                "vfs-sh {} ({our_lines} lines); SDK search {}",
+                "vfs-sh {} ({} lines); SDK search {}",
                 mb_s(bytes, ours),
+                our_lines.len(),
                 mb_s(bytes, sdk)
             ),
             format!("{}; {}", peer(&rg, "rg"), peer(&gnu, "GNU grep")),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use vfsbox_host::runtime::{Script, Stdin};
 use vfsbox_host::vfs::{Fault, MemoryBackend, Mount};
-use vfsbox_host::{AuditLog, Limits, RunSpec, Runtime, VPath, Vfs};
+use vfsbox_host::{AuditLog, Limit, Limits, Report, RunSpec, Runtime, VPath, Vfs};
 use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{
     Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, UpdateDeadline,
@@ -49,10 +49,14 @@ fn spec(limits: &Limits, vfs: Vfs, args: &[&str]) -> RunSpec {
 }
 
 async fn timed_run(rt: &Runtime, script: &Script, spec: RunSpec) -> Duration {
+    timed_report(rt, script, spec).await.0
+}
+
+async fn timed_report(rt: &Runtime, script: &Script, spec: RunSpec) -> (Duration, Report) {
     let permit = rt.try_admit(None).expect("a slot");
     let start = Instant::now();
-    rt.run(permit, script.clone(), spec).await.expect("runs");
-    start.elapsed()
+    let report = rt.run(permit, script.clone(), spec).await.expect("runs");
+    (start.elapsed(), report)
 }
 
 /// Instantiating from a cached `InstancePre` with the pooling allocator.
@@ -86,19 +90,46 @@ pub(crate) async fn store_start(t: &mut Table) {
             samples.push(start.elapsed());
         }
     }
+    let (bare, bare_p99) = median_p99(samples);
+
+    // vfsbox's own store: its engine, WASI context, limiter, budget,
+    // epoch callback and call hook, from the compiled script's
+    // `InstancePre`.
+    let limits = Limits::default();
+    let rt = Runtime::new(limits.clone(), AuditLog::disabled()).expect("runtime");
+    let permit = rt.try_admit(None).expect("slot");
+    let compiled = rt
+        .compile(&permit, empty_command().into())
+        .await
+        .expect("compiles");
+    let v = vfs(MemoryBackend::new());
+    let mut samples = Vec::new();
+    for i in 0..5_000 {
+        let run = spec(&limits, v.clone(), &[]);
+        let start = Instant::now();
+        rt.instantiate_only(&permit, &compiled, run)
+            .await
+            .expect("instantiates");
+        if i >= 500 {
+            samples.push(start.elapsed());
+        }
+    }
+    drop(permit);
     let (m, p99) = median_p99(samples);
     t.row(
-        "store start: new store + instantiate from a cached `InstancePre` (pooling)",
+        "store start: vfsbox's store (WASI, limiter, budget, epoch deadline) + instantiate from the cached `InstancePre` (pooling)",
         format!("{} median, {} p99", us(m), us(p99)),
-        "—".to_owned(),
-        "—".to_owned(),
+        format!(
+            "a bare wasmtime store (`Store<()>`, pooling, fuel, epochs): {} median, {} p99",
+            us(bare),
+            us(bare_p99)
+        ),
+        format!("{:.2}×", m.as_secs_f64() / bare.as_secs_f64()),
         format!("≤ 20 µs median: {}", met(m <= Duration::from_micros(20))),
     );
 
     // The whole cached path of a run: admission, task, store, WASI, run,
     // report.
-    let limits = Limits::default();
-    let rt = Runtime::new(limits.clone(), AuditLog::disabled()).expect("runtime");
     let permit = rt.try_admit(None).expect("slot");
     let script = Script::Compiled(
         rt.compile(&permit, empty_command().into())
@@ -284,7 +315,15 @@ pub(crate) async fn deadline_precision(t: &mut Table) {
     ] {
         let mut over = Vec::new();
         for _ in 0..20 {
-            let took = timed_run(&rt, &script, spec(&limits, stalled.clone(), args)).await;
+            let (took, report) =
+                timed_report(&rt, &script, spec(&limits, stalled.clone(), args)).await;
+            // Only a run the deadline ended says anything about the deadline.
+            assert_eq!(
+                report.limit(),
+                Some(Limit::Deadline),
+                "{what}: {:?}",
+                report.outcome
+            );
             over.push(took.saturating_sub(deadline));
         }
         over.sort();

@@ -133,10 +133,19 @@ fn installed(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// Rounds of each load measurement; the median round is reported.
+const ROUNDS: usize = 3;
+
+/// The round of median throughput, with its latencies.
+fn median_round(mut rounds: Vec<(f64, Duration, Duration)>) -> (f64, Duration, Duration) {
+    rounds.sort_by(|a, b| a.0.total_cmp(&b.0));
+    rounds[rounds.len() / 2]
+}
+
 /// `hello` over HTTP, with 4 clients; `wasmtime serve` and a `vfsbox run`
 /// process per request side by side.
 pub(crate) async fn request_overhead(t: &mut Table) {
-    let dur = Duration::from_secs(5);
+    let dur = Duration::from_secs(3);
     let c = Client::new();
     let server = Server::vfsbox(None);
     let put = c
@@ -151,21 +160,20 @@ pub(crate) async fn request_overhead(t: &mut Table) {
         .expect("id")
         .to_owned();
     let url = server.url(&format!("/v1/scripts/{id}/runs"));
-    let (cc, u) = (c.clone(), url.clone());
-    let (vfs_rps, vfs_p50, vfs_p99) = load(4, dur, move || {
-        let (c, u) = (cc.clone(), u.clone());
-        async move {
-            c.post(u)
-                .json(&json!({}))
-                .send()
-                .await
-                .is_ok_and(|r| r.status() == StatusCode::OK)
+    let vfsbox_hello = || {
+        let (c, u) = (c.clone(), url.clone());
+        move || {
+            let (c, u) = (c.clone(), u.clone());
+            async move {
+                c.post(u)
+                    .json(&json!({}))
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status() == StatusCode::OK)
+            }
         }
-    })
-    .await;
-    drop(server);
-
-    let peer = if installed("wasmtime") {
+    };
+    let wasmtime = installed("wasmtime").then(|| {
         let port = free_port();
         let mut cmd = Command::new("wasmtime");
         cmd.args([
@@ -174,26 +182,36 @@ pub(crate) async fn request_overhead(t: &mut Table) {
             &format!("127.0.0.1:{port}"),
             vfsbox_test_artifacts::HTTP_HELLO,
         ]);
-        let wasmtime = Server::start(cmd, move |line| {
+        Server::start(cmd, move |line| {
             line.contains("Serving HTTP")
                 .then(|| SocketAddr::from(([127, 0, 0, 1], port)))
-        });
-        let u = wasmtime.url("/");
-        let cc = c.clone();
-        let got = load(4, dur, move || {
-            let (c, u) = (cc.clone(), u.clone());
+        })
+    });
+    let wasmtime_hello = |server: &Server| {
+        let (c, u) = (c.clone(), server.url("/"));
+        move || {
+            let (c, u) = (c.clone(), u.clone());
             async move {
                 c.get(u)
                     .send()
                     .await
                     .is_ok_and(|r| r.status() == StatusCode::OK)
             }
-        })
-        .await;
-        Some(got)
-    } else {
-        None
+        }
     };
+    // Three rounds, the two servers taking turns, so that a noisy moment
+    // of the machine falls on both; the medians are reported.
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        ours.push(load(4, dur, vfsbox_hello()).await);
+        if let Some(w) = &wasmtime {
+            theirs.push(load(4, dur, wasmtime_hello(w)).await);
+        }
+    }
+    drop(server);
+    drop(wasmtime);
+    let (vfs_rps, vfs_p50, vfs_p99) = median_round(ours);
+    let peer = (!theirs.is_empty()).then(|| median_round(theirs));
     let (peer_text, ratio, goal) = match peer {
         Some((rps, p50, p99)) => (
             format!(
@@ -211,7 +229,7 @@ pub(crate) async fn request_overhead(t: &mut Table) {
         ),
     };
     t.row(
-        "`hello` over HTTP, stored script, 4 clients",
+        "`hello` over HTTP, stored script, 4 clients (median of 3 rounds of 3 s)",
         format!(
             "{vfs_rps:.0} req/s, p50 {}, p99 {}",
             ms(vfs_p50),
@@ -222,15 +240,21 @@ pub(crate) async fn request_overhead(t: &mut Table) {
         goal,
     );
 
-    let (rps, p50, p99) = load(4, dur, || async {
-        tokio::process::Command::new(VFSBOX)
-            .args(["run", vfsbox_test_artifacts::HELLO])
-            .stdout(Stdio::null())
-            .status()
-            .await
-            .is_ok_and(|s| s.success())
-    })
-    .await;
+    let mut rounds = Vec::new();
+    for _ in 0..ROUNDS {
+        rounds.push(
+            load(4, dur, || async {
+                tokio::process::Command::new(VFSBOX)
+                    .args(["run", vfsbox_test_artifacts::HELLO])
+                    .stdout(Stdio::null())
+                    .status()
+                    .await
+                    .is_ok_and(|s| s.success())
+            })
+            .await,
+        );
+    }
+    let (rps, p50, p99) = median_round(rounds);
     t.row(
         "… `vfsbox run` as a process per request, 4 at a time",
         format!("{rps:.0} req/s, p50 {}, p99 {}", ms(p50), ms(p99)),
@@ -309,23 +333,29 @@ pub(crate) async fn admission(t: &mut Table) {
         .collect();
     wait_live(&c, &server, 4).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let mut samples = Vec::new();
-    for _ in 0..200 {
-        let start = Instant::now();
-        let r = c
-            .post(server.url("/v1/runs?arg=ok"))
-            .bearer_auth("bench")
-            .header("content-type", "application/wasm")
-            .body("x")
-            .send()
-            .await
-            .expect("response");
-        samples.push(start.elapsed());
-        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    // Three rounds of 200; the round of median p99 is reported.
+    let mut rounds = Vec::new();
+    for _ in 0..ROUNDS {
+        let mut samples = Vec::new();
+        for _ in 0..200 {
+            let start = Instant::now();
+            let r = c
+                .post(server.url("/v1/runs?arg=ok"))
+                .bearer_auth("bench")
+                .header("content-type", "application/wasm")
+                .body("x")
+                .send()
+                .await
+                .expect("response");
+            samples.push(start.elapsed());
+            assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+        }
+        rounds.push(median_p99(samples));
     }
-    let (p50, p99) = median_p99(samples);
+    rounds.sort_by_key(|&(_, p99)| p99);
+    let (p50, p99) = rounds[rounds.len() / 2];
     t.row(
-        "429 latency, 200 requests while 4 CPU-bound scripts run on 2 cores",
+        "429 latency, 200 requests while 4 CPU-bound scripts run on 2 cores (median of 3 rounds)",
         format!("p50 {}, p99 {}", ms(p50), ms(p99)),
         "—".to_owned(),
         "—".to_owned(),
@@ -381,26 +411,29 @@ pub(crate) async fn incident(t: &mut Table) {
                 .header("content-type", "application/wasm")
                 .body(misbehave.clone());
             tokio::spawn(async move {
-                let r = req.send().await.expect("response");
+                // A server that died answers nothing: counted, not fatal.
+                let r = req.send().await.ok()?;
                 let status = r.status();
                 let body: Value = r.json().await.unwrap_or(Value::Null);
-                (
+                Some((
                     status,
                     body["error"]["limit"].as_str().unwrap_or("").to_owned(),
-                )
+                ))
             })
         })
         .collect();
     let mut ran = 0;
     let mut refused = 0;
+    let mut unanswered = 0;
     let mut limits = std::collections::BTreeMap::<String, u32>::new();
     for r in runs {
-        let (status, limit) = r.await.expect("task");
-        if status == StatusCode::TOO_MANY_REQUESTS {
-            refused += 1;
-        } else {
-            ran += 1;
-            *limits.entry(limit).or_default() += 1;
+        match r.await.expect("task") {
+            None => unanswered += 1,
+            Some((StatusCode::TOO_MANY_REQUESTS, _)) => refused += 1,
+            Some((_, limit)) => {
+                ran += 1;
+                *limits.entry(limit).or_default() += 1;
+            }
         }
     }
     done.store(true, Ordering::Relaxed);
@@ -415,13 +448,16 @@ pub(crate) async fn incident(t: &mut Table) {
     t.row(
         "the incident: 20 scripts at once, each holding every document (75 MB) and 1 GiB more",
         format!(
-            "peak RSS {} MiB (baseline {} MiB); {ran} ran (ended by {limits:?}), {refused} got 429; process {}",
+            "peak RSS {} MiB (baseline {} MiB); {ran} ran (ended by {limits:?}), {refused} got 429, {unanswered} unanswered; process {}",
             peak >> 20,
             baseline >> 20,
             if alive { "alive" } else { "**died**" }
         ),
         "—".to_owned(),
         "—".to_owned(),
-        format!("≤ 4 × 64 MiB + 128 MiB = 384 MiB, no crash: {}", met(alive && peak <= bound)),
+        format!(
+            "≤ 4 × 64 MiB + 128 MiB = 384 MiB, no crash: {}",
+            met(alive && unanswered == 0 && peak <= bound)
+        ),
     );
 }

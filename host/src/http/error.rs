@@ -122,6 +122,18 @@ impl AppError {
         }
     }
 
+    /// `408`: the upload did not arrive within the time allowed.
+    pub fn upload_timeout(allowed: std::time::Duration) -> AppError {
+        AppError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "upload_timeout",
+            format!(
+                "the upload did not arrive within {}",
+                humantime::format_duration(allowed)
+            ),
+        )
+    }
+
     /// `500`: a server bug or failure; `internal` is logged, not sent.
     pub fn internal(internal: impl std::fmt::Display) -> AppError {
         tracing::error!(error = %internal, "internal error");
@@ -230,6 +242,8 @@ impl From<RunError> for AppError {
     fn from(e: RunError) -> Self {
         match e {
             RunError::Invalid(e) => e.into(),
+            // A backend that fails or stalls is not the caller's mistake.
+            RunError::BadCwd(e @ FsError::Unavailable(_)) => e.into(),
             RunError::BadCwd(e) => {
                 AppError::bad_request("bad_cwd", format!("bad working directory: {e}"))
             }
@@ -259,11 +273,14 @@ pub(crate) struct ApiJson<T>(pub(crate) T);
 
 impl From<JsonRejection> for AppError {
     fn from(rejection: JsonRejection) -> Self {
-        let status = rejection.status();
-        let code = if status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-            "unsupported_media_type"
-        } else {
-            "bad_json"
+        // axum answers JSON of the wrong shape with 422; here 422 means a
+        // script trapped, so every bad body is a 400.
+        let (status, code) = match rejection.status() {
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
+            }
+            StatusCode::PAYLOAD_TOO_LARGE => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            _ => (StatusCode::BAD_REQUEST, "bad_json"),
         };
         AppError::new(status, code, rejection.body_text())
     }

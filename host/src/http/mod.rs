@@ -158,6 +158,9 @@ async fn close_after_refused_body(req: Request, next: axum::middleware::Next) ->
     response
 }
 
+/// The largest `POST /v1/sh` body: a script, its cwd and limits.
+const SH_BODY_LIMIT: usize = 256 * 1024;
+
 /// The router of the whole API.
 pub fn app(state: AppState) -> Router {
     let trace = TraceLayer::new_for_http().make_span_with(|req: &Request| {
@@ -168,7 +171,11 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/runs", post(runs::run_upload))
         .route("/v1/scripts", put(runs::put_script))
         .route("/v1/scripts/{id}/runs", post(runs::run_stored))
-        .route("/v1/sh", post(sh::run_sh))
+        // A shell script is a few KiB: its request needs no more.
+        .route(
+            "/v1/sh",
+            post(sh::run_sh).layer(axum::extract::DefaultBodyLimit::max(SH_BODY_LIMIT)),
+        )
         .route("/v1/fs/{*path}", get(files::download))
         .route("/v1/resolve", get(files::resolve))
         .route("/healthz", get(ops::healthz))

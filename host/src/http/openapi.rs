@@ -26,6 +26,7 @@ use super::{error, files, ops, report, runs, sh};
     ),
     components(schemas(
         report::RunReport,
+        report::RunReportOrError,
         error::ErrorBody,
         error::ErrorDetail,
         runs::StoredScript,

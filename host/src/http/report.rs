@@ -75,3 +75,16 @@ impl IntoResponse for RunReport {
         (status, Json(self)).into_response()
     }
 }
+
+/// A `413` of a run request: a report when a limit ended the script, an
+/// error when the upload itself was too large (`payload_too_large`).
+/// Documentation only: the two are told apart by `error.code`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+#[expect(dead_code, reason = "a schema of the OpenAPI document, never built")]
+pub(crate) enum RunReportOrError {
+    /// A limit ended the script.
+    Report(RunReport),
+    /// The upload was larger than the limit.
+    Error(super::error::ErrorBody),
+}

@@ -5,6 +5,7 @@
 //! server (or the tenant) is full the answer is `429` at once.
 
 use std::future::Future;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::error::{ApiJson, AppError, ErrorBody};
-use super::report::RunReport;
+use super::report::{RunReport, RunReportOrError};
 use super::tenants::{Authenticated, Tenant};
 use super::{AppState, request_id};
 use crate::audit::Caller;
@@ -41,12 +42,14 @@ fn require_wasm(headers: &HeaderMap) -> Result<(), AppError> {
     ))
 }
 
-/// Reads a body of at most `limit` bytes, refusing a larger one without
-/// reading it all.
+/// Reads an upload of at most `limit` bytes within `timeout`, refusing a
+/// larger one without reading it all, and a slower one at the timeout (an
+/// upload holds a slot while it arrives).
 pub(crate) async fn read_body(
     headers: &HeaderMap,
     body: Body,
     limit: u64,
+    timeout: Duration,
 ) -> Result<Bytes, AppError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -56,7 +59,10 @@ pub(crate) async fn read_body(
         return Err(AppError::payload_too_large(limit));
     }
     let limit_usize = usize::try_from(limit).unwrap_or(usize::MAX);
-    match Limited::new(body, limit_usize).collect().await {
+    let collected = tokio::time::timeout(timeout, Limited::new(body, limit_usize).collect())
+        .await
+        .map_err(|_elapsed| AppError::upload_timeout(timeout))?;
+    match collected {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
             Err(AppError::payload_too_large(limit))
@@ -66,6 +72,16 @@ pub(crate) async fn read_body(
             format!("could not read the body: {e}"),
         )),
     }
+}
+
+/// Reads a script upload within the server's limits.
+fn read_upload(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> impl Future<Output = Result<Bytes, AppError>> {
+    let limits = state.inner.runtime.limits();
+    read_body(headers, body, limits.upload, limits.upload_timeout)
 }
 
 /// The query of `POST /v1/runs`.
@@ -193,7 +209,8 @@ impl AppState {
         (status = 200, description = "The script exited (any exit code)", body = RunReport),
         (status = 400, description = "Not a valid script, a forbidden import, a bad query or working directory, or a limit above the server's", body = ErrorBody),
         (status = 401, description = "No key, or a wrong key", body = ErrorBody),
-        (status = 413, description = "A limit ended the script (a report with `error.code = budget_exceeded`), or the upload is too large (`payload_too_large`)", body = RunReport),
+        (status = 408, description = "The upload did not arrive within the upload timeout (`upload_timeout`)", body = ErrorBody),
+        (status = 413, description = "A limit ended the script (a report with `error.code = budget_exceeded`), or the upload is too large (an error, `payload_too_large`)", body = RunReportOrError),
         (status = 415, description = "Not `application/wasm`", body = ErrorBody),
         (status = 422, description = "The script trapped", body = RunReport),
         (status = 429, description = "No free slot (`busy`, `tenant_busy`); retry after `Retry-After` seconds", body = ErrorBody),
@@ -216,7 +233,7 @@ pub(crate) async fn run_upload(
         cwd: q.cwd.unwrap_or_else(|| "/".to_owned()),
         limits: q.limits,
     };
-    let upload = read_body(&headers, body, state.inner.runtime.limits().upload);
+    let upload = read_upload(&state, &headers, body);
     state.serve_run(&tenant, &headers, input, upload).await
 }
 
@@ -241,6 +258,7 @@ pub struct StoredScript {
         (status = 200, description = "Already stored", body = StoredScript),
         (status = 400, description = "Not a valid script, or a forbidden import", body = ErrorBody),
         (status = 401, description = "No key, or a wrong key", body = ErrorBody),
+        (status = 408, description = "The upload did not arrive within the upload timeout (`upload_timeout`)", body = ErrorBody),
         (status = 413, description = "The upload is too large", body = ErrorBody),
         (status = 415, description = "Not `application/wasm`", body = ErrorBody),
         (status = 429, description = "No free slot to compile it; retry later", body = ErrorBody),
@@ -256,7 +274,7 @@ pub(crate) async fn put_script(
 ) -> Result<Response, AppError> {
     require_wasm(&headers)?;
     let permit = state.admit(&tenant)?;
-    let bytes = read_body(&headers, body, state.inner.runtime.limits().upload).await?;
+    let bytes = read_upload(&state, &headers, body).await?;
     let compiled = state.inner.runtime.compile(&permit, bytes.clone()).await?;
     drop(permit);
     let size = bytes.len() as u64;

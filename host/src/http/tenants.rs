@@ -98,8 +98,7 @@ impl FromRequestParts<AppState> for Authenticated {
             .headers
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim);
+            .and_then(bearer_token);
         match key.and_then(|k| tenants.by_key(k)) {
             Some(tenant) => Ok(Authenticated(tenant)),
             None => {
@@ -107,5 +106,30 @@ impl FromRequestParts<AppState> for Authenticated {
                 Err(AppError::unauthorized())
             }
         }
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` value; the scheme's name
+/// is case-insensitive (RFC 9110).
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+#[cfg(test)]
+mod bearer_tests {
+    use super::bearer_token;
+
+    #[test]
+    fn reads_the_token_whatever_the_scheme_case() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("BEARER  abc "), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearer "), None);
+        assert_eq!(bearer_token("Bearerabc"), None);
     }
 }

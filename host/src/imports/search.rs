@@ -2,23 +2,14 @@
 //! audited.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::bindings::vfsbox::script::search::{self as wit, GrepOptions, GrepResult};
 use super::{HostError, ScriptHost, wit_error};
 use crate::audit::{Event, pattern_digest};
 use crate::vfs::FsError;
-use crate::vfs::grep::{Grep, GrepOutput, GrepRequest, ScanBudget};
-
-/// Sets the flag when dropped, so a search abandoned at the deadline stops
-/// its blocking work too.
-struct CancelOnDrop(Arc<AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
+use crate::vfs::grep::{Grep, GrepError, GrepOutput, GrepRequest, ScanBudget};
 
 fn request(o: GrepOptions) -> GrepRequest {
     GrepRequest {
@@ -80,6 +71,44 @@ fn result(out: GrepOutput) -> GrepResult {
     }
 }
 
+impl ScriptHost {
+    /// Records one search, whatever its end: `Ok` with what it scanned, or
+    /// `Err` with why it did not run (`truncated: false`) or did not finish
+    /// (`truncated: true`).
+    fn audit_grep(
+        &self,
+        digest: String,
+        roots: &[String],
+        ended: Result<&GrepOutput, (&str, bool)>,
+    ) -> Result<(), HostError> {
+        let (files_scanned, bytes_scanned, truncated, error) = match ended {
+            Ok(o) => (
+                o.files_scanned,
+                o.bytes_scanned,
+                o.truncated.is_some(),
+                None,
+            ),
+            Err((why, cut)) => (0, 0, cut, Some(why)),
+        };
+        self.audit.record(
+            &self.caller,
+            &Event::Grep {
+                script_id: &self.script_id,
+                pattern_sha256: digest,
+                roots,
+                files_scanned,
+                bytes_scanned,
+                truncated,
+                error,
+            },
+        )?;
+        Ok(())
+    }
+}
+
+/// Why a search did not run, in its audit record.
+const BAD_REQUEST: (&str, bool) = ("bad request", false);
+
 impl wit::Host for ScriptHost {
     async fn grep(
         &mut self,
@@ -90,33 +119,45 @@ impl wit::Host for ScriptHost {
             .iter()
             .map(|r| self.resolve(r))
             .collect::<Result<Vec<_>, _>>()?;
+        let root_names: Vec<String> = roots.iter().map(ToString::to_string).collect();
         let req = request(options);
         let digest = pattern_digest(&req.patterns);
-        let grep = Arc::new(Grep::new(req).map_err(|e| FsError::Unavailable(e.to_string()))?);
+        let grep = match Grep::new(req) {
+            Ok(grep) => Arc::new(grep),
+            Err(e) => {
+                self.audit_grep(digest, &root_names, Err(BAD_REQUEST))?;
+                return Err(FsError::Unavailable(e.to_string()).into());
+            }
+        };
         let budget = ScanBudget {
             files: self.budget.scan_files_left(),
             bytes: self.budget.scan_bytes_left(),
         };
-        let cancel = Arc::new(AtomicBool::new(false));
-        let _guard = CancelOnDrop(cancel.clone());
-        let out = self
+        // Cancelled when dropped: a search abandoned at the deadline stops
+        // its blocking work too, even while that waits on a backend.
+        let cancel = CancellationToken::new();
+        let _guard: DropGuard = cancel.clone().drop_guard();
+        let searched = self
             .before_deadline(grep.run(&self.vfs, &roots, budget, cancel))
-            .await?
-            .map_err(|e| FsError::Unavailable(e.to_string()))?;
+            .await;
+        let out = match searched {
+            Ok(Ok(out)) => out,
+            Ok(Err(e @ GrepError::Failed(_))) => {
+                self.audit_grep(digest, &root_names, Err(("failed", true)))?;
+                return Err(HostError::Trap(wasmtime::Error::new(e)));
+            }
+            Ok(Err(e)) => {
+                self.audit_grep(digest, &root_names, Err(BAD_REQUEST))?;
+                return Err(FsError::Unavailable(e.to_string()).into());
+            }
+            Err(deadline) => {
+                self.audit_grep(digest, &root_names, Err(("deadline", true)))?;
+                return Err(deadline);
+            }
+        };
         self.budget.files_scanned += out.files_scanned;
         self.budget.bytes_scanned += out.bytes_scanned;
-        let root_names: Vec<String> = roots.iter().map(ToString::to_string).collect();
-        self.audit.record(
-            &self.caller,
-            &Event::Grep {
-                script_id: &self.script_id,
-                pattern_sha256: digest,
-                roots: &root_names,
-                files_scanned: out.files_scanned,
-                bytes_scanned: out.bytes_scanned,
-                truncated: out.truncated.is_some(),
-            },
-        )?;
+        self.audit_grep(digest, &root_names, Ok(&out))?;
         Ok(result(out))
     }
 }

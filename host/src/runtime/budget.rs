@@ -128,8 +128,13 @@ pub(crate) struct MemoryLimiter {
     cap: u64,
     current: u64,
     pub(crate) peak: u64,
-    /// The total a denied growth asked for.
+    /// The total the last growth asked for, if it was denied and nothing
+    /// grew since (a guest that handles the denial and goes on is not
+    /// ended by it).
     pub(crate) denied: Option<u64>,
+    /// The total before the last approved growth, to restore if the growth
+    /// then fails.
+    before_growth: u64,
 }
 
 /// Tables may hold at most this many elements.
@@ -142,6 +147,7 @@ impl MemoryLimiter {
             current: 0,
             peak: 0,
             denied: None,
+            before_growth: 0,
         }
     }
 
@@ -157,17 +163,25 @@ impl wasmtime::ResourceLimiter for MemoryLimiter {
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        let total = self.current - current as u64 + desired as u64;
+        let total = self
+            .current
+            .saturating_sub(current as u64)
+            .saturating_add(desired as u64);
         if total > self.cap {
             self.denied = Some(total);
             return Ok(false);
         }
+        self.before_growth = self.current;
         self.current = total;
         self.peak = self.peak.max(total);
+        self.denied = None;
         Ok(true)
     }
 
     fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
+        // Approved, then refused below us (the pool's slot is smaller):
+        // the memory did not grow.
+        self.current = self.before_growth;
         Ok(())
     }
 
@@ -260,5 +274,25 @@ mod tests {
         assert_eq!(m.memory_growing(60, 80, None).ok(), Some(false));
         assert_eq!(m.denied, Some(110));
         assert_eq!(m.peak, 90);
+    }
+
+    #[test]
+    fn a_denial_the_guest_survives_is_forgotten_at_the_next_growth() {
+        let mut m = MemoryLimiter::new(100);
+        assert_eq!(m.memory_growing(0, 150, None).ok(), Some(false));
+        assert_eq!(m.denied, Some(150));
+        assert_eq!(m.memory_growing(0, 50, None).ok(), Some(true));
+        assert_eq!(m.denied, None, "a later trap is not the memory limit's");
+    }
+
+    #[test]
+    fn a_growth_that_fails_after_approval_is_not_counted() {
+        let mut m = MemoryLimiter::new(100);
+        assert_eq!(m.memory_growing(0, 40, None).ok(), Some(true));
+        assert_eq!(m.memory_growing(40, 90, None).ok(), Some(true));
+        m.memory_grow_failed(wasmtime::Error::msg("no room in the slot"))
+            .expect("handled");
+        assert_eq!(m.current, 40);
+        assert_eq!(m.memory_growing(40, 100, None).ok(), Some(true));
     }
 }

@@ -3,8 +3,8 @@
 
 use std::fmt;
 use std::num::NonZeroUsize;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
@@ -75,12 +75,19 @@ pub enum InvalidScript {
 pub struct Compiled {
     pub(crate) id: ScriptId,
     pub(crate) pre: CommandPre<RunState>,
+    /// Bytes of compiled code it keeps in memory.
+    code_size: usize,
 }
 
 impl Compiled {
     /// The script's id.
     pub fn id(&self) -> &ScriptId {
         &self.id
+    }
+
+    /// Bytes of compiled code this script keeps in memory.
+    pub fn code_size(&self) -> usize {
+        self.code_size
     }
 }
 
@@ -121,6 +128,7 @@ fn import_allowed(name: &str) -> bool {
 pub(crate) fn compile(
     engine: &Engine,
     linker: &Linker<RunState>,
+    id: ScriptId,
     bytes: &[u8],
 ) -> Result<Compiled, InvalidScript> {
     check_header(bytes)?;
@@ -134,9 +142,11 @@ pub(crate) fn compile(
         .instantiate_pre(&component)
         .map_err(|e| InvalidScript::Invalid(format!("{e:#}")))?;
     let pre = CommandPre::new(pre).map_err(|e| InvalidScript::NotACommand(format!("{e:#}")))?;
+    let code = component.image_range();
     Ok(Compiled {
-        id: ScriptId::of(bytes),
+        id,
         pre,
+        code_size: (code.end as usize).saturating_sub(code.start as usize),
     })
 }
 
@@ -144,30 +154,55 @@ fn root_cause(e: &wasmtime::Error) -> String {
     e.root_cause().to_string()
 }
 
-/// A bounded least-recently-used cache of compiled scripts.
-pub(crate) struct CompileCache {
-    entries: Mutex<lru::LruCache<ScriptId, std::sync::Arc<Compiled>>>,
+/// What a cached value costs to keep, in bytes.
+pub(crate) trait CacheWeight {
+    fn key(&self) -> &ScriptId;
+    fn weight(&self) -> usize;
+}
+
+impl CacheWeight for Compiled {
+    fn key(&self) -> &ScriptId {
+        &self.id
+    }
+    fn weight(&self) -> usize {
+        self.code_size
+    }
+}
+
+/// A least-recently-used cache of compiled scripts, bounded both in
+/// entries and in bytes of compiled code.
+pub(crate) struct CompileCache<T = Compiled> {
+    entries: Mutex<Entries<T>>,
+    max_bytes: usize,
     pub(crate) hits: AtomicU64,
     pub(crate) misses: AtomicU64,
 }
 
-impl CompileCache {
-    pub(crate) fn new(capacity: usize) -> CompileCache {
-        let capacity = NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN);
+struct Entries<T> {
+    lru: lru::LruCache<ScriptId, Arc<T>>,
+    bytes: usize,
+}
+
+impl<T: CacheWeight> CompileCache<T> {
+    pub(crate) fn new(max_entries: usize, max_bytes: usize) -> CompileCache<T> {
+        let capacity = NonZeroUsize::new(max_entries).unwrap_or(NonZeroUsize::MIN);
         CompileCache {
-            entries: Mutex::new(lru::LruCache::new(capacity)),
+            entries: Mutex::new(Entries {
+                lru: lru::LruCache::new(capacity),
+                bytes: 0,
+            }),
+            max_bytes,
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
         }
     }
 
-    pub(crate) fn get(&self, id: &ScriptId) -> Option<std::sync::Arc<Compiled>> {
-        let found = self
-            .entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id)
-            .cloned();
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries<T>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn get(&self, id: &ScriptId) -> Option<Arc<T>> {
+        let found = self.lock().lru.get(id).cloned();
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -177,15 +212,31 @@ impl CompileCache {
         found
     }
 
-    pub(crate) fn insert(&self, compiled: std::sync::Arc<Compiled>) {
-        self.entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .put(compiled.id.clone(), compiled);
+    /// Keeps `value`, evicting the least recently used scripts until the
+    /// cache is within its bounds again. A script larger than the whole
+    /// byte bound is not kept.
+    pub(crate) fn insert(&self, value: Arc<T>) {
+        let size = value.weight();
+        if size > self.max_bytes {
+            return;
+        }
+        let mut entries = self.lock();
+        // `push` evicts the least recently used entry when the cache is
+        // full of entries, or hands back the one with the same key.
+        if let Some((_, old)) = entries.lru.push(value.key().clone(), value) {
+            entries.bytes -= old.weight();
+        }
+        entries.bytes += size;
+        while entries.bytes > self.max_bytes {
+            match entries.lru.pop_lru() {
+                Some((_, old)) => entries.bytes -= old.weight(),
+                None => break,
+            }
+        }
     }
 }
 
-impl fmt::Debug for CompileCache {
+impl<T> fmt::Debug for CompileCache<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CompileCache")
             .field("hits", &self.hits)
@@ -230,5 +281,57 @@ mod tests {
         assert_eq!(ScriptId::parse(id.as_str()), Some(id));
         assert_eq!(ScriptId::parse("sha256:XYZ"), None);
         assert_eq!(ScriptId::parse("md5:ba7816bf"), None);
+    }
+
+    struct Fake(ScriptId, usize);
+
+    impl CacheWeight for Fake {
+        fn key(&self) -> &ScriptId {
+            &self.0
+        }
+        fn weight(&self) -> usize {
+            self.1
+        }
+    }
+
+    fn fake(name: &str, size: usize) -> Arc<Fake> {
+        Arc::new(Fake(ScriptId::of(name.as_bytes()), size))
+    }
+
+    fn cached(cache: &CompileCache<Fake>, name: &str) -> bool {
+        cache.get(&ScriptId::of(name.as_bytes())).is_some()
+    }
+
+    #[test]
+    fn the_cache_evicts_the_least_recently_used_past_its_byte_bound() {
+        let cache = CompileCache::<Fake>::new(10, 100);
+        cache.insert(fake("a", 40));
+        cache.insert(fake("b", 40));
+        assert!(cached(&cache, "a"), "a is now the most recently used");
+        cache.insert(fake("c", 40));
+        assert!(!cached(&cache, "b"), "b was evicted to make room");
+        assert!(cached(&cache, "a") && cached(&cache, "c"));
+        assert_eq!(cache.lock().bytes, 80);
+    }
+
+    #[test]
+    fn the_cache_evicts_past_its_entry_bound_and_keeps_its_byte_count() {
+        let cache = CompileCache::<Fake>::new(2, 1000);
+        cache.insert(fake("a", 10));
+        cache.insert(fake("b", 20));
+        cache.insert(fake("c", 30));
+        assert!(!cached(&cache, "a"));
+        assert_eq!(cache.lock().bytes, 50);
+        cache.insert(fake("c", 30));
+        assert_eq!(cache.lock().bytes, 50, "re-inserting does not count twice");
+    }
+
+    #[test]
+    fn a_script_larger_than_the_cache_is_not_kept() {
+        let cache = CompileCache::<Fake>::new(10, 100);
+        cache.insert(fake("a", 50));
+        cache.insert(fake("huge", 101));
+        assert!(!cached(&cache, "huge"));
+        assert!(cached(&cache, "a"), "nothing was evicted for it");
     }
 }

@@ -26,11 +26,30 @@ pub enum Busy {
     Tenant,
 }
 
-/// The right to run one script. Dropping it frees the slot.
+/// The right to run one script. Dropping it frees the slot, unless work
+/// it started is still going on (a compilation outliving its caller, say):
+/// the slot is free once that has ended too.
 #[derive(Debug)]
 pub struct Permit {
+    slot: Arc<Slot>,
+}
+
+/// The slots a permit holds, shared with the work done under it.
+#[derive(Debug)]
+pub(crate) struct Slot {
     _process: OwnedSemaphorePermit,
     _tenant: Option<OwnedSemaphorePermit>,
+    /// Held while compiling, so one permit never compiles two scripts at
+    /// once.
+    pub(crate) compiling: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Permit {
+    /// A share of the slot for work that must hold it even if the permit's
+    /// owner goes away first.
+    pub(crate) fn share(&self) -> Arc<Slot> {
+        self.slot.clone()
+    }
 }
 
 impl Gate {
@@ -60,16 +79,27 @@ impl Gate {
 }
 
 /// Takes a slot of the process gate and, if given, of the tenant's gate,
-/// or answers at once which one is full.
+/// or answers at once which one is full: the process's when both are.
+///
+/// The tenant's slot is taken before the process's, so that a tenant over
+/// its cap never holds, even for a moment, a process slot another tenant
+/// could have had.
 pub(crate) fn admit(process: &Gate, tenant: Option<&Gate>) -> Result<Permit, Busy> {
-    let p = process.try_take().ok_or(Busy::Process)?;
+    if process.slots.available_permits() == 0 {
+        return Err(Busy::Process);
+    }
     let t = match tenant {
         Some(gate) => Some(gate.try_take().ok_or(Busy::Tenant)?),
         None => None,
     };
+    // Another request may have taken the last process slot meanwhile.
+    let p = process.try_take().ok_or(Busy::Process)?;
     Ok(Permit {
-        _process: p,
-        _tenant: t,
+        slot: Arc::new(Slot {
+            _process: p,
+            _tenant: t,
+            compiling: Arc::default(),
+        }),
     })
 }
 
@@ -87,6 +117,39 @@ mod tests {
         drop(a);
         assert_eq!(gate.live(), 1);
         assert!(admit(&gate, None).is_ok());
+    }
+
+    #[test]
+    fn a_shared_slot_stays_taken_until_every_share_is_gone() {
+        let gate = Gate::new(1);
+        let permit = admit(&gate, None).expect("slot");
+        let share = permit.share();
+        drop(permit);
+        assert_eq!(gate.live(), 1, "the work under the permit still runs");
+        assert_eq!(admit(&gate, None).unwrap_err(), Busy::Process);
+        drop(share);
+        assert_eq!(gate.live(), 0);
+    }
+
+    #[test]
+    fn a_full_process_gate_does_not_hold_a_tenant_slot() {
+        let process = Gate::new(1);
+        let tenant = Gate::new(4);
+        let _a = admit(&process, None).expect("first");
+        assert_eq!(admit(&process, Some(&tenant)).unwrap_err(), Busy::Process);
+        assert_eq!(
+            tenant.live(),
+            0,
+            "the refused request released its tenant slot"
+        );
+    }
+
+    #[test]
+    fn a_full_process_is_busy_even_for_a_full_tenant() {
+        let process = Gate::new(1);
+        let tenant = Gate::new(1);
+        let _a = admit(&process, Some(&tenant)).expect("first");
+        assert_eq!(admit(&process, Some(&tenant)).unwrap_err(), Busy::Process);
     }
 
     #[test]

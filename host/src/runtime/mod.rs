@@ -13,6 +13,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use bytes::Bytes;
+use tracing::Instrument;
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::{CallHook, Engine, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
@@ -32,8 +33,10 @@ use compile::CompileCache;
 use engine::Executor;
 use output::CappedOutput;
 
-/// Compiled scripts kept in memory.
+/// Compiled scripts kept in memory, at most.
 const COMPILE_CACHE_ENTRIES: usize = 64;
+/// Bytes of compiled code kept in memory, at most.
+const COMPILE_CACHE_BYTES: usize = 256 * 1024 * 1024;
 /// Arguments of a run, all together, at most.
 pub const MAX_ARGS_BYTES: usize = 64 * 1024;
 
@@ -193,7 +196,7 @@ impl Runtime {
         Ok(Runtime {
             inner: Arc::new(Inner {
                 gate: Gate::new(limits.live_scripts),
-                cache: CompileCache::new(COMPILE_CACHE_ENTRIES),
+                cache: CompileCache::new(COMPILE_CACHE_ENTRIES, COMPILE_CACHE_BYTES),
                 executor: Executor::new(limits.live_scripts)?,
                 engine,
                 linker,
@@ -237,30 +240,40 @@ impl Runtime {
         gate::admit(&self.inner.gate, tenant)
     }
 
-    /// Validates and compiles a script (or finds it in the cache), holding a
-    /// permit since compiling is memory-heavy.
+    /// Validates and compiles a script (or finds it in the cache) under
+    /// `permit`, since compiling is memory-heavy.
+    ///
+    /// The compilation holds the permit's slot until it ends, even when the
+    /// returned future is dropped first (a client that disconnects): the
+    /// slot is never free while its compilation still runs. One permit
+    /// compiles one script at a time.
     pub async fn compile(
         &self,
-        _permit: &Permit,
+        permit: &Permit,
         bytes: Bytes,
     ) -> Result<Arc<Compiled>, InvalidScript> {
-        let id = ScriptId::of(&bytes);
-        if let Some(hit) = self.inner.cache.get(&id) {
-            return Ok(hit);
-        }
+        let slot = permit.share();
+        let compiling = slot.compiling.clone().lock_owned().await;
         let this = self.clone();
-        let compiled = self
-            .inner
-            .executor
-            .handle()
-            .spawn_blocking(move || {
-                compile::compile(&this.inner.engine, &this.inner.linker, &bytes)
-            })
-            .await
-            .map_err(|_| InvalidScript::Invalid("the compiler failed".to_owned()))??;
-        let compiled = Arc::new(compiled);
-        self.inner.cache.insert(compiled.clone());
-        Ok(compiled)
+        let task = self.inner.executor.handle().spawn_blocking(move || {
+            let _held = (slot, compiling);
+            // Hashing up to the upload limit is work too: done here, off
+            // the threads that answer requests.
+            let id = ScriptId::of(&bytes);
+            if let Some(hit) = this.inner.cache.get(&id) {
+                return Ok(hit);
+            }
+            let compiled = Arc::new(compile::compile(
+                &this.inner.engine,
+                &this.inner.linker,
+                id,
+                &bytes,
+            )?);
+            this.inner.cache.insert(compiled.clone());
+            Ok(compiled)
+        });
+        task.await
+            .map_err(|_| InvalidScript::Invalid("the compiler failed".to_owned()))?
     }
 
     /// Runs a script to its end, holding `permit` until its store is gone.
@@ -275,11 +288,13 @@ impl Runtime {
         spec: RunSpec,
     ) -> impl Future<Output = Result<Report, RunError>> + Send + 'static {
         let this = self.clone();
+        // The run's logs belong to the request that asked for it.
+        let span = tracing::Span::current();
         let task = self
             .inner
             .executor
             .handle()
-            .spawn(async move { this.run_here(permit, script, spec).await });
+            .spawn(async move { this.run_here(permit, script, spec).await }.instrument(span));
         AbortOnDrop(task).join()
     }
 
@@ -297,7 +312,16 @@ impl Runtime {
         }
         let cwd = crate::vfs::resolve(&VPath::root(), &spec.cwd)
             .map_err(|e| RunError::BadCwd(FsError::InvalidPath(e.to_string())))?;
-        match spec.vfs.stat(&cwd).await {
+        // Bounded like every backend call of a run: a stalled backend does
+        // not hold the slot past the run's deadline.
+        let stat = tokio::time::timeout(spec.limits.deadline, spec.vfs.stat(&cwd))
+            .await
+            .unwrap_or_else(|_elapsed| {
+                Err(FsError::Unavailable(format!(
+                    "{cwd}: the backend did not answer within the deadline"
+                )))
+            });
+        match stat {
             Ok(meta) if meta.kind == Kind::Directory => {}
             Ok(_) => return Err(RunError::BadCwd(FsError::NotADirectory(cwd.to_string()))),
             Err(e) => return Err(RunError::BadCwd(e)),
@@ -320,7 +344,14 @@ impl Runtime {
                 cwd: cwd.as_str(),
             },
         )?;
+        let mut unfinished = Unfinished {
+            audit: self.inner.audit.clone(),
+            caller: caller.clone(),
+            script_id: script_id.clone(),
+            finished: false,
+        };
         let report = self.execute(&compiled, spec, cwd, started).await?;
+        unfinished.finished = true;
         self.inner.audit.record(
             &caller,
             &Event::RunEnd {
@@ -332,13 +363,15 @@ impl Runtime {
         Ok(report)
     }
 
-    async fn execute(
+    /// The store of one run, set up with its limits, and where its output
+    /// goes.
+    fn store(
         &self,
         compiled: &Compiled,
         spec: RunSpec,
-        cwd: VPath,
+        cwd: &VPath,
         started: Instant,
-    ) -> Result<Report, RunError> {
+    ) -> Result<(Store<RunState>, CappedOutput, CappedOutput), RunError> {
         let limits = spec.limits;
         let stdout = CappedOutput::new(limits.stdout);
         let stderr = CappedOutput::new(limits.stderr);
@@ -360,9 +393,9 @@ impl Runtime {
                 wasi.stdin(s);
             }
         }
-        let mut budget = Budget::new(limits.clone(), started);
-        budget.set_deadline(started + limits.deadline);
-        let deadline = budget.deadline();
+        let fuel = limits.fuel;
+        let mut budget = Budget::new(limits, started);
+        budget.set_deadline(started + budget.limits.deadline);
         let state = RunState {
             wasi: wasi.build(),
             table: ResourceTable::new(),
@@ -378,7 +411,7 @@ impl Runtime {
         let mut store = Store::new(&self.inner.engine, state);
         store.limiter(|s| &mut s.host.budget.memory);
         store
-            .set_fuel(limits.fuel)
+            .set_fuel(fuel)
             .and_then(|()| store.fuel_async_yield_interval(Some(engine::FUEL_YIELD_INTERVAL)))
             .map_err(|e| RunError::Internal(format!("{e:#}")))?;
         store.set_epoch_deadline(1);
@@ -396,6 +429,37 @@ impl Runtime {
             }
             Ok(())
         });
+        Ok((store, stdout, stderr))
+    }
+
+    /// Sets up a run's store and instantiates `compiled` in it, without
+    /// running it: what starting a script costs, for the benchmarks.
+    #[doc(hidden)]
+    pub async fn instantiate_only(
+        &self,
+        _permit: &Permit,
+        compiled: &Compiled,
+        spec: RunSpec,
+    ) -> Result<(), RunError> {
+        let (mut store, _, _) = self.store(compiled, spec, &VPath::root(), Instant::now())?;
+        compiled
+            .pre
+            .instantiate_async(&mut store)
+            .await
+            .map(drop)
+            .map_err(|e| RunError::Internal(format!("{e:#}")))
+    }
+
+    async fn execute(
+        &self,
+        compiled: &Compiled,
+        spec: RunSpec,
+        cwd: VPath,
+        started: Instant,
+    ) -> Result<Report, RunError> {
+        let limits = spec.limits.clone();
+        let (mut store, stdout, stderr) = self.store(compiled, spec, &cwd, started)?;
+        let deadline = store.data().host.budget.deadline();
 
         let run = async {
             let command = compiled.pre.instantiate_async(&mut store).await?;
@@ -497,6 +561,31 @@ fn trap_message(e: &wasmtime::Error) -> String {
     }
     message.truncate(message.floor_char_boundary(4096));
     message
+}
+
+/// Records a started run that ends without a report: dropped when its
+/// caller goes away, or on the way out of a failure. A finished run forgets
+/// it and records its end instead.
+struct Unfinished {
+    audit: AuditLog,
+    caller: Caller,
+    script_id: String,
+    finished: bool,
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        let event = Event::RunAbandoned {
+            script_id: &self.script_id,
+        };
+        if let Err(e) = self.audit.record(&self.caller, &event) {
+            // Nobody is left to fail: the run is already gone.
+            tracing::error!(error = %e, script_id = %self.script_id, "an abandoned run was not recorded");
+        }
+    }
 }
 
 /// A task handle that cancels the task when dropped.

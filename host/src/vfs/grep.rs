@@ -8,13 +8,13 @@
 
 use std::io::{self, Read};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
-use tokio_util::io::SyncIoBridge;
+use tokio::io::AsyncReadExt;
+use tokio_util::sync::CancellationToken;
 
 use super::{FsError, Kind, VPath, Vfs};
 use crate::limits::{MAX_GREP_ROOTS, MAX_PATTERN_BYTES};
@@ -28,6 +28,12 @@ const MAX_RESULT_BYTES: usize = 16 << 20;
 const REGEX_SIZE_LIMIT: usize = 16 << 20;
 /// Files listed under the roots before the walk stops counting.
 const MAX_WALK_FILES: usize = 1_000_000;
+/// The searcher's buffer may grow to this many bytes to hold one line; a
+/// longer line ends that file's search with an error instead of holding
+/// gigabytes on the host.
+const MAX_LINE_BYTES: usize = 16 << 20;
+/// Bookkeeping counted per reported line on top of its text.
+const LINE_OVERHEAD: usize = 16;
 
 /// What to search for and what to report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -124,6 +130,9 @@ pub enum GrepError {
     /// A glob does not compile.
     #[error("bad glob: {0}")]
     BadGlob(String),
+    /// The search failed in the host (a bug).
+    #[error("the search failed: {0}")]
+    Failed(String),
 }
 
 /// A compiled search: matcher, searcher settings and filters.
@@ -186,6 +195,7 @@ impl Grep {
             .before_context(self.req.before_context as usize)
             .after_context(self.req.after_context as usize)
             .max_matches(self.req.max_count)
+            .heap_limit(Some(MAX_LINE_BYTES))
             // Like ripgrep: a NUL byte means a binary file, which is skipped.
             .binary_detection(BinaryDetection::quit(0))
             .build()
@@ -199,13 +209,14 @@ impl Grep {
     }
 
     /// Searches `roots` (files, or directories searched recursively) within
-    /// `budget`. Stops early, keeping what it found, if `cancel` is set.
+    /// `budget`. Stops early, keeping what it found, if `cancel` is
+    /// cancelled; a search blocked on its backend then stops at once too.
     pub async fn run(
         self: Arc<Self>,
         vfs: &Vfs,
         roots: &[VPath],
         budget: ScanBudget,
-        cancel: Arc<AtomicBool>,
+        cancel: CancellationToken,
     ) -> Result<GrepOutput, GrepError> {
         if roots.len() > MAX_GREP_ROOTS {
             return Err(GrepError::TooManyRoots);
@@ -224,7 +235,7 @@ impl Grep {
             grep.search_all(&handle, &vfs, files, budget, &cancel, out)
         })
         .await
-        .map_err(|_| GrepError::BadPattern("the search failed".to_owned()))
+        .map_err(|e| GrepError::Failed(e.to_string()))
     }
 
     /// Lists the files under `root`, depth first, each directory's entries
@@ -279,7 +290,7 @@ impl Grep {
         vfs: &Vfs,
         files: Vec<(VPath, u64)>,
         mut budget: ScanBudget,
-        cancel: &AtomicBool,
+        cancel: &CancellationToken,
         mut out: GrepOutput,
     ) -> GrepOutput {
         let mut searcher = self.searcher();
@@ -287,21 +298,28 @@ impl Grep {
         let total = files.len() as u64;
         for (i, (path, size)) in files.into_iter().enumerate() {
             let out_of_budget =
-                budget.files == 0 || size > budget.bytes || result_bytes > MAX_RESULT_BYTES;
-            if out_of_budget || cancel.load(Ordering::Relaxed) {
+                budget.files == 0 || size > budget.bytes || result_bytes >= MAX_RESULT_BYTES;
+            if out_of_budget || cancel.is_cancelled() {
                 out.truncated = Some((out.files_scanned, total - i as u64));
                 break;
             }
             budget.files -= 1;
             budget.bytes -= size;
             out.files_scanned += 1;
-            match self.search_one(handle, vfs, &path, size, &mut searcher, cancel) {
-                Ok((hits, scanned)) => {
-                    out.bytes_scanned += scanned;
-                    if let Some(hits) = hits {
-                        result_bytes += hits.lines.iter().map(|l| l.text.len() + 16).sum::<usize>();
-                        result_bytes += path.as_str().len();
+            let room = MAX_RESULT_BYTES.saturating_sub(result_bytes);
+            match self.search_one(handle, vfs, &path, size, &mut searcher, cancel, room) {
+                Ok(found) => {
+                    out.bytes_scanned += found.scanned;
+                    if let Some(hits) = found.hits {
+                        result_bytes += found.result_bytes + path.as_str().len();
                         out.files.push(hits);
+                    }
+                    if found.cut {
+                        // This file's lines filled the result: what is
+                        // left of it and the files after it are not
+                        // reached.
+                        out.truncated = Some((out.files_scanned, total - i as u64 - 1));
+                        break;
                     }
                 }
                 Err(e) => out.errors.push((path.to_string(), e)),
@@ -310,8 +328,8 @@ impl Grep {
         out
     }
 
-    /// Searches one file; `None` when it has nothing to report (no match,
-    /// or binary).
+    /// Searches one file, reporting at most `room` bytes of lines.
+    #[allow(clippy::too_many_arguments)]
     fn search_one(
         &self,
         handle: &tokio::runtime::Handle,
@@ -319,12 +337,22 @@ impl Grep {
         path: &VPath,
         size: u64,
         searcher: &mut Searcher,
-        cancel: &AtomicBool,
-    ) -> Result<(Option<FileHits>, u64), FsError> {
-        let stream = handle.block_on(vfs.open(path, 0..size))?;
-        let reader = tokio_util::io::StreamReader::new(stream);
-        let reader = Guarded {
-            inner: SyncIoBridge::new_with_handle(reader, handle.clone()),
+        cancel: &CancellationToken,
+        room: usize,
+    ) -> Result<Searched, FsError> {
+        let cancelled = || FsError::Unavailable(format!("{path}: search cancelled"));
+        let stream = handle
+            .block_on(async {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => None,
+                    opened = vfs.open(path, 0..size) => Some(opened),
+                }
+            })
+            .ok_or_else(cancelled)??;
+        let mut reader = Guarded {
+            inner: tokio_util::io::StreamReader::new(stream),
+            handle,
             cancel,
             read: 0,
             limit: size,
@@ -338,42 +366,68 @@ impl Grep {
                 lines: Vec::new(),
             },
             binary: false,
+            bytes: 0,
+            room,
+            cut: false,
         };
-        let mut reader = reader;
         let result = searcher.search_reader(&self.matcher, &mut reader, &mut sink);
-        let scanned = reader.read;
         if let Err(e) = result {
-            return Err(if cancel.load(Ordering::Relaxed) {
-                FsError::Unavailable(format!("{path}: search cancelled"))
+            return Err(if cancel.is_cancelled() {
+                cancelled()
             } else {
                 FsError::from_io(&e, path.as_str())
             });
         }
         let report = !sink.binary && (sink.hits.match_count > 0 || self.req.include_non_matching);
-        Ok((report.then_some(sink.hits), scanned))
+        Ok(Searched {
+            scanned: reader.read,
+            result_bytes: sink.bytes,
+            cut: sink.cut,
+            hits: report.then_some(sink.hits),
+        })
     }
 }
 
-/// A reader that stops when the search is cancelled and never reads past
+/// What searching one file found.
+struct Searched {
+    /// Nothing to report (no match, or binary) when `None`.
+    hits: Option<FileHits>,
+    /// Bytes read.
+    scanned: u64,
+    /// Bytes of the reported lines.
+    result_bytes: usize,
+    /// The file's lines filled the room left in the result.
+    cut: bool,
+}
+
+/// A blocking reader over a document's stream that stops when the search
+/// is cancelled, even while it waits on the backend, and never reads past
 /// the size that was budgeted (a file that grew meanwhile is cut).
 struct Guarded<'a, R> {
     inner: R,
-    cancel: &'a AtomicBool,
+    handle: &'a tokio::runtime::Handle,
+    cancel: &'a CancellationToken,
     read: u64,
     limit: u64,
 }
 
-impl<R: Read> Read for Guarded<'_, R> {
+impl<R: tokio::io::AsyncRead + Unpin> Read for Guarded<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.cancel.load(Ordering::Relaxed) {
-            return Err(io::Error::new(
-                io::ErrorKind::Interrupted,
-                "search cancelled",
-            ));
+        // `Other`, not `Interrupted`: readers retry on `Interrupted`.
+        let cancelled = || io::Error::other("search cancelled");
+        if self.cancel.is_cancelled() {
+            return Err(cancelled());
         }
         let room = usize::try_from(self.limit - self.read).unwrap_or(usize::MAX);
         let len = buf.len().min(room);
-        let n = self.inner.read(&mut buf[..len])?;
+        let (inner, cancel) = (&mut self.inner, self.cancel);
+        let n = self.handle.block_on(async {
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => Err(cancelled()),
+                n = inner.read(&mut buf[..len]) => n,
+            }
+        })?;
         self.read += n as u64;
         Ok(n)
     }
@@ -384,6 +438,28 @@ struct Collect<'a> {
     invert: bool,
     hits: FileHits,
     binary: bool,
+    /// Bytes of the lines kept so far, and the most there is room for.
+    bytes: usize,
+    room: usize,
+    /// A line did not fit: the file's search stopped there.
+    cut: bool,
+}
+
+impl Collect<'_> {
+    /// Keeps `line` if it fits in the room left; stops the search if not.
+    fn keep(&mut self, line: GrepLine) -> bool {
+        let cost = line.text.len() + LINE_OVERHEAD;
+        if self.bytes + cost > self.room {
+            self.cut = true;
+            return false;
+        }
+        self.bytes += cost;
+        if line.is_match {
+            self.hits.match_count += 1;
+        }
+        self.hits.lines.push(line);
+        true
+    }
 }
 
 fn line_text(bytes: &[u8]) -> &[u8] {
@@ -406,25 +482,26 @@ impl Sink for Collect<'_> {
                     })
                     .map_err(io::Error::other)?;
             }
-            self.hits.match_count += 1;
-            self.hits.lines.push(GrepLine {
+            let kept = self.keep(GrepLine {
                 is_match: true,
                 line_number: first + i as u64,
                 text: String::from_utf8_lossy(line).into_owned(),
                 matches,
             });
+            if !kept {
+                return Ok(false);
+            }
         }
         Ok(true)
     }
 
     fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
-        self.hits.lines.push(GrepLine {
+        Ok(self.keep(GrepLine {
             is_match: false,
             line_number: c.line_number().unwrap_or(0),
             text: String::from_utf8_lossy(line_text(c.bytes())).into_owned(),
             matches: Vec::new(),
-        });
-        Ok(true)
+        }))
     }
 
     fn binary_data(&mut self, _: &Searcher, _offset: u64) -> Result<bool, io::Error> {

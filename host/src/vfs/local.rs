@@ -74,17 +74,30 @@ fn stat_in(dir: &Dir, path: &str) -> Result<Meta, FsError> {
     meta(&m).ok_or_else(|| FsError::Denied(path.to_owned()))
 }
 
-/// Opens a regular file, refusing directories and special files before
-/// opening them (opening a FIFO would block).
+/// Opens a regular file, refusing directories and special files. The file
+/// is opened without blocking (a FIFO put in its place between a look and
+/// the open would otherwise block forever) and checked on the open handle,
+/// so what is read is what was checked.
 fn open_file(dir: &Dir, path: &str) -> Result<(File, u64), FsError> {
-    let m = stat_in(dir, path)?;
-    if m.kind == Kind::Directory {
+    use cap_std::fs::OpenOptionsExt;
+    if stat_in(dir, path)?.kind == Kind::Directory {
         return Err(FsError::IsADirectory(path.to_owned()));
     }
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.read(true).custom_flags(libc::O_NONBLOCK);
     let file = dir
-        .open(rel(path))
+        .open_with(rel(path), &options)
         .map_err(|e| FsError::from_io(&e, path))?;
-    Ok((file, m.size))
+    let m = file.metadata().map_err(|e| FsError::from_io(&e, path))?;
+    match meta(&m) {
+        Some(Meta {
+            kind: Kind::File,
+            size,
+            ..
+        }) => Ok((file, size)),
+        Some(_) => Err(FsError::IsADirectory(path.to_owned())),
+        None => Err(FsError::Denied(path.to_owned())),
+    }
 }
 
 #[async_trait::async_trait]

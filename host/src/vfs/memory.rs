@@ -4,9 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use bytes::Bytes;
+use futures::StreamExt;
 
 use super::backend::{Backend, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
 
@@ -21,6 +24,30 @@ pub enum Fault {
     Panic,
     /// A whole read fails; a streamed read fails after half the bytes.
     FailMidway,
+    /// A whole read never completes; a streamed read stalls forever after
+    /// half the bytes.
+    StallMidway,
+}
+
+/// Counts a stalled read while it waits; dropped when the read is
+/// cancelled.
+struct Stalled(Arc<AtomicUsize>);
+
+impl Stalled {
+    fn new(count: &Arc<AtomicUsize>) -> Stalled {
+        count.fetch_add(1, Ordering::SeqCst);
+        Stalled(count.clone())
+    }
+
+    async fn forever<T>(self) -> T {
+        std::future::pending().await
+    }
+}
+
+impl Drop for Stalled {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -45,6 +72,8 @@ pub struct MemoryBackend {
     docs: BTreeMap<String, Doc>,
     dirs: BTreeSet<String>,
     modified: Option<SystemTime>,
+    /// Reads stalled right now, shared by clones.
+    stalled: Arc<AtomicUsize>,
 }
 
 impl MemoryBackend {
@@ -64,6 +93,12 @@ impl MemoryBackend {
     /// Adds a document that misbehaves when read.
     pub fn faulty(self, path: &str, bytes: impl Into<Bytes>, fault: Fault) -> MemoryBackend {
         self.insert(path, bytes.into(), Some(fault))
+    }
+
+    /// How many reads of stalling documents are waiting right now: a read
+    /// that was cancelled no longer counts.
+    pub fn stalled_reads(&self) -> usize {
+        self.stalled.load(Ordering::SeqCst)
     }
 
     /// Adds an (empty) directory.
@@ -123,7 +158,7 @@ impl MemoryBackend {
         let doc = &self.docs[path];
         match doc.fault {
             None => Ok(&doc.bytes),
-            Some(Fault::Stall) => std::future::pending().await,
+            Some(Fault::Stall | Fault::StallMidway) => Stalled::new(&self.stalled).forever().await,
             Some(Fault::Fail | Fault::FailMidway) => {
                 Err(FsError::Unavailable(format!("{path}: the read failed")))
             }
@@ -179,16 +214,20 @@ impl Backend for MemoryBackend {
     async fn open(&self, path: &str, range: Range<u64>) -> Result<ByteStream, FsError> {
         if let Some(Doc {
             bytes,
-            fault: Some(Fault::FailMidway),
+            fault: Some(fault @ (Fault::FailMidway | Fault::StallMidway)),
         }) = self.docs.get(path)
         {
+            // Half the range arrives; then the stream fails, or stalls.
             let r = clamp(&range, bytes.len() as u64);
             let half = bytes.slice(r.start as usize..(r.start + (r.end - r.start) / 2) as usize);
-            let chunks: Vec<std::io::Result<Bytes>> = vec![
-                Ok(half),
-                Err(std::io::Error::other("the backend failed mid-read")),
-            ];
-            return Ok(Box::pin(futures::stream::iter(chunks)));
+            let first = futures::stream::iter([Ok(half)]);
+            if *fault == Fault::FailMidway {
+                let failed = std::io::Error::other("the backend failed mid-read");
+                return Ok(Box::pin(first.chain(futures::stream::iter([Err(failed)]))));
+            }
+            let stalled = self.stalled.clone();
+            let rest = futures::stream::once(async move { Stalled::new(&stalled).forever().await });
+            return Ok(Box::pin(first.chain(rest)));
         }
         let bytes = self.read_range(path, range).await?;
         // Small chunks, so that consumers see a real stream.

@@ -8,12 +8,13 @@
 
 use std::ops::Range;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use object_store::aws::AmazonS3Builder;
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectStore};
+use object_store::{GetOptions, GetRange, ObjectStore, RetryConfig};
 
 use super::backend::{Backend, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
 
@@ -51,9 +52,17 @@ impl S3Backend {
     /// Connects to the store described by `config`, with credentials from
     /// the environment.
     pub fn new(config: &S3Config) -> Result<S3Backend, String> {
+        // A store that is down answers a script within seconds, not after
+        // the client's default three minutes of retries.
+        let retry = RetryConfig {
+            max_retries: 3,
+            retry_timeout: Duration::from_secs(10),
+            ..RetryConfig::default()
+        };
         let mut b = AmazonS3Builder::from_env()
             .with_bucket_name(&config.bucket)
-            .with_region(&config.region);
+            .with_region(&config.region)
+            .with_retry(retry);
         if let Some(endpoint) = &config.endpoint {
             b = b
                 .with_endpoint(endpoint)
@@ -76,14 +85,18 @@ impl S3Backend {
         }
     }
 
-    /// The object key of a relative path.
-    fn key(&self, path: &str) -> Path {
-        Path::from_iter(
-            self.prefix
-                .iter()
-                .map(String::as_str)
-                .chain(path.split('/').filter(|p| !p.is_empty())),
-        )
+    /// The object key of a relative path, exactly as the store holds it
+    /// (and as listings name it): the parts joined by `/`, never
+    /// percent-encoded. A part the store cannot name (a control character)
+    /// names nothing.
+    fn key(&self, path: &str) -> Result<Path, FsError> {
+        let parts: Vec<&str> = self
+            .prefix
+            .iter()
+            .map(String::as_str)
+            .chain(path.split('/').filter(|p| !p.is_empty()))
+            .collect();
+        Path::parse(parts.join("/")).map_err(|_| FsError::NotFound(path.to_owned()))
     }
 
     fn error(e: object_store::Error, path: &str) -> FsError {
@@ -104,7 +117,8 @@ impl S3Backend {
         if path.is_empty() {
             return Ok(true);
         }
-        let mut keys = self.store.list(Some(&self.key(path)));
+        let key = self.key(path)?;
+        let mut keys = self.store.list(Some(&key));
         match keys.next().await {
             Some(Ok(_)) => Ok(true),
             Some(Err(e)) => Err(Self::error(e, path)),
@@ -115,7 +129,7 @@ impl S3Backend {
     async fn file_meta(&self, path: &str) -> Result<Meta, FsError> {
         let m = self
             .store
-            .head(&self.key(path))
+            .head(&self.key(path)?)
             .await
             .map_err(|e| Self::error(e, path))?;
         Ok(Meta {
@@ -160,7 +174,7 @@ impl Backend for S3Backend {
     }
 
     async fn list(&self, path: &str, limit: usize) -> Result<Listing, FsError> {
-        let prefix = self.key(path);
+        let prefix = self.key(path)?;
         let found = self
             .store
             .list_with_delimiter(Some(&prefix))
@@ -230,7 +244,7 @@ impl Backend for S3Backend {
         };
         let got = self
             .store
-            .get_opts(&self.key(path), options)
+            .get_opts(&self.key(path)?, options)
             .await
             .map_err(|e| Self::error(e, path))?;
         Ok(Box::pin(got.into_stream().map_err(std::io::Error::other)))

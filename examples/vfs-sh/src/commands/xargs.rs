@@ -206,6 +206,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             runs.push(argv);
         }
     }
+    if cx.depth >= MAX_DEPTH {
+        cx.err(format_args!(
+            "xargs: more than {MAX_DEPTH} xargs inside each other"
+        ));
+        return 1;
+    }
     let mut status = 0;
     for argv in runs {
         let name = argv.first().cloned().unwrap_or_default();
@@ -229,6 +235,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     status
 }
+
+/// `xargs` inside `xargs` inside ... at most this deep: each level is a
+/// frame of the shell's own stack.
+const MAX_DEPTH: u32 = 16;
 
 #[cfg(test)]
 mod tests {
