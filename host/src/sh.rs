@@ -2,9 +2,11 @@
 //! scripts (`grep -rn TODO /files | head -5`) as an ordinary script, in the
 //! same sandbox, with the same limits and audit as any other.
 
+use std::sync::OnceLock;
+
 use bytes::Bytes;
 
-use crate::runtime::{RunSpec, Stdin};
+use crate::runtime::{RunSpec, ScriptId, Stdin};
 
 /// The `vfs-sh` component, built for `wasm32-wasip2` by the build script.
 static VFS_SH: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/vfs-sh.wasm"));
@@ -12,6 +14,12 @@ static VFS_SH: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/vfs-sh.wasm"));
 /// The shell's component bytes.
 pub fn component() -> Bytes {
     Bytes::from_static(VFS_SH)
+}
+
+/// The shell's script id, hashed once per process.
+pub fn id() -> &'static ScriptId {
+    static ID: OnceLock<ScriptId> = OnceLock::new();
+    ID.get_or_init(|| ScriptId::of(VFS_SH))
 }
 
 /// A script text was refused before running.

@@ -127,6 +127,15 @@ async fn the_suite_passes_on_the_s3_backend() {
         .backend("tenant-a/other", &[("secret.txt", b"not yours")])
         .await;
     run_suite("s3", Arc::new(backend)).await;
+    // A prefix with nothing under it yet is an empty directory, as an
+    // empty local directory is.
+    let empty = server.backend("tenant-b/docs", &[]).await;
+    let listing = empty.list("", 10).await.expect("lists");
+    assert!(listing.entries.is_empty() && !listing.truncated);
+    assert_eq!(
+        empty.stat("").await.map(|m| m.kind),
+        Ok(vfsbox_host::vfs::Kind::Directory)
+    );
 }
 
 fn many_files(n: usize) -> MemoryBackend {

@@ -147,17 +147,23 @@ impl AppState {
     /// The path every run request takes once its input is parsed: refuse
     /// limits above the server's, take a slot (or answer `429` at once),
     /// only then get the script's bytes (`script`: reading an upload, say)
-    /// and compile them (or find them compiled), run, and answer the report.
+    /// and compile them (or find them compiled, by `id` when it is known),
+    /// run, and answer the report.
     pub(crate) async fn serve_run(
         &self,
         tenant: &Tenant,
         headers: &HeaderMap,
         input: RunInput,
+        id: Option<ScriptId>,
         script: impl Future<Output = Result<Bytes, AppError>>,
     ) -> Result<Response, AppError> {
         let limits = self.inner.runtime.limits().lowered(&input.limits)?;
         let permit = self.admit(tenant)?;
-        let compiled = self.inner.runtime.compile(&permit, script.await?).await?;
+        let compiled = self
+            .inner
+            .runtime
+            .compile_as(&permit, id, script.await?)
+            .await?;
         let spec = RunSpec {
             program: input.program.to_owned(),
             args: input.args,
@@ -234,7 +240,9 @@ pub(crate) async fn run_upload(
         limits: q.limits,
     };
     let upload = read_upload(&state, &headers, body);
-    state.serve_run(&tenant, &headers, input, upload).await
+    state
+        .serve_run(&tenant, &headers, input, None, upload)
+        .await
 }
 
 /// A stored script's id.
@@ -348,6 +356,6 @@ pub(crate) async fn run_stored(
         limits: req.limits,
     };
     state
-        .serve_run(&tenant, &headers, input, async { Ok(bytes) })
+        .serve_run(&tenant, &headers, input, Some(id), async { Ok(bytes) })
         .await
 }

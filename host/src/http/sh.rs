@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiJson, AppError, ErrorBody};
-use super::report::RunReport;
+use super::report::{RunReport, RunReportOrError};
 use super::runs::RunInput;
 use super::tenants::Authenticated;
 use crate::limits::LimitsRequest;
@@ -42,7 +42,7 @@ pub struct ShRequest {
         (status = 200, description = "The script exited (any exit code: 1 for no match, 2 for a usage error, 127 for an unsupported command)", body = RunReport),
         (status = 400, description = "An empty or over-long script, a bad working directory, bad JSON, or a limit above the server's", body = ErrorBody),
         (status = 401, description = "No key, or a wrong key", body = ErrorBody),
-        (status = 413, description = "A limit ended the script (`error.limit` says which)", body = RunReport),
+        (status = 413, description = "A limit ended the script (a report; `error.limit` says which), or the request body is over 256 KiB (an error, `payload_too_large`)", body = RunReportOrError),
         (status = 422, description = "The shell trapped", body = RunReport),
         (status = 429, description = "No free slot; retry after `Retry-After` seconds", body = ErrorBody),
     ),
@@ -66,6 +66,8 @@ pub(crate) async fn run_sh(
         limits: req.limits,
     };
     state
-        .serve_run(&tenant, &headers, input, async { Ok(sh::component()) })
+        .serve_run(&tenant, &headers, input, Some(sh::id().clone()), async {
+            Ok(sh::component())
+        })
         .await
 }

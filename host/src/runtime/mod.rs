@@ -252,6 +252,21 @@ impl Runtime {
         permit: &Permit,
         bytes: Bytes,
     ) -> Result<Arc<Compiled>, InvalidScript> {
+        self.compile_as(permit, None, bytes).await
+    }
+
+    /// [`Runtime::compile`] of bytes whose id the caller already knows (a
+    /// stored script, the built-in shell): a compiled script in the cache
+    /// is found without hashing the bytes again or leaving this thread.
+    pub(crate) async fn compile_as(
+        &self,
+        permit: &Permit,
+        id: Option<ScriptId>,
+        bytes: Bytes,
+    ) -> Result<Arc<Compiled>, InvalidScript> {
+        if let Some(hit) = id.as_ref().and_then(|id| self.inner.cache.get(id)) {
+            return Ok(hit);
+        }
         let slot = permit.share();
         let compiling = slot.compiling.clone().lock_owned().await;
         let this = self.clone();
@@ -259,7 +274,7 @@ impl Runtime {
             let _held = (slot, compiling);
             // Hashing up to the upload limit is work too: done here, off
             // the threads that answer requests.
-            let id = ScriptId::of(&bytes);
+            let id = id.unwrap_or_else(|| ScriptId::of(&bytes));
             if let Some(hit) = this.inner.cache.get(&id) {
                 return Ok(hit);
             }

@@ -9,6 +9,7 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
+use futures::StreamExt;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -16,7 +17,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{FsError, Kind, VPath, Vfs};
+use super::{ByteStream, FsError, Kind, VPath, Vfs};
 use crate::limits::{MAX_GREP_ROOTS, MAX_PATTERN_BYTES};
 
 /// Reported line text is cut after this many bytes of all lines together,
@@ -34,6 +35,23 @@ const MAX_WALK_FILES: usize = 1_000_000;
 const MAX_LINE_BYTES: usize = 16 << 20;
 /// Bookkeeping counted per reported line on top of its text.
 const LINE_OVERHEAD: usize = 16;
+/// Documents opened ahead of the one being searched.
+const OPEN_AHEAD: usize = 8;
+
+/// The files the scan budget admits, in order: each costs one file and its
+/// listed size; the first that does not fit ends the list.
+fn admit(files: Vec<(VPath, u64)>, mut budget: ScanBudget) -> Vec<(VPath, u64)> {
+    let mut admitted = Vec::new();
+    for (path, size) in files {
+        if budget.files == 0 || size > budget.bytes {
+            break;
+        }
+        budget.files -= 1;
+        budget.bytes -= size;
+        admitted.push((path, size));
+    }
+    admitted
+}
 
 /// What to search for and what to report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -228,14 +246,46 @@ impl Grep {
                 out.errors.push((root.to_string(), e));
             }
         }
+        let total = files.len() as u64;
+        let admitted = admit(files, budget);
+        // Documents are opened ahead, several at once and in order, while
+        // one thread searches them: a search over many small documents
+        // waits on opens, not on matching.
+        let (tx, rx) = tokio::sync::mpsc::channel(OPEN_AHEAD);
+        let opener = {
+            let (vfs, cancel) = (vfs.clone(), cancel.clone());
+            tokio::spawn(async move {
+                let opens = futures::stream::iter(admitted)
+                    .map(|(path, size)| {
+                        let vfs = vfs.clone();
+                        async move {
+                            let opened = vfs.open(&path, 0..size).await;
+                            (path, size, opened)
+                        }
+                    })
+                    .buffered(OPEN_AHEAD);
+                let send_all = async {
+                    futures::pin_mut!(opens);
+                    while let Some(next) = opens.next().await {
+                        if tx.send(next).await.is_err() {
+                            break;
+                        }
+                    }
+                };
+                tokio::select! {
+                    () = cancel.cancelled() => {}
+                    () = send_all => {}
+                }
+            })
+        };
         let handle = tokio::runtime::Handle::current();
-        let vfs = vfs.clone();
         let grep = self.clone();
-        tokio::task::spawn_blocking(move || {
-            grep.search_all(&handle, &vfs, files, budget, &cancel, out)
-        })
-        .await
-        .map_err(|e| GrepError::Failed(e.to_string()))
+        let searched =
+            tokio::task::spawn_blocking(move || grep.search_all(&handle, rx, total, &cancel, out))
+                .await
+                .map_err(|e| GrepError::Failed(e.to_string()));
+        opener.abort();
+        searched
     }
 
     /// Lists the files under `root`, depth first, each directory's entries
@@ -287,27 +337,25 @@ impl Grep {
     fn search_all(
         &self,
         handle: &tokio::runtime::Handle,
-        vfs: &Vfs,
-        files: Vec<(VPath, u64)>,
-        mut budget: ScanBudget,
+        mut opened: tokio::sync::mpsc::Receiver<(VPath, u64, Result<ByteStream, FsError>)>,
+        total: u64,
         cancel: &CancellationToken,
         mut out: GrepOutput,
     ) -> GrepOutput {
         let mut searcher = self.searcher();
         let mut result_bytes = 0usize;
-        let total = files.len() as u64;
-        for (i, (path, size)) in files.into_iter().enumerate() {
-            let out_of_budget =
-                budget.files == 0 || size > budget.bytes || result_bytes >= MAX_RESULT_BYTES;
-            if out_of_budget || cancel.is_cancelled() {
-                out.truncated = Some((out.files_scanned, total - i as u64));
+        let mut reached = 0u64;
+        while let Some((path, size, stream)) = opened.blocking_recv() {
+            if result_bytes >= MAX_RESULT_BYTES || cancel.is_cancelled() {
                 break;
             }
-            budget.files -= 1;
-            budget.bytes -= size;
+            reached += 1;
             out.files_scanned += 1;
             let room = MAX_RESULT_BYTES.saturating_sub(result_bytes);
-            match self.search_one(handle, vfs, &path, size, &mut searcher, cancel, room) {
+            let searched = stream.and_then(|stream| {
+                self.search_one(handle, stream, &path, size, &mut searcher, cancel, room)
+            });
+            match searched {
                 Ok(found) => {
                     out.bytes_scanned += found.scanned;
                     if let Some(hits) = found.hits {
@@ -318,22 +366,26 @@ impl Grep {
                         // This file's lines filled the result: what is
                         // left of it and the files after it are not
                         // reached.
-                        out.truncated = Some((out.files_scanned, total - i as u64 - 1));
                         break;
                     }
                 }
                 Err(e) => out.errors.push((path.to_string(), e)),
             }
         }
+        // Files the budget did not admit, the result's size bound cut off,
+        // or a cancellation left: not reached.
+        if reached < total {
+            out.truncated = Some((out.files_scanned, total - reached));
+        }
         out
     }
 
-    /// Searches one file, reporting at most `room` bytes of lines.
+    /// Searches one opened file, reporting at most `room` bytes of lines.
     #[allow(clippy::too_many_arguments)]
     fn search_one(
         &self,
         handle: &tokio::runtime::Handle,
-        vfs: &Vfs,
+        stream: ByteStream,
         path: &VPath,
         size: u64,
         searcher: &mut Searcher,
@@ -341,15 +393,6 @@ impl Grep {
         room: usize,
     ) -> Result<Searched, FsError> {
         let cancelled = || FsError::Unavailable(format!("{path}: search cancelled"));
-        let stream = handle
-            .block_on(async {
-                tokio::select! {
-                    biased;
-                    () = cancel.cancelled() => None,
-                    opened = vfs.open(path, 0..size) => Some(opened),
-                }
-            })
-            .ok_or_else(cancelled)??;
         let mut reader = Guarded {
             inner: tokio_util::io::StreamReader::new(stream),
             handle,

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, Metadata};
+use futures::StreamExt;
 use tokio::io::AsyncReadExt;
 use tokio_util::io::ReaderStream;
 
@@ -47,6 +48,9 @@ impl LocalBackend {
     }
 }
 
+/// Bytes of a document read together with its open.
+const FIRST_CHUNK: u64 = 64 * 1024;
+
 fn rel(path: &str) -> &str {
     if path.is_empty() { "." } else { path }
 }
@@ -75,19 +79,23 @@ fn stat_in(dir: &Dir, path: &str) -> Result<Meta, FsError> {
 }
 
 /// Opens a regular file, refusing directories and special files. The file
-/// is opened without blocking (a FIFO put in its place between a look and
-/// the open would otherwise block forever) and checked on the open handle,
-/// so what is read is what was checked.
+/// is opened without blocking (opening a FIFO would otherwise wait for a
+/// writer forever) and checked on the open handle, so what is read is what
+/// was checked.
 fn open_file(dir: &Dir, path: &str) -> Result<(File, u64), FsError> {
     use cap_std::fs::OpenOptionsExt;
-    if stat_in(dir, path)?.kind == Kind::Directory {
-        return Err(FsError::IsADirectory(path.to_owned()));
-    }
     let mut options = cap_std::fs::OpenOptions::new();
     options.read(true).custom_flags(libc::O_NONBLOCK);
-    let file = dir
-        .open_with(rel(path), &options)
-        .map_err(|e| FsError::from_io(&e, path))?;
+    let file = match dir.open_with(rel(path), &options) {
+        Ok(file) => file,
+        // Why it cannot be opened, as a look at it says (a socket is
+        // denied, for example); else the open's own error.
+        Err(e) => {
+            return Err(stat_in(dir, path)
+                .err()
+                .unwrap_or_else(|| FsError::from_io(&e, path)));
+        }
+    };
     let m = file.metadata().map_err(|e| FsError::from_io(&e, path))?;
     match meta(&m) {
         Some(Meta {
@@ -111,7 +119,7 @@ impl Backend for LocalBackend {
             if stat_in(dir, path)?.kind != Kind::Directory {
                 return Err(FsError::NotADirectory(path.to_owned()));
             }
-            let mut names = Vec::new();
+            let mut entries = Vec::new();
             for entry in dir
                 .read_dir(rel(path))
                 .map_err(|e| FsError::from_io(&e, path))?
@@ -119,24 +127,32 @@ impl Backend for LocalBackend {
                 let entry = entry.map_err(|e| FsError::from_io(&e, path))?;
                 // A name that is not UTF-8 cannot be addressed by a script.
                 if let Ok(name) = entry.file_name().into_string() {
-                    names.push(name);
+                    entries.push((name, entry));
                 }
             }
-            names.sort_unstable();
+            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             let mut listing = Listing::default();
-            for name in names {
+            for (name, entry) in entries {
                 if listing.entries.len() == limit {
                     listing.truncated = true;
                     break;
                 }
-                let child = if path.is_empty() {
-                    name.clone()
+                let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+                let found = if is_link {
+                    // Follows symlinks beneath the root; one that dangles
+                    // or leads outside is left out of the listing.
+                    let child = if path.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{path}/{name}")
+                    };
+                    stat_in(dir, &child).ok()
                 } else {
-                    format!("{path}/{name}")
+                    // Not a link: its own metadata, without resolving the
+                    // path from the root again.
+                    entry.metadata().ok().as_ref().and_then(meta)
                 };
-                // Follows symlinks beneath the root; one that dangles or
-                // leads outside is left out of the listing.
-                if let Ok(meta) = stat_in(dir, &child) {
+                if let Some(meta) = found {
                     listing.entries.push(Entry { name, meta });
                 }
             }
@@ -164,17 +180,33 @@ impl Backend for LocalBackend {
     }
 
     async fn open(&self, path: &str, range: Range<u64>) -> Result<ByteStream, FsError> {
-        let (file, range) = self
+        // The first chunk is read with the open, in one trip to a blocking
+        // thread: most documents are smaller than that, and a search over
+        // thousands of them pays for trips, not bytes.
+        let (file, first, rest) = self
             .blocking(path, move |dir, path| {
+                let io_err = |e: io::Error| FsError::from_io(&e, path);
                 let (file, size) = open_file(dir, path)?;
                 let range = clamp(&range, size);
                 let mut file = file.into_std();
-                file.seek(SeekFrom::Start(range.start))
-                    .map_err(|e| FsError::from_io(&e, path))?;
-                Ok((file, range))
+                file.seek(SeekFrom::Start(range.start)).map_err(io_err)?;
+                let want = (range.end - range.start).min(FIRST_CHUNK);
+                let mut first = Vec::with_capacity(want as usize);
+                (&mut file)
+                    .take(want)
+                    .read_to_end(&mut first)
+                    .map_err(io_err)?;
+                let rest = range.end - range.start - first.len() as u64;
+                Ok((file, Bytes::from(first), rest))
             })
             .await?;
-        let file = tokio::fs::File::from_std(file).take(range.end - range.start);
-        Ok(Box::pin(ReaderStream::with_capacity(file, 64 * 1024)))
+        let first = futures::stream::iter((!first.is_empty()).then_some(Ok(first)));
+        if rest == 0 {
+            return Ok(Box::pin(first));
+        }
+        let file = tokio::fs::File::from_std(file).take(rest);
+        Ok(Box::pin(
+            first.chain(ReaderStream::with_capacity(file, 64 * 1024)),
+        ))
     }
 }

@@ -180,8 +180,9 @@ impl Backend for S3Backend {
             .list_with_delimiter(Some(&prefix))
             .await
             .map_err(|e| Self::error(e, path))?;
-        if found.objects.is_empty() && found.common_prefixes.is_empty() {
-            // A document, or nothing.
+        if found.objects.is_empty() && found.common_prefixes.is_empty() && !path.is_empty() {
+            // A document, or nothing. (The mount's root is a directory
+            // even when it holds nothing yet.)
             return Err(match self.file_meta(path).await {
                 Ok(_) => FsError::NotADirectory(path.to_owned()),
                 Err(e) => e,
