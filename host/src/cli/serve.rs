@@ -59,6 +59,7 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
     };
     let runtime = Runtime::with_options(config.limits.clone(), audit, super::run::cached())
         .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
+    let shutdown = shutdown_signal().map_err(|e| format!("cannot handle signals: {e}"))?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
@@ -75,28 +76,24 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
         );
     }
     eprintln!("vfsbox: listening on http://{addr}");
-    serve(listener, state, shutdown_signal())
+    serve(listener, state, shutdown)
         .await
         .map_err(|e| format!("the server failed: {e}"))?;
     eprintln!("vfsbox: stopped");
     Ok(())
 }
 
-/// Resolves on ctrl-c or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending().await,
+/// Installs the ctrl-c and SIGTERM handlers now, so that a signal arriving
+/// any time after this (even before the server listens) shuts it down
+/// gracefully; the future resolves on the first of them.
+fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 'static> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = interrupt.recv() => {}
         }
-    };
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
-    }
+    })
 }
