@@ -151,6 +151,7 @@ async fn a_configured_s3_mount_serves_its_prefix_through_the_service() {
     let r = c
         .get(serve.url("/v1/fs/files/notes/q3%20%23draft~1%25.md"))
         .bearer_auth(KEY)
+        .header("x-request-id", "req-s3-download-1")
         .send()
         .await
         .expect("response");
@@ -160,6 +161,7 @@ async fn a_configured_s3_mount_serves_its_prefix_through_the_service() {
     let r = c
         .post(serve.url("/v1/sh"))
         .bearer_auth(KEY)
+        .header("x-request-id", "req-s3-sh-1")
         .json(&serde_json::json!({"script": "find /files -type f; cat /files/handbook.md"}))
         .send()
         .await
@@ -182,4 +184,14 @@ async fn a_configured_s3_mount_serves_its_prefix_through_the_service() {
     let log = serve.stderr.lock().expect("log").clone();
     assert!(!log.contains(SECRET_KEY), "the S3 secret was logged: {log}");
     assert!(!log.contains(KEY), "the tenant's key was logged: {log}");
+    // Each request's logs carry its id, the run's own (on the script
+    // threads) included.
+    let lines_of = |id: &str| -> Vec<&str> { log.lines().filter(|l| l.contains(id)).collect() };
+    assert!(
+        !lines_of("request_id=req-s3-download-1").is_empty(),
+        "{log}"
+    );
+    let run = lines_of("request_id=req-s3-sh-1");
+    assert!(run.iter().any(|l| l.contains("run started")), "{log}");
+    assert!(run.iter().any(|l| l.contains("run ended")), "{log}");
 }

@@ -87,8 +87,11 @@ pub(crate) fn main() -> ExitCode {
         Command::Serve(_) => "info",
         _ => "warn",
     };
+    // Colours only for a person at a terminal, never into a log file.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("VFSBOX_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_log)),

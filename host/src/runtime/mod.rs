@@ -365,8 +365,15 @@ impl Runtime {
             script_id: script_id.clone(),
             finished: false,
         };
+        tracing::debug!(script_id = %script_id, cwd = %cwd, "run started");
         let report = self.execute(&compiled, spec, cwd, started).await?;
         unfinished.finished = true;
+        tracing::debug!(
+            script_id = %script_id,
+            outcome = ?report.outcome,
+            elapsed_ms = report.usage.elapsed_ms,
+            "run ended"
+        );
         self.inner.audit.record(
             &caller,
             &Event::RunEnd {
