@@ -201,6 +201,17 @@ impl<T: CacheWeight> CompileCache<T> {
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The cached value, counted as a hit when found and not counted at
+    /// all when not (a caller that looks again before compiling counts
+    /// the miss then).
+    pub(crate) fn find(&self, id: &ScriptId) -> Option<Arc<T>> {
+        let found = self.lock().lru.get(id).cloned();
+        if found.is_some() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+    }
+
     pub(crate) fn get(&self, id: &ScriptId) -> Option<Arc<T>> {
         let found = self.lock().lru.get(id).cloned();
         let counter = if found.is_some() {
@@ -324,6 +335,23 @@ mod tests {
         assert_eq!(cache.lock().bytes, 50);
         cache.insert(fake("c", 30));
         assert_eq!(cache.lock().bytes, 50, "re-inserting does not count twice");
+    }
+
+    #[test]
+    fn find_counts_hits_only_and_get_counts_both() {
+        let cache = CompileCache::<Fake>::new(10, 100);
+        cache.insert(fake("a", 1));
+        let (a, b) = (ScriptId::of(b"a"), ScriptId::of(b"b"));
+        assert!(cache.find(&a).is_some() && cache.find(&b).is_none());
+        assert_eq!(
+            (
+                cache.hits.load(Ordering::Relaxed),
+                cache.misses.load(Ordering::Relaxed)
+            ),
+            (1, 0)
+        );
+        assert!(cache.get(&b).is_none());
+        assert_eq!(cache.misses.load(Ordering::Relaxed), 1);
     }
 
     #[test]

@@ -264,7 +264,7 @@ impl Runtime {
         id: Option<ScriptId>,
         bytes: Bytes,
     ) -> Result<Arc<Compiled>, InvalidScript> {
-        if let Some(hit) = id.as_ref().and_then(|id| self.inner.cache.get(id)) {
+        if let Some(hit) = id.as_ref().and_then(|id| self.inner.cache.find(id)) {
             return Ok(hit);
         }
         let slot = permit.share();
