@@ -38,13 +38,25 @@ async fn post_run(
     args: &[&str],
     extra: &str,
 ) -> reqwest::Response {
-    client
+    post_run_as(client, server, None, args, extra).await
+}
+
+/// [`post_run`] with a tenant's key, or none.
+async fn post_run_as(
+    client: &Client,
+    server: &TestServer,
+    key: Option<&str>,
+    args: &[&str],
+    extra: &str,
+) -> reqwest::Response {
+    let mut req = client
         .post(run_url(server, args, extra))
         .header("content-type", "application/wasm")
-        .body(misbehave())
-        .send()
-        .await
-        .expect("response")
+        .body(misbehave());
+    if let Some(key) = key {
+        req = req.bearer_auth(key);
+    }
+    req.send().await.expect("response")
 }
 
 async fn json(r: reqwest::Response) -> (StatusCode, Value) {
@@ -312,44 +324,22 @@ async fn keys_select_tenants_and_a_tenant_sees_only_its_documents() {
     let (server, _dir) = two_tenants(limits_with(|_| {}), AuditLog::disabled());
     let c = client();
     let run = |key: Option<&'static str>, args: &'static [&'static str]| {
-        let mut req = c
-            .post(run_url(&server, args, ""))
-            .header("content-type", "application/wasm")
-            .body(misbehave());
-        if let Some(key) = key {
-            req = req.bearer_auth(key);
-        }
-        req.send()
+        post_run_as(&c, &server, key, args, "")
     };
-    let r = run(None, &["ok"]).await.expect("response");
+    let r = run(None, &["ok"]).await;
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(json(r).await.1["error"]["code"], "unauthorized");
-    let r = run(Some("not-a-key"), &["ok"]).await.expect("response");
+    let r = run(Some("not-a-key"), &["ok"]).await;
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
 
-    let (status, body) = json(
-        run(Some(KEY_A), &["read", "/files/a-only.txt"])
-            .await
-            .expect("response"),
-    )
-    .await;
+    let (status, body) = json(run(Some(KEY_A), &["read", "/files/a-only.txt"]).await).await;
     assert_eq!(
         (status, body["stdout"].as_str()),
         (StatusCode::OK, Some("secret of a\n"))
     );
-    let (_, body) = json(
-        run(Some(KEY_A), &["classify", "/files/b-only.txt"])
-            .await
-            .expect("response"),
-    )
-    .await;
+    let (_, body) = json(run(Some(KEY_A), &["classify", "/files/b-only.txt"]).await).await;
     assert_eq!(body["stdout"], "not-found\n");
-    let (_, body) = json(
-        run(Some(KEY_A), &["classify", "/files/../b/b-only.txt"])
-            .await
-            .expect("response"),
-    )
-    .await;
+    let (_, body) = json(run(Some(KEY_A), &["classify", "/files/../b/b-only.txt"]).await).await;
     assert_eq!(body["stdout"], "not-found\n");
 
     for (key, path, want) in [
@@ -417,14 +407,7 @@ async fn a_tenant_over_its_own_cap_gets_tenant_busy_while_others_run() {
         assert!(start.elapsed() < Duration::from_secs(10));
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let r = c
-        .post(run_url(&server, &["ok"], ""))
-        .bearer_auth(KEY_A)
-        .header("content-type", "application/wasm")
-        .body(misbehave())
-        .send()
-        .await
-        .expect("response");
+    let r = post_run_as(&c, &server, Some(KEY_A), &["ok"], "").await;
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(r.headers()["retry-after"], "2");
     assert_eq!(json(r).await.1["error"]["code"], "tenant_busy");
@@ -1151,23 +1134,10 @@ async fn metrics_count_runs_rejections_limits_durations_and_the_cache() {
         (&["panic"], "", StatusCode::UNPROCESSABLE_ENTITY),
         (&["spin"], "deadline_ms=200", StatusCode::PAYLOAD_TOO_LARGE),
     ] {
-        let r = c
-            .post(run_url(&server, args, extra))
-            .bearer_auth(KEY_A)
-            .header("content-type", "application/wasm")
-            .body(misbehave())
-            .send()
-            .await
-            .expect("response");
+        let r = post_run_as(&c, &server, Some(KEY_A), args, extra).await;
         assert_eq!(r.status(), status, "{args:?}");
     }
-    let r = c
-        .post(run_url(&server, &["ok"], ""))
-        .header("content-type", "application/wasm")
-        .body(misbehave())
-        .send()
-        .await
-        .expect("response");
+    let r = post_run(&c, &server, &["ok"], "").await;
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     let after = scrape().await;
     let grew = |sample: &str| {
