@@ -181,7 +181,10 @@ async fn a_configured_s3_mount_serves_its_prefix_through_the_service() {
         .expect("response");
     assert_eq!(r.status(), reqwest::StatusCode::NOT_FOUND);
 
-    let log = serve.stderr.lock().expect("log").clone();
+    let log = serve.log_once(|log| {
+        log.lines()
+            .any(|l| l.contains("request_id=req-s3-sh-1") && l.contains("run ended"))
+    });
     assert!(!log.contains(SECRET_KEY), "the S3 secret was logged: {log}");
     assert!(!log.contains(KEY), "the tenant's key was logged: {log}");
     // Each request's logs carry its id, the run's own (on the script

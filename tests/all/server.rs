@@ -149,6 +149,23 @@ impl ServeProcess {
         format!("http://{}{path}", self.addr)
     }
 
+    /// The log so far, once `ready` holds of it or 10 s have passed: the
+    /// lines a request logged may reach the test after its response.
+    pub(crate) fn log_once(&self, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let log = self
+                .stderr
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            if ready(&log) || start.elapsed() > Duration::from_secs(10) {
+                return log;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Sends SIGTERM and waits (at most `within`) for the process to exit.
     pub(crate) fn terminate(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         let pid = self.child.id().to_string();

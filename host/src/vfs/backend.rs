@@ -97,6 +97,30 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// A stream of the bytes of a document in `range`, clamped to its end,
     /// read as the stream is polled (never the whole document at once).
     async fn open(&self, path: &str, range: Range<u64>) -> Result<ByteStream, FsError>;
+
+    /// The same backend read from the calling thread, when it can be (a
+    /// local directory): a search over thousands of documents then reads
+    /// each on the thread that searches it, instead of handing every
+    /// document from the async threads to a blocking one. `None` (the
+    /// default) for backends that only read asynchronously.
+    fn blocking(&self) -> Option<&dyn BlockingRead> {
+        None
+    }
+}
+
+/// Reads a [`Backend`] can serve on the calling thread, which may block:
+/// callers run them on a blocking thread, never on an async one.
+pub trait BlockingRead: Send + Sync {
+    /// A reader of a document's bytes in `range`, clamped to its end, as
+    /// [`Backend::open`] streams them.
+    fn open_blocking(
+        &self,
+        path: &str,
+        range: Range<u64>,
+    ) -> Result<Box<dyn io::Read + Send>, FsError>;
+
+    /// What [`Backend::list`] lists.
+    fn list_blocking(&self, path: &str, limit: usize) -> Result<Listing, FsError>;
 }
 
 impl FsError {

@@ -1,15 +1,20 @@
 //! Searching documents with ripgrep's engine (`grep-regex`, `grep-searcher`),
 //! under a scan budget.
 //!
-//! The files under the roots are listed first, in path order; they are then
-//! searched one by one on a blocking thread, reading each as a stream. When
-//! the files or bytes of the budget run out, the search stops and the result
-//! says how many files were not reached: a partial result, not an error.
+//! A walk lists the files under the roots in path order, admitting them
+//! while the budget lasts, and search threads search them as they are
+//! listed, several at once, each reading its document as a stream. What they
+//! find is merged in path order, so the result is what one thread searching
+//! the files one after another would give. When the files or bytes of the
+//! budget run out, the result says how many files were not reached: a
+//! partial result, not an error.
 
+use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
-use futures::StreamExt;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -17,7 +22,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{ByteStream, FsError, Kind, VPath, Vfs};
+use super::{FsError, Kind, VPath, Vfs};
 use crate::limits::{MAX_GREP_ROOTS, MAX_PATTERN_BYTES};
 
 /// Reported line text is cut after this many bytes of all lines together,
@@ -35,23 +40,14 @@ const MAX_WALK_FILES: usize = 1_000_000;
 const MAX_LINE_BYTES: usize = 16 << 20;
 /// Bookkeeping counted per reported line on top of its text.
 const LINE_OVERHEAD: usize = 16;
-/// Documents opened ahead of the one being searched.
+/// Documents searched at once when their backend reads over the network.
 const OPEN_AHEAD: usize = 8;
-
-/// The files the scan budget admits, in order: each costs one file and its
-/// listed size; the first that does not fit ends the list.
-fn admit(files: Vec<(VPath, u64)>, mut budget: ScanBudget) -> Vec<(VPath, u64)> {
-    let mut admitted = Vec::new();
-    for (path, size) in files {
-        if budget.files == 0 || size > budget.bytes {
-            break;
-        }
-        budget.files -= 1;
-        budget.bytes -= size;
-        admitted.push((path, size));
-    }
-    admitted
-}
+/// Documents searched at once, at most, when the search threads read them
+/// themselves (one per core, up to this).
+const MAX_SEARCHERS: usize = 4;
+/// How far ahead of the first document not yet merged a search thread may
+/// take one: finished documents wait in memory for those before them.
+const WINDOW: usize = 64;
 
 /// What to search for and what to report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -158,6 +154,8 @@ pub enum GrepError {
 pub struct Grep {
     req: GrepRequest,
     matcher: RegexMatcher,
+    /// Bytes of reported lines, at most ([`MAX_RESULT_BYTES`]).
+    result_limit: usize,
     include: Option<GlobSet>,
     exclude: Option<GlobSet>,
 }
@@ -203,6 +201,7 @@ impl Grep {
             exclude: globs(&req.exclude)?,
             matcher,
             req,
+            result_limit: MAX_RESULT_BYTES,
         })
     }
 
@@ -239,68 +238,52 @@ impl Grep {
         if roots.len() > MAX_GREP_ROOTS {
             return Err(GrepError::TooManyRoots);
         }
-        let mut out = GrepOutput::default();
-        let mut files = Vec::new();
-        for root in roots {
-            if let Err(e) = self.collect(vfs, root, &mut files, &mut out.errors).await {
-                out.errors.push((root.to_string(), e));
-            }
-        }
-        let total = files.len() as u64;
-        let admitted = admit(files, budget);
-        // Documents are opened ahead, several at once and in order, while
-        // one thread searches them: a search over many small documents
-        // waits on opens, not on matching.
-        let (tx, rx) = tokio::sync::mpsc::channel(OPEN_AHEAD);
-        let opener = {
-            let (vfs, cancel) = (vfs.clone(), cancel.clone());
-            tokio::spawn(async move {
-                let opens = futures::stream::iter(admitted)
-                    .map(|(path, size)| {
-                        let vfs = vfs.clone();
-                        async move {
-                            let opened = vfs.open(&path, 0..size).await;
-                            (path, size, opened)
-                        }
-                    })
-                    .buffered(OPEN_AHEAD);
-                let send_all = async {
-                    futures::pin_mut!(opens);
-                    while let Some(next) = opens.next().await {
-                        if tx.send(next).await.is_err() {
-                            break;
-                        }
-                    }
-                };
-                tokio::select! {
-                    () = cancel.cancelled() => {}
-                    () = send_all => {}
-                }
-            })
+        // Documents a backend reads on the calling thread are searched as
+        // many at once as there are cores, each read by the thread that
+        // searches it; documents read over the network, more at once, so
+        // that their reads overlap.
+        let threads = if roots.iter().all(|root| vfs.reads_blocking(root)) {
+            std::thread::available_parallelism().map_or(2, |n| n.get().min(MAX_SEARCHERS))
+        } else {
+            OPEN_AHEAD
         };
-        let handle = tokio::runtime::Handle::current();
-        let grep = self.clone();
-        let searched =
-            tokio::task::spawn_blocking(move || grep.search_all(&handle, rx, total, &cancel, out))
-                .await
-                .map_err(|e| GrepError::Failed(e.to_string()));
-        opener.abort();
-        searched
+        let search = Arc::new(Search::new(self, vfs.clone(), cancel));
+        // The walk lists documents while the search threads search those
+        // listed so far. It runs on a blocking thread too: a local mount
+        // is listed there directly, without a trip between threads for
+        // each directory.
+        let walk = {
+            let (search, roots) = (search.clone(), roots.to_vec());
+            tokio::task::spawn_blocking(move || search.walk(&roots, budget))
+        };
+        let searched = search.all(threads).await;
+        walk.await.map_err(|e| GrepError::Failed(e.to_string()))?;
+        searched?;
+        if let Some(tail) = search.tail() {
+            // A document stopped because the result was full while
+            // documents after it held part of the room: from it on, the
+            // search goes one document at a time, as if it had all along.
+            let tail = Arc::new(tail);
+            tail.all(1).await?;
+            return Ok(tail.finish());
+        }
+        Ok(search.finish())
     }
 
     /// Lists the files under `root`, depth first, each directory's entries
-    /// in name order (the order `ls -R` shows them).
-    async fn collect(
+    /// in name order (the order `ls -R` shows them), giving each to
+    /// `found` until it says to stop.
+    fn collect(
         &self,
-        vfs: &Vfs,
+        walk: &Walk<'_>,
         root: &VPath,
-        files: &mut Vec<(VPath, u64)>,
+        found: &mut dyn FnMut(VPath, u64) -> bool,
         errors: &mut Vec<(String, FsError)>,
     ) -> Result<(), FsError> {
-        let meta = vfs.stat(root).await?;
+        let meta = walk.stat(root)?;
         if meta.kind == Kind::File {
             if self.wanted(root.file_name()) {
-                files.push((root.clone(), meta.size));
+                found(root.clone(), meta.size);
             }
             return Ok(());
         }
@@ -308,13 +291,12 @@ impl Grep {
         let mut stack = vec![(root.clone(), Kind::Directory, 0)];
         while let Some((path, kind, size)) = stack.pop() {
             if kind == Kind::File {
-                if files.len() >= MAX_WALK_FILES {
+                if !found(path, size) {
                     break;
                 }
-                files.push((path, size));
                 continue;
             }
-            let listing = match vfs.list(&path, MAX_WALK_FILES).await {
+            let listing = match walk.list(&path) {
                 Ok(listing) => listing,
                 Err(e) if path == *root => return Err(e),
                 // A subdirectory that cannot be listed is reported; the
@@ -333,76 +315,358 @@ impl Grep {
         }
         Ok(())
     }
+}
 
-    fn search_all(
+/// The walk's view of the filesystem, from a blocking thread: a backend
+/// that reads there is asked directly, any other through the runtime; a
+/// cancelled search stops waiting on either.
+struct Walk<'a> {
+    vfs: &'a Vfs,
+    handle: &'a tokio::runtime::Handle,
+    cancel: &'a CancellationToken,
+}
+
+impl Walk<'_> {
+    fn cancelled(&self, path: &VPath) -> FsError {
+        FsError::Unavailable(format!("{path}: search cancelled"))
+    }
+
+    fn on_runtime<T>(
         &self,
-        handle: &tokio::runtime::Handle,
-        mut opened: tokio::sync::mpsc::Receiver<(VPath, u64, Result<ByteStream, FsError>)>,
-        total: u64,
-        cancel: &CancellationToken,
-        mut out: GrepOutput,
-    ) -> GrepOutput {
-        let mut searcher = self.searcher();
-        let mut result_bytes = 0usize;
-        let mut reached = 0u64;
-        while let Some((path, size, stream)) = opened.blocking_recv() {
-            if result_bytes >= MAX_RESULT_BYTES || cancel.is_cancelled() {
-                break;
+        path: &VPath,
+        call: impl Future<Output = Result<T, FsError>>,
+    ) -> Result<T, FsError> {
+        self.handle.block_on(async {
+            tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => Err(self.cancelled(path)),
+                done = call => done,
             }
-            reached += 1;
-            out.files_scanned += 1;
-            let room = MAX_RESULT_BYTES.saturating_sub(result_bytes);
-            let searched = stream.and_then(|stream| {
-                self.search_one(handle, stream, &path, size, &mut searcher, cancel, room)
-            });
-            match searched {
-                Ok(found) => {
-                    out.bytes_scanned += found.scanned;
-                    if let Some(hits) = found.hits {
-                        result_bytes += found.result_bytes + path.as_str().len();
-                        out.files.push(hits);
-                    }
-                    if found.cut {
-                        // This file's lines filled the result: what is
-                        // left of it and the files after it are not
-                        // reached.
-                        break;
-                    }
-                }
-                Err(e) => out.errors.push((path.to_string(), e)),
+        })
+    }
+
+    fn stat(&self, path: &VPath) -> Result<super::Meta, FsError> {
+        self.on_runtime(path, self.vfs.stat(path))
+    }
+
+    fn list(&self, path: &VPath) -> Result<super::Listing, FsError> {
+        if self.cancel.is_cancelled() {
+            return Err(self.cancelled(path));
+        }
+        match self.vfs.list_blocking(path, MAX_WALK_FILES) {
+            Some(listed) => listed,
+            None => self.on_runtime(path, self.vfs.list(path, MAX_WALK_FILES)),
+        }
+    }
+}
+
+/// One search, shared by the walk that lists its documents and the threads
+/// that search them. Each search thread takes the next document listed,
+/// reads and searches it, and merges what it found in document order:
+/// whichever thread finishes the first document not yet merged merges it,
+/// and every finished one after it.
+struct Search {
+    grep: Arc<Grep>,
+    vfs: Vfs,
+    handle: tokio::runtime::Handle,
+    cancel: CancellationToken,
+    /// Bytes of reported lines held by this search, merged or not: never
+    /// more than the result's bound, however many threads search.
+    reserved: AtomicUsize,
+    state: Mutex<State>,
+    /// Notified, when a thread waits, as documents are listed or merged.
+    progress: Condvar,
+}
+
+struct State {
+    /// The documents the budget admitted, in the order they are reported.
+    listed: Vec<(VPath, u64)>,
+    /// Documents the walk found, admitted or not.
+    total: u64,
+    /// The walk is over: `listed` is complete.
+    walked: bool,
+    /// Documents taken by a search thread: the next is `listed[taken]`.
+    taken: usize,
+    /// Documents searched, by index, waiting for those before them.
+    done: BTreeMap<usize, Result<Searched, FsError>>,
+    /// Documents merged into `out`; the next to merge is `listed[merged]`.
+    merged: usize,
+    /// Bytes of the merged documents' reported lines.
+    result_bytes: usize,
+    out: GrepOutput,
+    /// Directories the walk could not list.
+    walk_errors: Vec<(String, FsError)>,
+    /// No document is taken any more: the result is full, or the search
+    /// is cancelled.
+    stop: bool,
+    /// A document whose lines filled the result while documents after it
+    /// held part of the room: the search goes on from it, alone.
+    resume_at: Option<usize>,
+    /// Threads waiting for the walk or the merge to move.
+    waiting: usize,
+}
+
+impl Search {
+    fn new(grep: Arc<Grep>, vfs: Vfs, cancel: CancellationToken) -> Search {
+        Search {
+            grep,
+            vfs,
+            handle: tokio::runtime::Handle::current(),
+            cancel,
+            reserved: AtomicUsize::new(0),
+            state: Mutex::new(State {
+                listed: Vec::new(),
+                total: 0,
+                walked: false,
+                taken: 0,
+                done: BTreeMap::new(),
+                merged: 0,
+                result_bytes: 0,
+                out: GrepOutput::default(),
+                walk_errors: Vec::new(),
+                stop: false,
+                resume_at: None,
+                waiting: 0,
+            }),
+            progress: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wake(&self, state: &State) {
+        if state.waiting > 0 {
+            self.progress.notify_all();
+        }
+    }
+
+    /// Lists the documents under `roots`, admitting them in order while
+    /// the budget lasts, and counting the rest.
+    fn walk(&self, roots: &[VPath], mut budget: ScanBudget) {
+        let walk = Walk {
+            vfs: &self.vfs,
+            handle: &self.handle,
+            cancel: &self.cancel,
+        };
+        let mut admitting = true;
+        let mut found = |path: VPath, size: u64| {
+            let mut s = self.lock();
+            if s.total >= MAX_WALK_FILES as u64 {
+                return false;
+            }
+            s.total += 1;
+            // The first document that does not fit ends the admitted list.
+            admitting &= budget.files > 0 && size <= budget.bytes;
+            if admitting {
+                budget.files -= 1;
+                budget.bytes -= size;
+                s.listed.push((path, size));
+                self.wake(&s);
+            }
+            true
+        };
+        let mut errors = Vec::new();
+        for root in roots {
+            if let Err(e) = self.grep.collect(&walk, root, &mut found, &mut errors) {
+                errors.push((root.to_string(), e));
             }
         }
-        // Files the budget did not admit, the result's size bound cut off,
+        let mut s = self.lock();
+        s.walk_errors = errors;
+        s.walked = true;
+        self.wake(&s);
+    }
+
+    /// Searches the documents on `threads` blocking threads, until every
+    /// one is merged or the search stops.
+    async fn all(self: &Arc<Self>, threads: usize) -> Result<(), GrepError> {
+        let shared = threads > 1;
+        let running: Vec<_> = (0..threads)
+            .map(|_| {
+                let this = self.clone();
+                tokio::task::spawn_blocking(move || this.work(shared))
+            })
+            .collect();
+        for thread in running {
+            thread.await.map_err(|e| GrepError::Failed(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// One search thread: `shared` when other threads search beside it.
+    fn work(&self, shared: bool) {
+        let mut searcher = self.grep.searcher();
+        while let Some((i, path, size)) = self.take() {
+            let found = self.search_one(&path, size, &mut searcher);
+            if !self.merged(i, found, shared) {
+                return;
+            }
+        }
+    }
+
+    /// The next document to search, once it is listed and near enough the
+    /// merged ones (finished documents wait in memory for those before
+    /// them); `None` when there is none left or the search stopped.
+    fn take(&self) -> Option<(usize, VPath, u64)> {
+        let mut s = self.lock();
+        loop {
+            if self.cancel.is_cancelled() {
+                s.stop = true;
+            }
+            let i = s.taken;
+            if s.stop || (s.walked && i >= s.listed.len()) {
+                return None;
+            }
+            if i < s.listed.len() && i < s.merged + WINDOW {
+                s.taken += 1;
+                let (path, size) = s.listed[i].clone();
+                return Some((i, path, size));
+            }
+            s.waiting += 1;
+            // Timed, so that a cancellation is seen without a notification.
+            s = self
+                .progress
+                .wait_timeout(s, Duration::from_millis(50))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+            s.waiting -= 1;
+        }
+    }
+
+    /// Records what document `i` gave and merges every document that is
+    /// next in order; false once the search has stopped.
+    fn merged(&self, i: usize, found: Result<Searched, FsError>, shared: bool) -> bool {
+        let mut s = self.lock();
+        s.done.insert(i, found);
+        let before = s.merged;
+        while !s.stop {
+            let at = s.merged;
+            let Some(found) = s.done.remove(&at) else {
+                break;
+            };
+            match found {
+                Ok(found) if found.full && shared => {
+                    s.resume_at = Some(at);
+                    s.stop = true;
+                    break;
+                }
+                Ok(found) => {
+                    s.out.bytes_scanned += found.scanned;
+                    s.result_bytes += found.result_bytes;
+                    if let Some(hits) = found.hits {
+                        s.out.files.push(hits);
+                    }
+                    // The document's lines filled the result: what is left
+                    // of it and the documents after it are not reached.
+                    s.stop |= found.full;
+                }
+                Err(e) => {
+                    let path = s.listed[at].0.to_string();
+                    s.out.errors.push((path, e));
+                }
+            }
+            s.merged += 1;
+            s.out.files_scanned += 1;
+        }
+        if s.merged != before || s.stop {
+            self.wake(&s);
+        }
+        !s.stop
+    }
+
+    /// The rest of this search, for one thread, if a document has to be
+    /// searched again alone because the result filled up (after the walk
+    /// and every search thread are done).
+    fn tail(&self) -> Option<Search> {
+        let mut s = self.lock();
+        let at = s.resume_at?;
+        let tail = Search::new(self.grep.clone(), self.vfs.clone(), self.cancel.clone());
+        tail.reserved.store(s.result_bytes, Ordering::Relaxed);
+        {
+            let mut t = tail.lock();
+            t.listed = s.listed.split_off(at);
+            t.total = s.total;
+            t.walked = true;
+            t.result_bytes = s.result_bytes;
+            t.out = std::mem::take(&mut s.out);
+            t.walk_errors = std::mem::take(&mut s.walk_errors);
+        }
+        Some(tail)
+    }
+
+    /// The result, once the walk and every search thread are done.
+    fn finish(&self) -> GrepOutput {
+        let mut s = self.lock();
+        let mut out = std::mem::take(&mut s.out);
+        // The walk's errors first, as if it had ended before the search.
+        let mut errors = std::mem::take(&mut s.walk_errors);
+        errors.append(&mut out.errors);
+        out.errors = errors;
+        // Documents the budget did not admit, the result's bound cut off,
         // or a cancellation left: not reached.
-        if reached < total {
-            out.truncated = Some((out.files_scanned, total - reached));
+        if out.files_scanned < s.total {
+            out.truncated = Some((out.files_scanned, s.total - out.files_scanned));
         }
         out
     }
 
-    /// Searches one opened file, reporting at most `room` bytes of lines.
-    #[allow(clippy::too_many_arguments)]
+    /// Reads and searches one document.
     fn search_one(
         &self,
-        handle: &tokio::runtime::Handle,
-        stream: ByteStream,
         path: &VPath,
         size: u64,
         searcher: &mut Searcher,
-        cancel: &CancellationToken,
-        room: usize,
     ) -> Result<Searched, FsError> {
         let cancelled = || FsError::Unavailable(format!("{path}: search cancelled"));
-        let mut reader = Guarded {
-            inner: tokio_util::io::StreamReader::new(stream),
-            handle,
-            cancel,
+        let guarded = |inner| Guarded {
+            inner,
+            cancel: &self.cancel,
             read: 0,
             limit: size,
         };
+        let (searched, read) = match self.vfs.open_blocking(path, 0..size) {
+            Some(opened) => {
+                let mut reader = guarded(opened?);
+                (self.search_reader(&mut reader, path, searcher), reader.read)
+            }
+            None => {
+                let opened = self.handle.block_on(async {
+                    tokio::select! {
+                        biased;
+                        () = self.cancel.cancelled() => Err(cancelled()),
+                        opened = self.vfs.open(path, 0..size) => opened,
+                    }
+                })?;
+                let mut reader = guarded(Box::new(OnThread {
+                    inner: tokio_util::io::StreamReader::new(opened),
+                    handle: &self.handle,
+                    cancel: &self.cancel,
+                }) as Box<dyn Read + Send + '_>);
+                (self.search_reader(&mut reader, path, searcher), reader.read)
+            }
+        };
+        match searched {
+            Ok(mut found) => {
+                found.scanned = read;
+                Ok(found)
+            }
+            Err(_) if self.cancel.is_cancelled() => Err(cancelled()),
+            Err(e) => Err(FsError::from_io(&e, path.as_str())),
+        }
+    }
+
+    fn search_reader(
+        &self,
+        reader: &mut impl Read,
+        path: &VPath,
+        searcher: &mut Searcher,
+    ) -> io::Result<Searched> {
+        let grep = &self.grep;
         let mut sink = Collect {
-            matcher: &self.matcher,
-            invert: self.req.invert,
+            matcher: &grep.matcher,
+            invert: grep.req.invert,
             hits: FileHits {
                 path: path.clone(),
                 match_count: 0,
@@ -410,22 +674,20 @@ impl Grep {
             },
             binary: false,
             bytes: 0,
-            room,
-            cut: false,
+            reserved: &self.reserved,
+            limit: grep.result_limit,
+            full: false,
         };
-        let result = searcher.search_reader(&self.matcher, &mut reader, &mut sink);
-        if let Err(e) = result {
-            return Err(if cancel.is_cancelled() {
-                cancelled()
-            } else {
-                FsError::from_io(&e, path.as_str())
-            });
+        searcher.search_reader(&grep.matcher, reader, &mut sink)?;
+        let report = !sink.binary && (sink.hits.match_count > 0 || grep.req.include_non_matching);
+        if report {
+            // The path is part of the result too.
+            sink.charge(path.as_str().len() + LINE_OVERHEAD);
         }
-        let report = !sink.binary && (sink.hits.match_count > 0 || self.req.include_non_matching);
         Ok(Searched {
-            scanned: reader.read,
+            scanned: 0,
             result_bytes: sink.bytes,
-            cut: sink.cut,
+            full: sink.full,
             hits: report.then_some(sink.hits),
         })
     }
@@ -437,42 +699,58 @@ struct Searched {
     hits: Option<FileHits>,
     /// Bytes read.
     scanned: u64,
-    /// Bytes of the reported lines.
+    /// Bytes of the reported lines, and of the path if reported.
     result_bytes: usize,
-    /// The file's lines filled the room left in the result.
-    cut: bool,
+    /// A line did not fit in the result: the file's search stopped there.
+    full: bool,
 }
 
-/// A blocking reader over a document's stream that stops when the search
-/// is cancelled, even while it waits on the backend, and never reads past
-/// the size that was budgeted (a file that grew meanwhile is cut).
+/// A document's bytes for the searcher: stops when the search is cancelled
+/// and never reads past the size that was budgeted (a file that grew
+/// meanwhile is cut).
 struct Guarded<'a, R> {
     inner: R,
-    handle: &'a tokio::runtime::Handle,
     cancel: &'a CancellationToken,
     read: u64,
     limit: u64,
 }
 
-impl<R: tokio::io::AsyncRead + Unpin> Read for Guarded<'_, R> {
+/// Not `Interrupted`: readers retry on that.
+fn cancelled_read() -> io::Error {
+    io::Error::other("search cancelled")
+}
+
+impl<R: Read> Read for Guarded<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        // `Other`, not `Interrupted`: readers retry on `Interrupted`.
-        let cancelled = || io::Error::other("search cancelled");
         if self.cancel.is_cancelled() {
-            return Err(cancelled());
+            return Err(cancelled_read());
         }
         let room = usize::try_from(self.limit - self.read).unwrap_or(usize::MAX);
         let len = buf.len().min(room);
-        let (inner, cancel) = (&mut self.inner, self.cancel);
-        let n = self.handle.block_on(async {
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => Err(cancelled()),
-                n = inner.read(&mut buf[..len]) => n,
-            }
-        })?;
+        let n = self.inner.read(&mut buf[..len])?;
         self.read += n as u64;
         Ok(n)
+    }
+}
+
+/// An async backend's stream, read from a search thread: a read waiting on
+/// the backend gives up as soon as the search is cancelled.
+struct OnThread<'a, R> {
+    inner: R,
+    handle: &'a tokio::runtime::Handle,
+    cancel: &'a CancellationToken,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> Read for OnThread<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let (inner, cancel) = (&mut self.inner, self.cancel);
+        self.handle.block_on(async {
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => Err(cancelled_read()),
+                n = inner.read(buf) => n,
+            }
+        })
     }
 }
 
@@ -481,22 +759,41 @@ struct Collect<'a> {
     invert: bool,
     hits: FileHits,
     binary: bool,
-    /// Bytes of the lines kept so far, and the most there is room for.
+    /// Bytes of the lines kept so far.
     bytes: usize,
-    room: usize,
+    /// The search's bytes held, and the most it may hold.
+    reserved: &'a AtomicUsize,
+    limit: usize,
     /// A line did not fit: the file's search stopped there.
-    cut: bool,
+    full: bool,
 }
 
 impl Collect<'_> {
-    /// Keeps `line` if it fits in the room left; stops the search if not.
-    fn keep(&mut self, line: GrepLine) -> bool {
-        let cost = line.text.len() + LINE_OVERHEAD;
-        if self.bytes + cost > self.room {
-            self.cut = true;
+    /// Takes `cost` bytes of the result's room; false, taking nothing, if
+    /// there is not that much left.
+    fn reserve(&mut self, cost: usize) -> bool {
+        let before = self.reserved.fetch_add(cost, Ordering::Relaxed);
+        if before + cost > self.limit {
+            self.reserved.fetch_sub(cost, Ordering::Relaxed);
+            self.full = true;
             return false;
         }
         self.bytes += cost;
+        true
+    }
+
+    /// Takes `cost` bytes of the result's room even past its bound (a
+    /// file's path, once per reported file); later lines then do not fit.
+    fn charge(&mut self, cost: usize) {
+        self.reserved.fetch_add(cost, Ordering::Relaxed);
+        self.bytes += cost;
+    }
+
+    /// Keeps `line` if it fits in the room left; stops the search if not.
+    fn keep(&mut self, line: GrepLine) -> bool {
+        if !self.reserve(line.text.len() + LINE_OVERHEAD) {
+            return false;
+        }
         if line.is_match {
             self.hits.match_count += 1;
         }
@@ -550,5 +847,213 @@ impl Sink for Collect<'_> {
     fn binary_data(&mut self, _: &Searcher, _offset: u64) -> Result<bool, io::Error> {
         self.binary = true;
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vfs::{LocalBackend, MemoryBackend};
+
+    const NEEDLE: &str = "needle";
+
+    /// 240 documents in nested directories, each with a different number
+    /// of matching lines among others, laid out on disk.
+    fn documents() -> Vec<(String, String)> {
+        (0..240)
+            .map(|i| {
+                let path = format!("d{}/s{}/doc{i:03}.txt", i % 4, i % 7);
+                let text: String = (0..(i % 9) * 5)
+                    .map(|l| {
+                        if l % 3 == 0 {
+                            format!("line {l} has a {NEEDLE} in document {i}\n")
+                        } else {
+                            format!("line {l} has nothing\n")
+                        }
+                    })
+                    .collect();
+                (path, text)
+            })
+            .collect()
+    }
+
+    fn on_disk(docs: &[(String, String)]) -> (tempfile::TempDir, Vfs) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (path, text) in docs {
+            let file = dir.path().join(path);
+            std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+            std::fs::write(file, text).expect("write");
+        }
+        let backend = LocalBackend::open(dir.path()).expect("open");
+        let vfs = Vfs::single(files(), backend).expect("mount");
+        (dir, vfs)
+    }
+
+    fn in_memory(docs: &[(String, String)]) -> Vfs {
+        let backend = docs.iter().fold(MemoryBackend::new(), |b, (path, text)| {
+            b.file(path, text.clone())
+        });
+        Vfs::single(files(), backend).expect("mount")
+    }
+
+    fn files() -> VPath {
+        VPath::parse_absolute("/files").expect("path")
+    }
+
+    fn grep(result_limit: usize) -> Arc<Grep> {
+        let mut grep = Grep::new(GrepRequest {
+            patterns: vec![NEEDLE.to_owned()],
+            ..GrepRequest::default()
+        })
+        .expect("compiles");
+        grep.result_limit = result_limit;
+        Arc::new(grep)
+    }
+
+    const UNLIMITED: ScanBudget = ScanBudget {
+        files: u64::MAX,
+        bytes: u64::MAX,
+    };
+
+    /// What one thread searching the documents one after another reports
+    /// within `limit` bytes of result: each reported line costs its text
+    /// and `LINE_OVERHEAD`, each reported document its path and
+    /// `LINE_OVERHEAD`; the first line that does not fit ends the search.
+    fn one_at_a_time(docs: &[(String, String)], limit: usize) -> (Vec<(String, Vec<u64>)>, u64) {
+        let mut sorted: Vec<&(String, String)> = docs.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        let (mut reported, mut held, mut scanned) = (Vec::new(), 0, 0);
+        for (path, text) in sorted {
+            scanned += 1;
+            let path = format!("/files/{path}");
+            let mut lines = Vec::new();
+            let mut full = false;
+            for (n, line) in text.lines().enumerate() {
+                if !line.contains(NEEDLE) {
+                    continue;
+                }
+                let cost = line.len() + LINE_OVERHEAD;
+                if held + cost > limit {
+                    full = true;
+                    break;
+                }
+                held += cost;
+                lines.push(n as u64 + 1);
+            }
+            if !lines.is_empty() {
+                held += path.len() + LINE_OVERHEAD;
+                reported.push((path, lines));
+            }
+            if full {
+                break;
+            }
+        }
+        (reported, scanned)
+    }
+
+    fn reported(out: &GrepOutput) -> Vec<(String, Vec<u64>)> {
+        out.files
+            .iter()
+            .map(|f| {
+                let lines = f.lines.iter().map(|l| l.line_number).collect();
+                (f.path.to_string(), lines)
+            })
+            .collect()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn documents_searched_at_once_are_reported_in_path_order() {
+        let docs = documents();
+        let (_dir, local) = on_disk(&docs);
+        let (want, _) = one_at_a_time(&docs, usize::MAX);
+        for (backend, vfs) in [("local", local), ("memory", in_memory(&docs))] {
+            let out = grep(MAX_RESULT_BYTES)
+                .run(&vfs, &[files()], UNLIMITED, CancellationToken::new())
+                .await
+                .expect("searches");
+            assert_eq!(reported(&out), want, "{backend}");
+            assert_eq!(out.files_scanned, docs.len() as u64, "{backend}");
+            let bytes: usize = docs.iter().map(|(_, text)| text.len()).sum();
+            assert_eq!(out.bytes_scanned, bytes as u64, "{backend}");
+            assert_eq!(out.truncated, None, "{backend}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_full_result_is_cut_where_one_thread_would_cut_it() {
+        let docs = documents();
+        let (_dir, local) = on_disk(&docs);
+        for limit in [1, 700, 5_000, 20_000] {
+            let (want, scanned) = one_at_a_time(&docs, limit);
+            assert!(scanned < docs.len() as u64, "the limit {limit} cuts");
+            // Several times: which thread finishes first varies, the
+            // result may not.
+            for _ in 0..10 {
+                for (backend, vfs) in [("local", &local), ("memory", &in_memory(&docs))] {
+                    let out = grep(limit)
+                        .run(vfs, &[files()], UNLIMITED, CancellationToken::new())
+                        .await
+                        .expect("searches");
+                    assert_eq!(reported(&out), want, "{backend}, limit {limit}");
+                    assert_eq!(
+                        out.truncated,
+                        Some((scanned, docs.len() as u64 - scanned)),
+                        "{backend}, limit {limit}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_scan_budget_admits_documents_in_path_order() {
+        let docs = documents();
+        let (_dir, vfs) = on_disk(&docs);
+        let mut sorted: Vec<(String, String)> = docs.clone();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        // Bytes for the first `k` documents and all but one byte of the
+        // next: it does not fit, and ends the admitted list.
+        let k = (50..sorted.len())
+            .find(|&k| !sorted[k].1.is_empty())
+            .expect("a document with text");
+        let bytes: u64 = sorted[..=k]
+            .iter()
+            .map(|(_, t)| t.len() as u64)
+            .sum::<u64>()
+            - 1;
+        for budget in [
+            ScanBudget { files: 1000, bytes },
+            ScanBudget {
+                files: k as u64,
+                bytes: u64::MAX,
+            },
+        ] {
+            let out = grep(MAX_RESULT_BYTES)
+                .run(&vfs, &[files()], budget, CancellationToken::new())
+                .await
+                .expect("searches");
+            let (want, _) = one_at_a_time(&sorted[..k], usize::MAX);
+            assert_eq!(reported(&out), want, "{budget:?}");
+            let total = docs.len() as u64;
+            assert_eq!(
+                out.truncated,
+                Some((k as u64, total - k as u64)),
+                "{budget:?}"
+            );
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancelled_search_ends_without_searching() {
+        let docs = documents();
+        let (_dir, vfs) = on_disk(&docs);
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let out = grep(MAX_RESULT_BYTES)
+            .run(&vfs, &[files()], UNLIMITED, cancel)
+            .await
+            .expect("ends");
+        assert!(out.files.is_empty() && out.files_scanned == 0);
+        assert!(!out.errors.is_empty(), "the cancelled walk is reported");
     }
 }

@@ -17,7 +17,9 @@ use futures::StreamExt;
 use tokio::io::AsyncReadExt;
 use tokio_util::io::ReaderStream;
 
-use super::backend::{Backend, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
+use super::backend::{
+    Backend, BlockingRead, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp,
+};
 
 /// A directory on the host's filesystem.
 #[derive(Debug, Clone)]
@@ -108,72 +110,105 @@ fn open_file(dir: &Dir, path: &str) -> Result<(File, u64), FsError> {
     }
 }
 
+/// A reader of `range` of the regular file at `path`: opened, checked,
+/// positioned at the range's start and cut at its end.
+fn open_range(
+    dir: &Dir,
+    path: &str,
+    range: &Range<u64>,
+) -> Result<io::Take<std::fs::File>, FsError> {
+    let (file, size) = open_file(dir, path)?;
+    let range = clamp(range, size);
+    let mut file = file.into_std();
+    if range.start > 0 {
+        file.seek(SeekFrom::Start(range.start))
+            .map_err(|e| FsError::from_io(&e, path))?;
+    }
+    Ok(file.take(range.end - range.start))
+}
+
+/// The first `limit` entries of the directory at `path`, by name.
+fn list_in(dir: &Dir, path: &str, limit: usize) -> Result<Listing, FsError> {
+    if stat_in(dir, path)?.kind != Kind::Directory {
+        return Err(FsError::NotADirectory(path.to_owned()));
+    }
+    let mut entries = Vec::new();
+    for entry in dir
+        .read_dir(rel(path))
+        .map_err(|e| FsError::from_io(&e, path))?
+    {
+        let entry = entry.map_err(|e| FsError::from_io(&e, path))?;
+        // A name that is not UTF-8 cannot be addressed by a script.
+        if let Ok(name) = entry.file_name().into_string() {
+            entries.push((name, entry));
+        }
+    }
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut listing = Listing::default();
+    for (name, entry) in entries {
+        if listing.entries.len() == limit {
+            listing.truncated = true;
+            break;
+        }
+        let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+        let found = if is_link {
+            // Follows symlinks beneath the root; one that dangles
+            // or leads outside is left out of the listing.
+            let child = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}/{name}")
+            };
+            stat_in(dir, &child).ok()
+        } else {
+            // Not a link: its own metadata, without resolving the
+            // path from the root again.
+            entry.metadata().ok().as_ref().and_then(meta)
+        };
+        if let Some(meta) = found {
+            listing.entries.push(Entry { name, meta });
+        }
+    }
+    Ok(listing)
+}
+
+impl BlockingRead for LocalBackend {
+    fn open_blocking(
+        &self,
+        path: &str,
+        range: Range<u64>,
+    ) -> Result<Box<dyn io::Read + Send>, FsError> {
+        Ok(Box::new(open_range(&self.root, path, &range)?))
+    }
+
+    fn list_blocking(&self, path: &str, limit: usize) -> Result<Listing, FsError> {
+        list_in(&self.root, path, limit)
+    }
+}
+
 #[async_trait::async_trait]
 impl Backend for LocalBackend {
+    fn blocking(&self) -> Option<&dyn BlockingRead> {
+        Some(self)
+    }
+
     async fn stat(&self, path: &str) -> Result<Meta, FsError> {
         self.blocking(path, stat_in).await
     }
 
     async fn list(&self, path: &str, limit: usize) -> Result<Listing, FsError> {
-        self.blocking(path, move |dir, path| {
-            if stat_in(dir, path)?.kind != Kind::Directory {
-                return Err(FsError::NotADirectory(path.to_owned()));
-            }
-            let mut entries = Vec::new();
-            for entry in dir
-                .read_dir(rel(path))
-                .map_err(|e| FsError::from_io(&e, path))?
-            {
-                let entry = entry.map_err(|e| FsError::from_io(&e, path))?;
-                // A name that is not UTF-8 cannot be addressed by a script.
-                if let Ok(name) = entry.file_name().into_string() {
-                    entries.push((name, entry));
-                }
-            }
-            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let mut listing = Listing::default();
-            for (name, entry) in entries {
-                if listing.entries.len() == limit {
-                    listing.truncated = true;
-                    break;
-                }
-                let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
-                let found = if is_link {
-                    // Follows symlinks beneath the root; one that dangles
-                    // or leads outside is left out of the listing.
-                    let child = if path.is_empty() {
-                        name.clone()
-                    } else {
-                        format!("{path}/{name}")
-                    };
-                    stat_in(dir, &child).ok()
-                } else {
-                    // Not a link: its own metadata, without resolving the
-                    // path from the root again.
-                    entry.metadata().ok().as_ref().and_then(meta)
-                };
-                if let Some(meta) = found {
-                    listing.entries.push(Entry { name, meta });
-                }
-            }
-            Ok(listing)
-        })
-        .await
+        self.blocking(path, move |dir, path| list_in(dir, path, limit))
+            .await
     }
 
     async fn read_range(&self, path: &str, range: Range<u64>) -> Result<Bytes, FsError> {
         self.blocking(path, move |dir, path| {
-            let (file, size) = open_file(dir, path)?;
-            let range = clamp(&range, size);
-            let mut file = file.into_std();
-            let io_err = |e: io::Error| FsError::from_io(&e, path);
-            file.seek(SeekFrom::Start(range.start)).map_err(io_err)?;
-            let len = usize::try_from(range.end - range.start)
+            let mut file = open_range(dir, path, &range)?;
+            let len = usize::try_from(file.limit())
                 .map_err(|_| FsError::Unavailable(format!("{path}: range too large")))?;
             let mut buf = Vec::with_capacity(len);
-            file.take(len as u64)
-                .read_to_end(&mut buf)
-                .map_err(io_err)?;
+            file.read_to_end(&mut buf)
+                .map_err(|e| FsError::from_io(&e, path))?;
             Ok(Bytes::from(buf))
         })
         .await
@@ -185,19 +220,16 @@ impl Backend for LocalBackend {
         // thousands of them pays for trips, not bytes.
         let (file, first, rest) = self
             .blocking(path, move |dir, path| {
-                let io_err = |e: io::Error| FsError::from_io(&e, path);
-                let (file, size) = open_file(dir, path)?;
-                let range = clamp(&range, size);
-                let mut file = file.into_std();
-                file.seek(SeekFrom::Start(range.start)).map_err(io_err)?;
-                let want = (range.end - range.start).min(FIRST_CHUNK);
+                let mut file = open_range(dir, path, &range)?;
+                let len = file.limit();
+                let want = len.min(FIRST_CHUNK);
                 let mut first = Vec::with_capacity(want as usize);
                 (&mut file)
                     .take(want)
                     .read_to_end(&mut first)
-                    .map_err(io_err)?;
-                let rest = range.end - range.start - first.len() as u64;
-                Ok((file, Bytes::from(first), rest))
+                    .map_err(|e| FsError::from_io(&e, path))?;
+                let rest = len - first.len() as u64;
+                Ok((file.into_inner(), Bytes::from(first), rest))
             })
             .await?;
         let first = futures::stream::iter((!first.is_empty()).then_some(Ok(first)));

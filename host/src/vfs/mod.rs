@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-pub use backend::{Backend, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
+pub use backend::{Backend, BlockingRead, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
 pub use download::{DownloadError, Resolved, download, resolve_path};
 pub use local::LocalBackend;
 pub use memory::{Fault, MemoryBackend};
@@ -151,44 +151,70 @@ impl Vfs {
     pub async fn list(&self, p: &VPath, limit: usize) -> Result<Listing, FsError> {
         match self.locate(p)? {
             Located::Mounted(m, rest) => {
-                let mut listing = m
+                let listing = m
                     .backend
                     .list(rest, limit)
                     .await
                     .map_err(|e| e.with_path(p.as_str()))?;
-                // Mounts nested inside this one appear as directories.
-                let nested = self.children_of(p);
-                if !nested.is_empty() {
-                    for name in nested {
-                        if !listing.entries.iter().any(|e| e.name == name) {
-                            listing.entries.push(Entry {
-                                name: name.to_owned(),
-                                meta: Self::virtual_dir(),
-                            });
-                        }
-                    }
-                    listing.entries.sort_by(|a, b| a.name.cmp(&b.name));
-                    if listing.entries.len() > limit {
-                        listing.entries.truncate(limit);
-                        listing.truncated = true;
-                    }
-                }
-                Ok(listing)
+                Ok(self.with_nested(p, listing, limit))
             }
-            Located::Virtual(children) => {
-                let truncated = children.len() > limit;
-                Ok(Listing {
-                    entries: children
-                        .into_iter()
-                        .take(limit)
-                        .map(|name| Entry {
-                            name: name.to_owned(),
-                            meta: Self::virtual_dir(),
-                        })
-                        .collect(),
-                    truncated,
+            Located::Virtual(children) => Ok(Self::virtual_listing(children, limit)),
+        }
+    }
+
+    /// [`Vfs::list`] on the calling thread, for a backend that can read
+    /// there ([`Backend::blocking`]); `None` for one that cannot. Blocks:
+    /// call it from a blocking thread.
+    pub fn list_blocking(&self, p: &VPath, limit: usize) -> Option<Result<Listing, FsError>> {
+        match self.locate(p) {
+            Ok(Located::Mounted(m, rest)) => {
+                let blocking = m.backend.blocking()?;
+                Some(
+                    blocking
+                        .list_blocking(rest, limit)
+                        .map(|listing| self.with_nested(p, listing, limit))
+                        .map_err(|e| e.with_path(p.as_str())),
+                )
+            }
+            Ok(Located::Virtual(children)) => Some(Ok(Self::virtual_listing(children, limit))),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// A mount's listing of `p` with the mounts nested inside it, which
+    /// appear as directories.
+    fn with_nested(&self, p: &VPath, mut listing: Listing, limit: usize) -> Listing {
+        let nested = self.children_of(p);
+        if nested.is_empty() {
+            return listing;
+        }
+        for name in nested {
+            if !listing.entries.iter().any(|e| e.name == name) {
+                listing.entries.push(Entry {
+                    name: name.to_owned(),
+                    meta: Self::virtual_dir(),
+                });
+            }
+        }
+        listing.entries.sort_by(|a, b| a.name.cmp(&b.name));
+        if listing.entries.len() > limit {
+            listing.entries.truncate(limit);
+            listing.truncated = true;
+        }
+        listing
+    }
+
+    fn virtual_listing(children: BTreeSet<&str>, limit: usize) -> Listing {
+        Listing {
+            truncated: children.len() > limit,
+            entries: children
+                .into_iter()
+                .take(limit)
+                .map(|name| Entry {
+                    name: name.to_owned(),
+                    meta: Self::virtual_dir(),
                 })
-            }
+                .collect(),
         }
     }
 
@@ -213,6 +239,34 @@ impl Vfs {
                 .await
                 .map_err(|e| e.with_path(p.as_str())),
             Located::Virtual(_) => Err(FsError::IsADirectory(p.to_string())),
+        }
+    }
+
+    /// Whether the document at `p` can be read with
+    /// [`Vfs::open_blocking`].
+    pub fn reads_blocking(&self, p: &VPath) -> bool {
+        matches!(self.locate(p), Ok(Located::Mounted(m, _)) if m.backend.blocking().is_some())
+    }
+
+    /// [`Vfs::open`] on the calling thread, for a backend that can read
+    /// there ([`Backend::blocking`]); `None` for one that cannot. Blocks:
+    /// call it from a blocking thread.
+    pub fn open_blocking(
+        &self,
+        p: &VPath,
+        range: Range<u64>,
+    ) -> Option<Result<Box<dyn std::io::Read + Send>, FsError>> {
+        match self.locate(p) {
+            Ok(Located::Mounted(m, rest)) => {
+                let blocking = m.backend.blocking()?;
+                Some(
+                    blocking
+                        .open_blocking(rest, range)
+                        .map_err(|e| e.with_path(p.as_str())),
+                )
+            }
+            Ok(Located::Virtual(_)) => Some(Err(FsError::IsADirectory(p.to_string()))),
+            Err(e) => Some(Err(e)),
         }
     }
 }

@@ -4,12 +4,14 @@
 //! 429 latency under saturation, the incident replayed, and deadline
 //! precision.
 //!
-//! Run the whole table with `bench/run`, which installs the peers
-//! (ripgrep, `wasmtime`) and the corpus (the kernel's `Documentation/`)
-//! first; or `cargo bench -p vfsbox-host --bench vfsbox` for what is
-//! already installed (a missing peer's rows say so).
+//! Run the whole table with `bench/run`, which installs ripgrep and the
+//! corpus (the kernel's `Documentation/` and `include/`) and builds the
+//! release `vfsbox` first; or `cargo bench -p vfsbox-bench --features peer`
+//! once those are there (a missing peer's rows say so). With `peer`, the
+//! harness also is the `wasmtime serve` peer (`--as-wasmtime-serve`), built
+//! from the `wasmtime-cli` crate with the same wasmtime as vfsbox.
 
-#[path = "../../../bench/guests/cpu-hash/src/hash.rs"]
+#[path = "../guests/cpu-hash/src/hash.rs"]
 mod hash;
 mod peers;
 mod report;
@@ -18,7 +20,14 @@ mod service;
 
 use report::Table;
 
+/// The harness runs as the `wasmtime serve` peer when its first argument
+/// is this; the rest are `wasmtime serve`'s.
+const WASMTIME_SERVE: &str = "--as-wasmtime-serve";
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some(WASMTIME_SERVE) {
+        return wasmtime_serve();
+    }
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let wanted = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -52,4 +61,23 @@ fn main() {
     });
     println!("{}", report::machine());
     println!("{table}");
+}
+
+/// `wasmtime serve`, from the `wasmtime-cli` crate.
+#[cfg(feature = "peer")]
+fn wasmtime_serve() {
+    use wasmtime_cli::commands::ServeCommand;
+    let args = std::env::args().skip(2);
+    let serve =
+        <ServeCommand as clap::Parser>::parse_from(std::iter::once("serve".to_owned()).chain(args));
+    if let Err(e) = serve.execute() {
+        eprintln!("wasmtime serve: {e:?}");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(not(feature = "peer"))]
+fn wasmtime_serve() {
+    eprintln!("built without the `peer` feature: no `wasmtime serve`");
+    std::process::exit(2);
 }

@@ -15,7 +15,23 @@ use serde_json::{Value, json};
 
 use crate::report::{Table, median_p99, met, ms};
 
-const VFSBOX: &str = env!("CARGO_BIN_EXE_vfsbox");
+/// The release `vfsbox` binary: `VFSBOX_BIN`, as bench/run sets it, or
+/// the one beside the harness in the target directory.
+fn vfsbox_bin() -> std::path::PathBuf {
+    let bin = std::env::var_os("VFSBOX_BIN")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            let exe = std::env::current_exe().ok()?;
+            Some(exe.parent()?.parent()?.join("vfsbox"))
+        })
+        .expect("where the vfsbox binary is");
+    assert!(
+        bin.is_file(),
+        "{} is missing: build it with `cargo build --release -p vfsbox-host` (bench/run does)",
+        bin.display()
+    );
+    bin
+}
 
 /// A server process, killed when dropped.
 struct Server {
@@ -49,7 +65,7 @@ impl Server {
     }
 
     fn vfsbox(config: Option<&std::path::Path>) -> Server {
-        let mut cmd = Command::new(VFSBOX);
+        let mut cmd = Command::new(vfsbox_bin());
         cmd.args(["serve", "--listen", "127.0.0.1:0"])
             .env("VFSBOX_LOG", "warn");
         if let Some(config) = config {
@@ -124,15 +140,6 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn installed(tool: &str) -> bool {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Rounds of each load measurement; the median round is reported.
 const ROUNDS: usize = 3;
 
@@ -173,11 +180,11 @@ pub(crate) async fn request_overhead(t: &mut Table) {
             }
         }
     };
-    let wasmtime = installed("wasmtime").then(|| {
+    let wasmtime = cfg!(feature = "peer").then(|| {
         let port = free_port();
-        let mut cmd = Command::new("wasmtime");
+        let mut cmd = Command::new(std::env::current_exe().expect("the harness"));
         cmd.args([
-            "serve",
+            crate::WASMTIME_SERVE,
             "--addr",
             &format!("127.0.0.1:{port}"),
             vfsbox_test_artifacts::HTTP_HELLO,
@@ -223,7 +230,7 @@ pub(crate) async fn request_overhead(t: &mut Table) {
             format!("≥ 1× wasmtime serve: {}", met(vfs_rps >= rps)),
         ),
         None => (
-            "`wasmtime` not installed (run bench/run)".to_owned(),
+            "`wasmtime serve` not built in (run bench/run, or `--features peer`)".to_owned(),
             "—".to_owned(),
             "not measured".to_owned(),
         ),
@@ -240,16 +247,21 @@ pub(crate) async fn request_overhead(t: &mut Table) {
         goal,
     );
 
+    let bin = vfsbox_bin();
     let mut rounds = Vec::new();
     for _ in 0..ROUNDS {
+        let bin = bin.clone();
         rounds.push(
-            load(4, dur, || async {
-                tokio::process::Command::new(VFSBOX)
-                    .args(["run", vfsbox_test_artifacts::HELLO])
-                    .stdout(Stdio::null())
-                    .status()
-                    .await
-                    .is_ok_and(|s| s.success())
+            load(4, dur, move || {
+                let bin = bin.clone();
+                async move {
+                    tokio::process::Command::new(&bin)
+                        .args(["run", vfsbox_test_artifacts::HELLO])
+                        .stdout(Stdio::null())
+                        .status()
+                        .await
+                        .is_ok_and(|s| s.success())
+                }
             })
             .await,
         );
