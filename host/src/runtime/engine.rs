@@ -28,6 +28,16 @@ const TABLES_PER_COMPONENT: u32 = 8;
 const CORE_INSTANCES_PER_COMPONENT: u32 = 32;
 /// Elements a table may hold.
 const TABLE_ELEMENTS: usize = 100_000;
+/// Bytes of a memory slot kept resident, zeroed in place, when a script
+/// ends, instead of returned to the kernel: a Rust guest's stack and data
+/// sit in its memory's first 2 MiB. Only slots scripts have used hold
+/// pages, so this keeps a few MiB resident between runs (measured in
+/// BENCHMARKS.md's incident row).
+const MEMORY_KEEP_RESIDENT: usize = 2 << 20;
+/// The same for a table slot (a table of `TABLE_ELEMENTS` is 800 KB).
+const TABLE_KEEP_RESIDENT: usize = 1 << 20;
+/// The same for a script's async stack.
+const STACK_KEEP_RESIDENT: usize = 1 << 20;
 
 /// Builds the engine: async, fuel and epoch interruption on, and the pooling
 /// allocator sized for the live-script cap, with copy-on-write memory
@@ -50,7 +60,14 @@ pub(crate) fn build(limits: &Limits, compile_cache: Option<&Path>) -> wasmtime::
         .total_stacks(live)
         // A slot can never hold more than the memory limit; the store's
         // limiter enforces the (possibly lower) per-run limit below that.
-        .max_memory_size(usize::try_from(limits.memory).unwrap_or(usize::MAX));
+        .max_memory_size(usize::try_from(limits.memory).unwrap_or(usize::MAX))
+        // A freed slot's first bytes are zeroed in place rather than
+        // handed back to the kernel: the next script then takes no page
+        // faults there, and no `madvise` makes the kernel interrupt every
+        // other core to flush its TLB (half the cost of a small run).
+        .linear_memory_keep_resident(MEMORY_KEEP_RESIDENT)
+        .table_keep_resident(TABLE_KEEP_RESIDENT)
+        .async_stack_keep_resident(STACK_KEEP_RESIDENT);
 
     let mut config = Config::new();
     config
