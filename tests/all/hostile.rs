@@ -292,3 +292,52 @@ async fn oversized_and_malformed_arguments_are_refused() {
     );
     assert_eq!(live_scripts(&c, &server.url("/metrics")).await, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_never_sees_what_an_earlier_one_left_in_memory() {
+    // Checks that every page of its 3 MiB memory (more than the part of a
+    // slot the engine keeps resident between runs, and some of the rest)
+    // reads zero, then writes a marker into each: it fails if a run before
+    // it on the same slot left anything behind.
+    let check_then_write = command(
+        r#"(memory 48)
+        (func (export "run") (result i32) (local $at i32)
+            (loop $pages
+                (if (i32.ne (i32.load (local.get $at)) (i32.const 0))
+                    (then (return (i32.const 1))))
+                (i32.store (local.get $at) (i32.const 0x5ec2e7))
+                (local.set $at (i32.add (local.get $at) (i32.const 4096)))
+                (br_if $pages (i32.lt_u (local.get $at) (i32.const 0x300000))))
+            i32.const 0)"#,
+    );
+    // One slot, so that every run reuses the same memory.
+    let rt = runtime(Limits {
+        live_scripts: 1,
+        live_scripts_per_tenant: 1,
+        ..limits()
+    });
+    let permit = rt.try_admit(None).expect("a free slot");
+    let compiled = rt
+        .compile(&permit, check_then_write.into())
+        .await
+        .expect("compiles");
+    drop(permit);
+    for run in 0..5 {
+        let permit = rt.try_admit(None).expect("a free slot");
+        let report = rt
+            .run(
+                permit,
+                vfsbox_host::Script::Compiled(compiled.clone()),
+                spec(vfs_of(small_tree()), limits(), &[]),
+            )
+            .await
+            .expect("runs");
+        assert_eq!(
+            report.exit_code(),
+            Some(0),
+            "run {run}: {:?}",
+            report.outcome
+        );
+        assert_slots_freed(&rt).await;
+    }
+}
