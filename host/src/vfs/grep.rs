@@ -445,6 +445,7 @@ impl Search {
     /// Lists the documents under `roots`, admitting them in order while
     /// the budget lasts, and counting the rest.
     fn walk(&self, roots: &[VPath], mut budget: ScanBudget) {
+        let _unwinding = StopOnPanic(self);
         let walk = Walk {
             vfs: &self.vfs,
             handle: &self.handle,
@@ -497,6 +498,7 @@ impl Search {
 
     /// One search thread: `shared` when other threads search beside it.
     fn work(&self, shared: bool) {
+        let _unwinding = StopOnPanic(self);
         let mut searcher = self.grep.searcher();
         while let Some((i, path, size)) = self.take() {
             let found = self.search_one(&path, size, &mut searcher);
@@ -690,6 +692,21 @@ impl Search {
             full: sink.full,
             hits: report.then_some(sink.hits),
         })
+    }
+}
+
+/// Stops a search whose walk or search thread panics (a bug), so that no
+/// other thread waits for what it would have listed or merged.
+struct StopOnPanic<'a>(&'a Search);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut s = self.0.lock();
+            s.stop = true;
+            s.walked = true;
+            self.0.progress.notify_all();
+        }
     }
 }
 
@@ -1041,6 +1058,30 @@ mod tests {
                 "{budget:?}"
             );
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_search_thread_that_panics_fails_the_search_at_once() {
+        let docs = documents();
+        let backend = docs
+            .iter()
+            .fold(MemoryBackend::new(), |b, (path, text)| {
+                b.file(path, text.clone())
+            })
+            // Sorted first: the other search threads soon wait for it to
+            // be merged before they take more.
+            .faulty("a/bug.txt", "needle\n", crate::vfs::Fault::Panic);
+        let vfs = Vfs::single(files(), backend).expect("mount");
+        let searched = tokio::time::timeout(
+            Duration::from_secs(10),
+            grep(MAX_RESULT_BYTES).run(&vfs, &[files()], UNLIMITED, CancellationToken::new()),
+        )
+        .await
+        .expect("the search ends without being cancelled");
+        assert!(
+            matches!(searched, Err(GrepError::Failed(_))),
+            "{searched:?}"
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
