@@ -275,7 +275,7 @@ impl Grep {
     /// `found` until it says to stop.
     fn collect(
         &self,
-        walk: &Walk<'_>,
+        walk: &Reads<'_>,
         root: &VPath,
         found: &mut dyn FnMut(VPath, u64) -> bool,
         errors: &mut Vec<(String, FsError)>,
@@ -321,16 +321,16 @@ impl Grep {
     }
 }
 
-/// The walk's view of the filesystem, from a blocking thread: a backend
-/// that reads there is asked directly, any other through the runtime; a
-/// cancelled search stops waiting on either.
-struct Walk<'a> {
+/// The filesystem as the walk and the search threads see it, from a
+/// blocking thread: a backend that reads there is asked directly, any other
+/// through the runtime; a cancelled search stops waiting on either.
+struct Reads<'a> {
     vfs: &'a Vfs,
     handle: &'a tokio::runtime::Handle,
     cancel: &'a CancellationToken,
 }
 
-impl Walk<'_> {
+impl<'a> Reads<'a> {
     fn cancelled(&self, path: &VPath) -> FsError {
         FsError::Unavailable(format!("{path}: search cancelled"))
     }
@@ -358,6 +358,19 @@ impl Walk<'_> {
             Some(listed) => listed,
             None => self.on_runtime(path, self.vfs.list(path, MAX_WALK_FILES)),
         }
+    }
+
+    /// The document's first `size` bytes, for the searcher.
+    fn open(&self, path: &VPath, size: u64) -> Result<Box<dyn Read + Send + 'a>, FsError> {
+        if let Some(opened) = self.vfs.open_blocking(path, 0..size) {
+            return opened;
+        }
+        let stream = self.on_runtime(path, self.vfs.open(path, 0..size))?;
+        Ok(Box::new(OnThread {
+            inner: tokio_util::io::StreamReader::new(stream),
+            handle: self.handle,
+            cancel: self.cancel,
+        }))
     }
 }
 
@@ -433,6 +446,14 @@ impl Search {
         }
     }
 
+    fn reads(&self) -> Reads<'_> {
+        Reads {
+            vfs: &self.vfs,
+            handle: &self.handle,
+            cancel: &self.cancel,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -447,11 +468,7 @@ impl Search {
     /// the budget lasts, and counting the rest.
     fn walk(&self, roots: &[VPath], mut budget: ScanBudget) {
         let _unwinding = StopOnPanic(self);
-        let walk = Walk {
-            vfs: &self.vfs,
-            handle: &self.handle,
-            cancel: &self.cancel,
-        };
+        let walk = self.reads();
         let mut admitting = true;
         let mut found = |path: VPath, size: u64| {
             let mut s = self.lock();
@@ -622,40 +639,19 @@ impl Search {
         size: u64,
         searcher: &mut Searcher,
     ) -> Result<Searched, FsError> {
-        let cancelled = || FsError::Unavailable(format!("{path}: search cancelled"));
-        let guarded = |inner| Guarded {
-            inner,
+        let reads = self.reads();
+        let mut reader = Guarded {
+            inner: reads.open(path, size)?,
             cancel: &self.cancel,
             read: 0,
             limit: size,
         };
-        let (searched, read) = match self.vfs.open_blocking(path, 0..size) {
-            Some(opened) => {
-                let mut reader = guarded(opened?);
-                (self.search_reader(&mut reader, path, searcher), reader.read)
-            }
-            None => {
-                let opened = self.handle.block_on(async {
-                    tokio::select! {
-                        biased;
-                        () = self.cancel.cancelled() => Err(cancelled()),
-                        opened = self.vfs.open(path, 0..size) => opened,
-                    }
-                })?;
-                let mut reader = guarded(Box::new(OnThread {
-                    inner: tokio_util::io::StreamReader::new(opened),
-                    handle: &self.handle,
-                    cancel: &self.cancel,
-                }) as Box<dyn Read + Send + '_>);
-                (self.search_reader(&mut reader, path, searcher), reader.read)
-            }
-        };
-        match searched {
-            Ok(mut found) => {
-                found.scanned = read;
-                Ok(found)
-            }
-            Err(_) if self.cancel.is_cancelled() => Err(cancelled()),
+        match self.search_reader(&mut reader, path, searcher) {
+            Ok(found) => Ok(Searched {
+                scanned: reader.read,
+                ..found
+            }),
+            Err(_) if self.cancel.is_cancelled() => Err(reads.cancelled(path)),
             Err(e) => Err(FsError::from_io(&e, path.as_str())),
         }
     }
