@@ -37,7 +37,7 @@ impl LocalBackend {
     }
 
     /// Runs blocking filesystem work off the async threads.
-    async fn blocking<T: Send + 'static>(
+    async fn on_blocking_thread<T: Send + 'static>(
         &self,
         path: &str,
         f: impl FnOnce(&Dir, &str) -> Result<T, FsError> + Send + 'static,
@@ -193,16 +193,16 @@ impl Backend for LocalBackend {
     }
 
     async fn stat(&self, path: &str) -> Result<Meta, FsError> {
-        self.blocking(path, stat_in).await
+        self.on_blocking_thread(path, stat_in).await
     }
 
     async fn list(&self, path: &str, limit: usize) -> Result<Listing, FsError> {
-        self.blocking(path, move |dir, path| list_in(dir, path, limit))
+        self.on_blocking_thread(path, move |dir, path| list_in(dir, path, limit))
             .await
     }
 
     async fn read_range(&self, path: &str, range: Range<u64>) -> Result<Bytes, FsError> {
-        self.blocking(path, move |dir, path| {
+        self.on_blocking_thread(path, move |dir, path| {
             let mut file = open_range(dir, path, &range)?;
             let len = usize::try_from(file.limit())
                 .map_err(|_| FsError::Unavailable(format!("{path}: range too large")))?;
@@ -219,7 +219,7 @@ impl Backend for LocalBackend {
         // thread: most documents are smaller than that, and a search over
         // thousands of them pays for trips, not bytes.
         let (file, first, rest) = self
-            .blocking(path, move |dir, path| {
+            .on_blocking_thread(path, move |dir, path| {
                 let mut file = open_range(dir, path, &range)?;
                 let len = file.limit();
                 let want = len.min(FIRST_CHUNK);
