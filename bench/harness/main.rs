@@ -37,33 +37,47 @@ fn main() {
         .expect("runtime");
     let mut table = Table::default();
     rt.block_on(async {
-        if wanted("store") {
-            sandbox::store_start(&mut table).await;
+        // Each section's time goes to stderr, so that `bench/run` can say
+        // where its measuring minutes go without it entering the table.
+        let mut timed = Timed::default();
+        macro_rules! section {
+            ($name:literal, $measure:expr) => {
+                if wanted($name) {
+                    let start = std::time::Instant::now();
+                    $measure.await;
+                    timed.0.push(($name, start.elapsed()));
+                }
+            };
         }
-        if wanted("request") {
-            service::request_overhead(&mut table).await;
-        }
-        if wanted("limits") {
-            sandbox::limit_overhead(&mut table).await;
-        }
-        if wanted("grep") {
-            peers::grep_throughput(&mut table).await;
-        }
-        if wanted("admission") {
-            service::admission(&mut table).await;
-        }
-        if wanted("incident") {
-            service::incident(&mut table).await;
-        }
-        if wanted("deadline") {
-            sandbox::deadline_precision(&mut table).await;
-        }
+        section!("store", sandbox::store_start(&mut table));
+        section!("request", service::request_overhead(&mut table));
+        section!("limits", sandbox::limit_overhead(&mut table));
+        section!("grep", peers::grep_throughput(&mut table));
+        section!("admission", service::admission(&mut table));
+        section!("incident", service::incident(&mut table));
+        section!("deadline", sandbox::deadline_precision(&mut table));
+        eprintln!("{timed}");
     });
     println!("{}", report::machine());
     println!("{table}");
 }
 
 /// `wasmtime serve`, from the `wasmtime-cli` crate.
+/// How long each section of the table took to measure.
+#[derive(Debug, Default)]
+struct Timed(Vec<(&'static str, std::time::Duration)>);
+
+impl std::fmt::Display for Timed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "measured in")?;
+        for (name, took) in &self.0 {
+            write!(f, " {name} {:.1} s,", took.as_secs_f64())?;
+        }
+        let total: std::time::Duration = self.0.iter().map(|(_, took)| *took).sum();
+        write!(f, " total {:.1} s", total.as_secs_f64())
+    }
+}
+
 #[cfg(feature = "peer")]
 fn wasmtime_serve() {
     use wasmtime_cli::commands::ServeCommand;
