@@ -20,10 +20,7 @@ use crate::report::{Table, median_p99, met, ms};
 fn vfsbox_bin() -> std::path::PathBuf {
     let bin = std::env::var_os("VFSBOX_BIN")
         .map(std::path::PathBuf::from)
-        .or_else(|| {
-            let exe = std::env::current_exe().ok()?;
-            Some(exe.parent()?.parent()?.join("vfsbox"))
-        })
+        .or_else(|| Some(std::env::current_exe().ok()?.parent()?.join("vfsbox")))
         .expect("where the vfsbox binary is");
     assert!(
         bin.is_file(),
