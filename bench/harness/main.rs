@@ -7,9 +7,10 @@
 //! Run the whole table with `bench/run`, which installs ripgrep and the
 //! corpus (the kernel's `Documentation/` and `include/`) and builds the
 //! release `vfsbox` first; or `cargo run --release -p vfsbox-bench
-//! --features peer` once those are there (a missing peer's rows say so). With `peer`, the
-//! harness also is the `wasmtime serve` peer (`--as-wasmtime-serve`), built
-//! from the `wasmtime-cli` crate with the same wasmtime as vfsbox.
+//! --features peer` once those are there (a missing peer's rows say so).
+//! With `peer`, the harness also is the `wasmtime serve` peer
+//! (`--as-wasmtime-serve`), built from the `wasmtime-cli` crate with the
+//! same wasmtime as vfsbox.
 
 #[path = "../guests/cpu-hash/src/hash.rs"]
 mod hash;
@@ -62,7 +63,6 @@ fn main() {
     println!("{table}");
 }
 
-/// `wasmtime serve`, from the `wasmtime-cli` crate.
 /// How long each section of the table took to measure.
 #[derive(Debug, Default)]
 struct Timed(Vec<(&'static str, std::time::Duration)>);
@@ -78,6 +78,7 @@ impl std::fmt::Display for Timed {
     }
 }
 
+/// `wasmtime serve`, from the `wasmtime-cli` crate.
 #[cfg(feature = "peer")]
 fn wasmtime_serve() {
     use wasmtime_cli::commands::ServeCommand;
