@@ -24,8 +24,8 @@ include!("build/guests.rs");
 
 /// Builds `examples/vfs-sh` for wasm32-wasip2 and copies it to `OUT_DIR`.
 fn build_vfs_sh(workspace: &Path, out_dir: &Path) {
-    for path in ["examples/vfs-sh", "guest-sdk", "wit", "Cargo.lock"] {
-        println!("cargo:rerun-if-changed={}", workspace.join(path).display());
+    for dir in ["examples/vfs-sh", "guest-sdk", "wit"] {
+        println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
     let wasm = build_guests(workspace, out_dir, &["vfs-sh"]).join("vfs-sh.wasm");
     std::fs::copy(&wasm, out_dir.join("vfs-sh.wasm")).expect("copy vfs-sh.wasm");

@@ -7,7 +7,8 @@
 //! Run the whole table with `bench/run`, which installs ripgrep and the
 //! corpus (the kernel's `Documentation/` and `include/`) and builds the
 //! release `vfsbox` first; or `cargo run --release -p vfsbox-bench
-//! --features peer` once those are there (a missing peer's rows say so).
+//! --features peer` once those are there, with `VFSBOX_BENCH_CORPUS`
+//! naming the corpus (a missing peer's or corpus's rows say so).
 //! With `peer`, the harness also is the `wasmtime serve` peer
 //! (`--as-wasmtime-serve`), built from the `wasmtime-cli` crate with the
 //! same wasmtime as vfsbox.

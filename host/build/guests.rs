@@ -19,6 +19,10 @@ fn guest_target_dir(out_dir: &std::path::Path) -> std::path::PathBuf {
 /// Builds `packages` of the workspace for `wasm32-wasip2` in release mode
 /// with a nested cargo, and returns the directory holding their `.wasm`.
 fn build_guests(workspace: &std::path::Path, out_dir: &std::path::Path, packages: &[&str]) -> std::path::PathBuf {
+    // Guests' dependencies are pinned by the workspace's lock file. (A
+    // relative path would name one in the calling package, which never
+    // exists, and rerun the build script on every build.)
+    println!("cargo:rerun-if-changed={}", workspace.join("Cargo.lock").display());
     let target_dir = guest_target_dir(out_dir);
     let mut cmd = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
     cmd.current_dir(workspace)

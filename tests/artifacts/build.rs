@@ -35,12 +35,6 @@ fn main() {
     for dir in WATCH {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
-    // The workspace's lock file: a relative path here would name one in
-    // this package, which never exists, and rerun this on every build.
-    println!(
-        "cargo:rerun-if-changed={}",
-        workspace.join("Cargo.lock").display()
-    );
 
     let packages: Vec<&str> = GUESTS.iter().map(|(_, package, _)| *package).collect();
     let release = build_guests(&workspace, &out_dir, &packages);
