@@ -230,3 +230,51 @@ async fn two_memories_over_the_cap_together_end_with_budget_exceeded_memory() {
         }
     );
 }
+
+/// A component that exits 1 if any byte of its memory (grown to 4 MiB) is
+/// not zero or any element of its table (grown to 1,000) is not null, and
+/// otherwise fills both with values before exiting 0. The 4 MiB cover the
+/// part of a memory slot reset in place, kept resident, and the part handed
+/// back to the kernel.
+fn check_then_dirty() -> bytes::Bytes {
+    command(
+        r#"(memory 1) (table 1 funcref)
+           (elem declare func $run)
+           (func $run (export "run") (result i32) (local $i i32)
+             (if (i32.eq (memory.grow (i32.const 63)) (i32.const -1)) (then unreachable))
+             (if (i32.eq (table.grow (ref.null func) (i32.const 999)) (i32.const -1)) (then unreachable))
+             (block $dirty
+               (loop $memory
+                 (br_if $dirty (i64.ne (i64.load (local.get $i)) (i64.const 0)))
+                 (local.set $i (i32.add (local.get $i) (i32.const 8)))
+                 (br_if $memory (i32.lt_u (local.get $i) (i32.const 4194304))))
+               (local.set $i (i32.const 0))
+               (loop $table
+                 (br_if $dirty (i32.eqz (ref.is_null (table.get (local.get $i)))))
+                 (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                 (br_if $table (i32.lt_u (local.get $i) (i32.const 1000))))
+               (memory.fill (i32.const 0) (i32.const 0xa5) (i32.const 4194304))
+               (table.fill (i32.const 0) (ref.func $run) (i32.const 1000))
+               (return (i32.const 0)))
+             i32.const 1)"#,
+    )
+    .into()
+}
+
+#[tokio::test]
+async fn a_script_never_sees_the_memory_or_table_the_last_one_in_its_slot_left() {
+    // One slot, and the same compiled script each time: every run reuses
+    // the memory and table slots the last one filled.
+    let rt = runtime(Limits {
+        live_scripts: 1,
+        ..limits()
+    });
+    for run in 0..3 {
+        let report = run_component(&rt, check_then_dirty()).await;
+        assert_eq!(
+            report.outcome,
+            Outcome::Exited { exit_code: 0 },
+            "run {run} found what an earlier run left"
+        );
+    }
+}

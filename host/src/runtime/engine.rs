@@ -5,7 +5,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use wasmtime::{
-    Cache, CacheConfig, Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig,
+    Cache, CacheConfig, Config, Enabled, Engine, InstanceAllocationStrategy,
+    PoolingAllocationConfig,
 };
 
 use crate::limits::Limits;
@@ -36,8 +37,6 @@ const TABLE_ELEMENTS: usize = 100_000;
 const MEMORY_KEEP_RESIDENT: usize = 2 << 20;
 /// The same for a table slot (a table of `TABLE_ELEMENTS` is 800 KB).
 const TABLE_KEEP_RESIDENT: usize = 1 << 20;
-/// The same for a script's async stack.
-const STACK_KEEP_RESIDENT: usize = 1 << 20;
 
 /// Builds the engine: async, fuel and epoch interruption on, and the pooling
 /// allocator sized for the live-script cap, with copy-on-write memory
@@ -67,7 +66,10 @@ pub(crate) fn build(limits: &Limits, compile_cache: Option<&Path>) -> wasmtime::
         // other core to flush its TLB (half the cost of a small run).
         .linear_memory_keep_resident(MEMORY_KEEP_RESIDENT)
         .table_keep_resident(TABLE_KEEP_RESIDENT)
-        .async_stack_keep_resident(STACK_KEEP_RESIDENT);
+        // Where the kernel can say which of those pages a script wrote
+        // (`PAGEMAP_SCAN`, Linux 6.7+), only those are reset, not all the
+        // bytes kept resident.
+        .pagemap_scan(Enabled::Auto);
 
     let mut config = Config::new();
     config
@@ -100,9 +102,20 @@ pub(crate) fn start_ticker(engine: &Engine) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How much nicer than the process the threads that run scripts are
+/// (Linux's per-thread nice value). Under contention the kernel then gives
+/// a thread that accepts requests and answers `429` three times the share
+/// of a script's thread (weight 1024 against 335), so that four CPU-bound
+/// scripts on fewer cores do not put a refusal behind their time slices;
+/// with idle cores it changes nothing. (10 shortened the `429`'s tail a
+/// little more, but cost `hello` over HTTP about 15% where the load
+/// shares the cores: BENCHMARKS.md.)
+const SCRIPT_THREAD_NICENESS: i32 = 5;
+
 /// The tokio runtime scripts execute on: its own threads, one per live
-/// slot, so that CPU-bound scripts never starve the threads that accept
-/// requests and answer `429`.
+/// slot, run at a lower priority than the rest of the process (see
+/// [`SCRIPT_THREAD_NICENESS`]), so that CPU-bound scripts never starve the
+/// threads that accept requests and answer `429`.
 #[derive(Debug)]
 pub(crate) struct Executor {
     runtime: Option<tokio::runtime::Runtime>,
@@ -113,6 +126,7 @@ impl Executor {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads.max(1) as usize)
             .thread_name("vfsbox-script")
+            .on_thread_start(lower_priority)
             .enable_all()
             .build()?;
         Ok(Executor {
@@ -128,6 +142,21 @@ impl Executor {
     }
 }
 
+/// Makes the calling thread [`SCRIPT_THREAD_NICENESS`] nicer than it is.
+/// Best effort: a thread that cannot be reniced runs at the process's
+/// priority, as everywhere but Linux.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // On Linux the nice value belongs to the thread, and `None` (0)
+        // names the calling thread only.
+        use rustix::process::{getpriority_process, setpriority_process};
+        if let Ok(nice) = getpriority_process(None) {
+            let _ = setpriority_process(None, nice + SCRIPT_THREAD_NICENESS);
+        }
+    }
+}
+
 impl Drop for Executor {
     fn drop(&mut self) {
         // Dropping a runtime blocks, which is not allowed inside another
@@ -135,5 +164,26 @@ impl Drop for Executor {
         if let Some(rt) = self.runtime.take() {
             rt.shutdown_background();
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_run_on_threads_nicer_than_the_process() {
+        let ours = rustix::process::getpriority_process(None).expect("our nice value");
+        let executor = Executor::new(1).expect("the executor starts");
+        let theirs = executor
+            .handle()
+            .block_on(async {
+                tokio::spawn(async { rustix::process::getpriority_process(None) }).await
+            })
+            .expect("the task ran")
+            .expect("its nice value");
+        assert_eq!(theirs, (ours + SCRIPT_THREAD_NICENESS).min(19));
+        // The calling thread itself is left as it was.
+        assert_eq!(rustix::process::getpriority_process(None).ok(), Some(ours));
     }
 }
