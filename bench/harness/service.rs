@@ -79,6 +79,26 @@ impl Server {
         format!("http://{}{path}", self.addr)
     }
 
+    /// CPU time the server process has used so far, all its threads
+    /// (live and ended) together: `utime + stime` of `/proc/<pid>/stat`.
+    fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+            .expect("the server's /proc/<pid>/stat");
+        // The fields after the command name, which is in parentheses and
+        // may hold anything: state is field 3, utime 14, stime 15.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .expect("a stat line")
+            .1
+            .split_whitespace()
+            .collect();
+        let ticks: u64 = [11, 12]
+            .iter()
+            .map(|&i| fields[i].parse::<u64>().expect("a tick count"))
+            .sum();
+        Duration::from_secs_f64(ticks as f64 / rustix::param::clock_ticks_per_second() as f64)
+    }
+
     fn rss(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .unwrap_or_default();
@@ -146,20 +166,61 @@ fn median_round(mut rounds: Vec<(f64, Duration, Duration)>) -> (f64, Duration, D
     rounds[rounds.len() / 2]
 }
 
-/// `wrk` with 4 connections on 2 threads for `dur` against `url` (a
-/// POST by `script` when given): requests per second, p50, p99. Every
-/// answer must be a 2xx.
-fn wrk(dur: Duration, url: &str, script: Option<&std::path::Path>) -> (f64, Duration, Duration) {
+/// One round of `wrk` against a server.
+#[derive(Clone, Copy, Debug)]
+struct Round {
+    /// Requests per second.
+    rps: f64,
+    p50: Duration,
+    p99: Duration,
+    /// Cores the server kept busy on average: its CPU time over the
+    /// round's.
+    cores: f64,
+}
+
+impl Round {
+    /// Requests per second per core the server used: the server's own
+    /// cost of a request, whatever the client and the rest of the machine
+    /// did meanwhile.
+    fn per_core(&self) -> f64 {
+        self.rps / self.cores
+    }
+
+    /// The round of median throughput per core.
+    fn median(mut rounds: Vec<Round>) -> Round {
+        rounds.sort_by(|a, b| a.per_core().total_cmp(&b.per_core()));
+        rounds[rounds.len() / 2]
+    }
+
+    fn text(&self) -> String {
+        format!(
+            "{:.0} req/s on {:.2} cores: {:.0} req/s per core; p50 {}, p99 {}",
+            self.rps,
+            self.cores,
+            self.per_core(),
+            ms(self.p50),
+            ms(self.p99)
+        )
+    }
+}
+
+/// `wrk` with 4 connections on 2 threads for `dur` against `path` of
+/// `server` (a POST by `script` when given), and the CPU time the server
+/// used meanwhile. Every answer must be a 2xx.
+fn wrk(dur: Duration, server: &Server, path: &str, script: Option<&std::path::Path>) -> Round {
+    let url = server.url(path);
     let mut cmd = Command::new("wrk");
     cmd.args(["-t2", "-c4", "--latency"])
         .arg(format!("-d{}s", dur.as_secs()));
     if let Some(script) = script {
         cmd.arg("-s").arg(script);
     }
+    let (cpu, start) = (server.cpu_time(), Instant::now());
     let out = cmd
-        .arg(url)
+        .arg(&url)
         .output()
         .expect("wrk runs (bench/run installs it)");
+    let cores = (server.cpu_time() - cpu).as_secs_f64() / start.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && !text.contains("Non-2xx") && !text.contains("Socket errors"),
@@ -171,12 +232,12 @@ fn wrk(dur: Duration, url: &str, script: Option<&std::path::Path>) -> (f64, Dura
             .map(|v| v.trim().to_owned())
             .unwrap_or_else(|| panic!("no {prefix:?} in wrk's output: {text}"))
     };
-    let rps: f64 = field("Requests/sec:").parse().expect("requests per second");
-    (
-        rps,
-        wrk_duration(&field("50%")),
-        wrk_duration(&field("99%")),
-    )
+    Round {
+        rps: field("Requests/sec:").parse().expect("requests per second"),
+        p50: wrk_duration(&field("50%")),
+        p99: wrk_duration(&field("99%")),
+        cores,
+    }
 }
 
 /// A latency as `wrk` prints it: `712.00us`, `1.49ms`, `2.01s`.
@@ -205,7 +266,7 @@ pub(crate) async fn request_overhead(t: &mut Table) {
         .as_str()
         .expect("id")
         .to_owned();
-    let url = server.url(&format!("/v1/scripts/{id}/runs"));
+    let path = format!("/v1/scripts/{id}/runs");
     let post = tempfile::NamedTempFile::new().expect("wrk script");
     std::fs::write(
         post.path(),
@@ -232,24 +293,28 @@ pub(crate) async fn request_overhead(t: &mut Table) {
     // request, so that the client's cost does not hide the servers'.
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        ours.push(wrk(dur, &url, Some(post.path())));
+        ours.push(wrk(dur, &server, &path, Some(post.path())));
         if let Some(w) = &wasmtime {
-            theirs.push(wrk(dur, &w.url("/"), None));
+            theirs.push(wrk(dur, w, "/", None));
         }
     }
     drop(server);
     drop(wasmtime);
-    let (vfs_rps, vfs_p50, vfs_p99) = median_round(ours);
-    let peer = (!theirs.is_empty()).then(|| median_round(theirs));
+    let ours = Round::median(ours);
+    let vfs_rps = ours.rps;
+    let peer = (!theirs.is_empty()).then(|| Round::median(theirs));
     let (peer_text, ratio, goal) = match peer {
-        Some((rps, p50, p99)) => (
+        Some(theirs) => (
+            format!("`wasmtime serve` (wasi:http hello): {}", theirs.text()),
             format!(
-                "`wasmtime serve` (wasi:http hello): {rps:.0} req/s, p50 {}, p99 {}",
-                ms(p50),
-                ms(p99)
+                "{:.2}× per core ({:.2}× in req/s)",
+                ours.per_core() / theirs.per_core(),
+                ours.rps / theirs.rps
             ),
-            format!("{:.2}×", vfs_rps / rps),
-            format!("≥ 1× wasmtime serve: {}", met(vfs_rps >= rps)),
+            format!(
+                "≥ 1× wasmtime serve, per core: {}",
+                met(ours.per_core() >= theirs.per_core())
+            ),
         ),
         None => (
             "`wasmtime serve` not built in (run bench/run, or `--features peer`)".to_owned(),
@@ -258,12 +323,8 @@ pub(crate) async fn request_overhead(t: &mut Table) {
         ),
     };
     t.row(
-        "`hello` over HTTP, stored script, 4 connections from `wrk` (median of 3 rounds of 3 s)",
-        format!(
-            "{vfs_rps:.0} req/s, p50 {}, p99 {}",
-            ms(vfs_p50),
-            ms(vfs_p99)
-        ),
+        "`hello` over HTTP, stored script, 4 connections from `wrk` (median of 3 rounds of 3 s; per core: requests per CPU-second of the server process)",
+        ours.text(),
         peer_text,
         ratio,
         goal,
