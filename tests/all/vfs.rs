@@ -447,6 +447,60 @@ async fn symlinks_leading_out_of_a_local_mount_are_denied() {
 }
 
 #[tokio::test]
+async fn links_that_close_a_loop_are_left_out_so_walks_end_and_find_each_document_once() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let r = root.path();
+    for dir in ["docs/sub", "x", "y"] {
+        std::fs::create_dir_all(r.join(dir)).expect("mkdir");
+    }
+    std::fs::write(r.join("docs/a.txt"), "needle").expect("write");
+    std::fs::write(r.join("docs/sub/b.txt"), "needle").expect("write");
+    std::fs::write(r.join("y/c.txt"), "needle").expect("write");
+    let link = |target: &str, at: &str| {
+        std::os::unix::fs::symlink(target, r.join(at)).expect("symlink");
+    };
+    link(".", "docs/self");
+    link("..", "docs/up");
+    link("../..", "docs/sub/back");
+    // Two directories linked to each other: each link is a loop only
+    // once walked through the other.
+    link("../y", "x/to-y");
+    link("../x", "y/to-x");
+    // A link to a directory that is not an ancestor stays.
+    link("docs/sub", "sub-link");
+    let rt = runtime(limits());
+    let vfs = local_vfs(r);
+    let ls = |path: &'static str| {
+        let (rt, vfs) = (&rt, vfs.clone());
+        async move { run_on(rt, vfs, limits(), &["ls", path]).await.stdout_text() }
+    };
+    assert_eq!(ls("/files/docs").await, "a.txt File 6\nsub Directory 0\n");
+    assert_eq!(ls("/files/docs/sub").await, "b.txt File 6\n");
+    assert_eq!(ls("/files/x").await, "to-y Directory 0\n");
+    assert_eq!(ls("/files/x/to-y").await, "c.txt File 6\n");
+    assert_eq!(ls("/files/y").await, "c.txt File 6\nto-x Directory 0\n");
+    // A loop's path still resolves; it is only not listed.
+    let report = run_on(
+        &rt,
+        vfs.clone(),
+        limits(),
+        &["classify", "/files/docs/up/docs/a.txt"],
+    )
+    .await;
+    assert_eq!(report.stdout_text(), "ok\n");
+
+    let report = run_on(&rt, vfs, limits(), &["grep", "needle", "/files"]).await;
+    assert_eq!(
+        report.stdout_text(),
+        "/files/docs/a.txt:1:needle\n\
+         /files/docs/sub/b.txt:1:needle\n\
+         /files/sub-link/b.txt:1:needle\n\
+         /files/x/to-y/c.txt:1:needle\n\
+         /files/y/c.txt:1:needle\n"
+    );
+}
+
+#[tokio::test]
 async fn a_listing_is_capped_per_call_and_says_so() {
     let rt = runtime(Limits {
         list_entries: 2,

@@ -127,7 +127,32 @@ fn open_range(
     Ok(file.take(range.end - range.start))
 }
 
-/// The first `limit` entries of the directory at `path`, by name.
+/// Whether `target`, the directory a symlink in the directory at `path`
+/// names, is that directory itself or one of its ancestors, each as `path`
+/// reaches it (through links too). Listing such a link would make the tree
+/// endless: `a/loop -> ..` gives `a/loop/a/loop/…`, and every recursive
+/// `grep`, `find` or `ls -R` would walk it to the kernel's link limit.
+fn closes_a_loop(dir: &Dir, path: &str, target: &Metadata) -> bool {
+    use cap_std::fs::MetadataExt;
+    let id = (target.dev(), target.ino());
+    let mut prefix = path;
+    loop {
+        if dir
+            .metadata(rel(prefix))
+            .is_ok_and(|m| (m.dev(), m.ino()) == id)
+        {
+            return true;
+        }
+        if prefix.is_empty() {
+            return false;
+        }
+        prefix = prefix.rsplit_once('/').map_or("", |(parent, _)| parent);
+    }
+}
+
+/// The first `limit` entries of the directory at `path`, by name. A link to
+/// the directory itself or to one of its ancestors is left out (see
+/// [`closes_a_loop`]); its path still resolves.
 fn list_in(dir: &Dir, path: &str, limit: usize) -> Result<Listing, FsError> {
     if stat_in(dir, path)?.kind != Kind::Directory {
         return Err(FsError::NotADirectory(path.to_owned()));
@@ -152,14 +177,18 @@ fn list_in(dir: &Dir, path: &str, limit: usize) -> Result<Listing, FsError> {
         }
         let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
         let found = if is_link {
-            // Follows symlinks beneath the root; one that dangles
-            // or leads outside is left out of the listing.
+            // Follows symlinks beneath the root; one that dangles,
+            // leads outside or closes a loop is left out of the listing.
             let child = if path.is_empty() {
                 name.clone()
             } else {
                 format!("{path}/{name}")
             };
-            stat_in(dir, &child).ok()
+            dir.metadata(&child)
+                .ok()
+                .filter(|m| !(m.is_dir() && closes_a_loop(dir, path, m)))
+                .as_ref()
+                .and_then(meta)
         } else {
             // Not a link: its own metadata, without resolving the
             // path from the root again.
