@@ -127,32 +127,33 @@ fn open_range(
     Ok(file.take(range.end - range.start))
 }
 
-/// Whether `target`, the directory a symlink in the directory at `path`
-/// names, is that directory itself or one of its ancestors, each as `path`
-/// reaches it (through links too). Listing such a link would make the tree
+/// The identities (device, inode) of the directory at `path` and of each
+/// of its ancestors, each as `path` reaches it (through links too). A
+/// symlink in that directory naming one of them would make the tree
 /// endless: `a/loop -> ..` gives `a/loop/a/loop/…`, and every recursive
 /// `grep`, `find` or `ls -R` would walk it to the kernel's link limit.
-fn closes_a_loop(dir: &Dir, path: &str, target: &Metadata) -> bool {
-    use cap_std::fs::MetadataExt;
-    let id = (target.dev(), target.ino());
+fn ancestor_ids(dir: &Dir, path: &str) -> Vec<(u64, u64)> {
+    let mut ids = Vec::new();
     let mut prefix = path;
     loop {
-        if dir
-            .metadata(rel(prefix))
-            .is_ok_and(|m| (m.dev(), m.ino()) == id)
-        {
-            return true;
+        if let Ok(m) = dir.metadata(rel(prefix)) {
+            ids.push(id(&m));
         }
         if prefix.is_empty() {
-            return false;
+            return ids;
         }
         prefix = prefix.rsplit_once('/').map_or("", |(parent, _)| parent);
     }
 }
 
+fn id(m: &Metadata) -> (u64, u64) {
+    use cap_std::fs::MetadataExt;
+    (m.dev(), m.ino())
+}
+
 /// The first `limit` entries of the directory at `path`, by name. A link to
 /// the directory itself or to one of its ancestors is left out (see
-/// [`closes_a_loop`]); its path still resolves.
+/// [`ancestor_ids`]); its path still resolves.
 fn list_in(dir: &Dir, path: &str, limit: usize) -> Result<Listing, FsError> {
     if stat_in(dir, path)?.kind != Kind::Directory {
         return Err(FsError::NotADirectory(path.to_owned()));
@@ -170,6 +171,8 @@ fn list_in(dir: &Dir, path: &str, limit: usize) -> Result<Listing, FsError> {
     }
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut listing = Listing::default();
+    // Looked up at the first link to a directory, if any.
+    let mut ancestors = None;
     for (name, entry) in entries {
         if listing.entries.len() == limit {
             listing.truncated = true;
@@ -186,7 +189,12 @@ fn list_in(dir: &Dir, path: &str, limit: usize) -> Result<Listing, FsError> {
             };
             dir.metadata(&child)
                 .ok()
-                .filter(|m| !(m.is_dir() && closes_a_loop(dir, path, m)))
+                .filter(|m| {
+                    !m.is_dir()
+                        || !ancestors
+                            .get_or_insert_with(|| ancestor_ids(dir, path))
+                            .contains(&id(m))
+                })
                 .as_ref()
                 .and_then(meta)
         } else {
