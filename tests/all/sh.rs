@@ -72,11 +72,30 @@ async fn refused_scripts_get_the_documented_errors() {
     .await;
     assert_eq!(
         (status, body["exit_code"].as_i64()),
-        (StatusCode::OK, Some(2))
+        (StatusCode::OK, Some(1))
     );
-    assert_eq!(body["stderr"], "vfs-sh: the filesystem is read-only\n");
-    let (_, body) = sh(&c, &server, json!({"script": "echo hi >> /files/log"})).await;
-    assert_eq!(body["exit_code"], 2);
+    assert_eq!(
+        body["stderr"],
+        "vfs-sh: /files/b.txt: cannot write: the filesystem is read-only (only /dev/null, /dev/stdout and /dev/stderr take output)\n"
+    );
+    let (_, body) = sh(
+        &c,
+        &server,
+        json!({"script": "echo hi >> /files/log; echo went on"}),
+    )
+    .await;
+    assert_eq!(body["exit_code"], 0);
+    assert_eq!(body["stdout"], "went on\n");
+    let (_, body) = sh(
+        &c,
+        &server,
+        json!({"script": "ls /files/nope 2>/dev/null || echo none"}),
+    )
+    .await;
+    assert_eq!(
+        (body["stdout"].as_str(), body["stderr"].as_str()),
+        (Some("none\n"), Some(""))
+    );
     let (status, body) = sh(&c, &server, json!({"script": "curl http://example.com"})).await;
     assert_eq!(
         (status, body["exit_code"].as_i64()),

@@ -5,7 +5,7 @@
 //! `{}`, `{x}` and quoted or escaped braces stay literal, so `xargs -I {}`
 //! keeps working. The number of words one expansion may produce is capped.
 
-use crate::lex::{Word, WordChar};
+use crate::lex::WordChar;
 
 /// The most words one word may expand to.
 pub(crate) const MAX_WORDS: usize = 4096;
@@ -49,30 +49,63 @@ fn alternatives(body: &[WordChar]) -> Vec<&[WordChar]> {
     parts
 }
 
-/// The words of a sequence body such as `1..5` or `a..e`.
+/// The words of a sequence body such as `1..5`, `1..10..2`, `01..10` or
+/// `a..e`.
 fn sequence(body: &[WordChar]) -> Option<Vec<String>> {
     if body.iter().any(|c| c.quoted) {
         return None;
     }
     let text: String = body.iter().map(|c| c.ch).collect();
-    let (a, b) = text.split_once("..")?;
+    let mut it = text.split("..");
+    let (a, b, step) = (it.next()?, it.next()?, it.next());
+    if it.next().is_some() {
+        return None;
+    }
+    let step: Option<i64> = match step {
+        Some(s) => Some(s.parse().ok()?),
+        None => None,
+    };
     if let (Ok(x), Ok(y)) = (a.parse::<i64>(), b.parse::<i64>()) {
         let n = x.abs_diff(y);
-        if n >= MAX_WORDS as u64 {
+        let by = step.map_or(1, i64::unsigned_abs).max(1);
+        if n / by >= MAX_WORDS as u64 {
             return None;
         }
-        let step: i64 = if y >= x { 1 } else { -1 };
-        return Some((0..=n as i64).map(|k| (x + k * step).to_string()).collect());
+        let width = if (a.trim_start_matches('-').starts_with('0') && a.len() > 1)
+            || (b.trim_start_matches('-').starts_with('0') && b.len() > 1)
+        {
+            a.len().max(b.len())
+        } else {
+            0
+        };
+        let dir: i64 = if y >= x { 1 } else { -1 };
+        let by = by as i64;
+        let mut v = Vec::new();
+        let mut k = x;
+        while (dir > 0 && k <= y) || (dir < 0 && k >= y) {
+            v.push(if width > 0 {
+                if k < 0 {
+                    format!("-{:0w$}", -k, w = width - 1)
+                } else {
+                    format!("{k:0width$}")
+                }
+            } else {
+                k.to_string()
+            });
+            k += dir * by;
+        }
+        return Some(v);
     }
     let (mut ca, mut cb) = (a.chars(), b.chars());
     match (ca.next(), ca.next(), cb.next(), cb.next()) {
         (Some(x), None, Some(y), None) if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() => {
             let (lo, hi) = (x.min(y) as u8, x.max(y) as u8);
+            let by = step.map_or(1, i64::unsigned_abs).max(1) as usize;
             let mut v: Vec<String> = (lo..=hi).map(|c| char::from(c).to_string()).collect();
             if x > y {
                 v.reverse();
             }
-            Some(v)
+            Some(v.into_iter().step_by(by).collect())
         }
         _ => None,
     }
@@ -114,26 +147,87 @@ fn expand_chars(chars: &[WordChar], out: &mut Vec<Vec<WordChar>>) -> Result<(), 
     Ok(())
 }
 
-/// Expands a word's braces; a word without any gives itself.
-pub(crate) fn expand(word: &Word) -> Result<Vec<Word>, String> {
+/// Marks which characters of a word's raw text are active for brace
+/// expansion: quoted text and `$...` constructs are not.
+fn mark(text: &str) -> Vec<WordChar> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::with_capacity(chars.len());
+    let mut i = 0;
+    let push = |out: &mut Vec<WordChar>, ch, quoted| out.push(WordChar { ch, quoted });
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => {
+                push(&mut out, c, true);
+                if let Some(&n) = chars.get(i + 1) {
+                    push(&mut out, n, true);
+                }
+                i += 2;
+                continue;
+            }
+            '\'' | '"' | '`' => {
+                push(&mut out, c, true);
+                i += 1;
+                while let Some(&q) = chars.get(i) {
+                    push(&mut out, q, true);
+                    i += 1;
+                    if q == '\\' && c != '\'' {
+                        if let Some(&n) = chars.get(i) {
+                            push(&mut out, n, true);
+                            i += 1;
+                        }
+                    } else if q == c {
+                        break;
+                    }
+                }
+                continue;
+            }
+            '$' if matches!(chars.get(i + 1), Some('{' | '(')) => {
+                let (open, close) = if chars[i + 1] == '{' {
+                    ('{', '}')
+                } else {
+                    ('(', ')')
+                };
+                push(&mut out, c, true);
+                i += 1;
+                let mut depth = 0usize;
+                while let Some(&q) = chars.get(i) {
+                    push(&mut out, q, true);
+                    i += 1;
+                    if q == open {
+                        depth += 1;
+                    } else if q == close {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            _ => push(&mut out, c, false),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Brace-expands a word's raw text (quotes still in it), giving the texts
+/// of the words it stands for, to be parsed again.
+pub(crate) fn expand_text(text: &str) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
-    expand_chars(&word.chars, &mut out)?;
-    Ok(out.into_iter().map(|chars| Word { chars }).collect())
+    expand_chars(&mark(text), &mut out)?;
+    Ok(out
+        .into_iter()
+        .map(|w| w.into_iter().map(|c| c.ch).collect())
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lex::{Token, tokenize};
 
     fn words(src: &str) -> Vec<String> {
-        let mut all = Vec::new();
-        for t in tokenize(src).expect("tokenizes") {
-            if let Token::Word(w) = t {
-                all.extend(expand(&w).expect("expands").iter().map(Word::text));
-            }
-        }
-        all
+        expand_text(src).expect("expands")
     }
 
     #[test]
@@ -147,13 +241,17 @@ mod tests {
             ("{a,}b", &["ab", "b"]),
             ("{}", &["{}"]),
             ("{x}", &["{x}"]),
-            ("\"{a,b}\"", &["{a,b}"]),
-            ("{a\\,b}", &["{a,b}"]),
+            ("\"{a,b}\"", &["\"{a,b}\""]),
+            ("{a\\,b}", &["{a\\,b}"]),
             ("{x}{a,b}", &["{x}a", "{x}b"]),
             ("{a,b", &["{a,b"]),
             ("*.{md,txt}", &["*.md", "*.txt"]),
             ("{a,b}{1,2}", &["a1", "a2", "b1", "b2"]),
             ("{1..x}", &["{1..x}"]),
+            ("${x}{a,b}", &["${x}a", "${x}b"]),
+            ("${x:-{a,b}}", &["${x:-{a,b}}"]),
+            ("{1..10..3}", &["1", "4", "7", "10"]),
+            ("{01..03}", &["01", "02", "03"]),
         ];
         for (src, want) in table {
             assert_eq!(&words(src), want, "{src:?}");
@@ -163,10 +261,6 @@ mod tests {
     #[test]
     fn blowups_are_refused() {
         let src = "{a,b}".repeat(14);
-        let w = match tokenize(&src).expect("tokenizes").pop() {
-            Some(Token::Word(w)) => w,
-            other => panic!("{other:?}"),
-        };
-        assert!(expand(&w).is_err());
+        assert!(expand_text(&src).is_err());
     }
 }

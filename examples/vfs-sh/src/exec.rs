@@ -1,30 +1,27 @@
-//! Running a parsed script: and-or lists, pipelines, word expansion, and the
-//! context ([`Cx`]) every command runs in.
-//!
-//! Pipelines run stage by stage: every stage but the last writes into a
-//! buffer that becomes the next stage's standard input, and the last stage
-//! writes straight to the real standard output as it goes, so that output
-//! produced before the host ends a script (at a budget) is kept.
+//! What commands run with: the script-wide [`Env`], a command's context
+//! ([`Cx`]) and its standard input ([`Input`]); and the entry points that
+//! parse a script and hand it to the interpreter ([`crate::shell`]).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Display;
 use std::io::{Read, Write};
+use std::rc::Rc;
 use std::time::SystemTime;
 
-use crate::brace;
-use crate::commands;
-use crate::fs::{Fs, FsError};
-use crate::glob;
-use crate::lex::{self, Word, WordChar};
-use crate::parse::{self, Conn, Pipeline};
+use crate::fs::{Entry, Fs, FsError, GrepRequest, GrepResult, Kind, Meta};
+use crate::shell::Shell;
+use crate::syntax;
 
-/// State that lives for the whole script.
+/// State that lives for the whole script, across nested shells.
 pub(crate) struct Env {
     /// The time the script started (for `ls -l`, `find -mtime`).
     pub(crate) now: SystemTime,
-    /// The real standard input, until a command takes it.
-    stdin: Option<Box<dyn Read>>,
-    /// Set by `exit`: the status to end the script with.
-    pub(crate) exit: Option<u8>,
+    /// The script's own standard input, until something reads it.
+    pub(crate) stdin: Input,
+    /// How many shells (`sh -c`, `find -exec`, `xargs`) run inside each
+    /// other right now.
+    pub(crate) nesting: u32,
 }
 
 impl std::fmt::Debug for Env {
@@ -35,16 +32,90 @@ impl std::fmt::Debug for Env {
     }
 }
 
+/// The bytes of one standard input and how far commands have read them.
+/// Shared (`Rc`) between the commands that read one stream in turn: the
+/// body of `while read` and the `read` in its condition.
+#[derive(Default)]
+pub(crate) struct InBuf {
+    data: Vec<u8>,
+    pos: usize,
+    /// A stream not read yet (the script's own standard input).
+    pending: Option<Box<dyn Read>>,
+}
+
+/// A command's standard input.
+pub(crate) type Input = Rc<RefCell<InBuf>>;
+
+impl InBuf {
+    /// An input holding `data`.
+    pub(crate) fn bytes(data: Vec<u8>) -> Input {
+        Rc::new(RefCell::new(InBuf {
+            data,
+            pos: 0,
+            pending: None,
+        }))
+    }
+
+    /// An input that reads `r` when first asked.
+    pub(crate) fn stream(r: Box<dyn Read>) -> Input {
+        Rc::new(RefCell::new(InBuf {
+            data: Vec::new(),
+            pos: 0,
+            pending: Some(r),
+        }))
+    }
+
+    fn load(&mut self) {
+        if let Some(mut r) = self.pending.take() {
+            // A failing stdin reads as what arrived before the failure.
+            let _ = r.read_to_end(&mut self.data);
+        }
+    }
+
+    /// Takes everything not read yet.
+    pub(crate) fn take_rest(&mut self) -> Vec<u8> {
+        self.load();
+        if self.pos == 0 {
+            return std::mem::take(&mut self.data);
+        }
+        let rest = self.data[self.pos..].to_vec();
+        self.data.clear();
+        self.pos = 0;
+        rest
+    }
+
+    /// Reads up to and including the next `delim`; `None` at the end.
+    pub(crate) fn read_until(&mut self, delim: u8) -> Option<Vec<u8>> {
+        self.load();
+        if self.pos >= self.data.len() {
+            return None;
+        }
+        let rest = &self.data[self.pos..];
+        let n = rest
+            .iter()
+            .position(|&b| b == delim)
+            .map_or(rest.len(), |k| k + 1);
+        let line = rest[..n].to_vec();
+        self.pos += n;
+        Some(line)
+    }
+
+    /// Reads up to `n` bytes.
+    pub(crate) fn read_n(&mut self, n: usize) -> Vec<u8> {
+        self.load();
+        let end = (self.pos + n).min(self.data.len());
+        let got = self.data[self.pos..end].to_vec();
+        self.pos = end;
+        got
+    }
+}
+
 /// What one command runs with: the filesystem, its standard input, its
 /// output and error streams.
 pub(crate) struct Cx<'s> {
     pub(crate) fs: &'s mut dyn Fs,
     pub(crate) env: &'s mut Env,
-    /// Piped input; `None` means the script's own standard input.
-    pub(crate) input: Option<Vec<u8>>,
-    /// Whether the command is one stage of a longer pipeline (then, as in
-    /// bash's subshells, `cd` and `exit` do not affect the script).
-    pub(crate) in_pipeline: bool,
+    pub(crate) input: Input,
     /// How many `xargs` this command runs inside.
     pub(crate) depth: u32,
     pub(crate) out: &'s mut dyn Write,
@@ -54,15 +125,7 @@ pub(crate) struct Cx<'s> {
 impl Cx<'_> {
     /// Takes the command's standard input, whole.
     pub(crate) fn stdin(&mut self) -> Vec<u8> {
-        if let Some(input) = self.input.take() {
-            return input;
-        }
-        let mut buf = Vec::new();
-        if let Some(mut r) = self.env.stdin.take() {
-            // A failing stdin reads as what arrived before the failure.
-            let _ = r.read_to_end(&mut buf);
-        }
-        buf
+        self.input.borrow_mut().take_rest()
     }
 
     /// Writes bytes to standard output. A closed output is not an error
@@ -84,110 +147,151 @@ impl Cx<'_> {
     /// Reads a whole operand: `-` is standard input, anything else a
     /// document.
     pub(crate) fn read_operand(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
-        if path == "-" {
+        if path == "-" || path == "/dev/stdin" {
             Ok(self.stdin())
         } else {
             self.fs.read(path)
         }
     }
 
-    /// A context for a nested command (run by `xargs`) with its own input.
+    /// A context for a nested command (run by `xargs`, `find -exec`) with
+    /// its own input.
     pub(crate) fn nested(&mut self, input: Vec<u8>) -> Cx<'_> {
         Cx {
             fs: &mut *self.fs,
             env: &mut *self.env,
-            input: Some(input),
-            in_pipeline: true,
+            input: InBuf::bytes(input),
             depth: self.depth + 1,
             out: &mut *self.out,
             err: &mut *self.err,
         }
     }
-}
 
-/// Tilde expansion: an unquoted `~` alone or before `/` means `/` (the
-/// sandbox has no home directory; the host reads `~` the same way).
-fn tilde(word: &Word) -> Word {
-    let chars = &word.chars;
-    let lone = chars.len() == 1;
-    let before_slash = chars.get(1).is_some_and(|c| c.ch == '/');
-    match chars.first() {
-        Some(WordChar {
-            ch: '~',
-            quoted: false,
-        }) if lone || before_slash => {
-            let mut rest = chars[1..].to_vec();
-            if lone {
-                rest.push(WordChar {
-                    ch: '/',
-                    quoted: true,
-                });
-            }
-            Word { chars: rest }
-        }
-        _ => word.clone(),
-    }
-}
-
-/// Expands a command's words into its arguments, in bash's order: braces,
-/// tilde, then globs.
-fn expand(fs: &mut dyn Fs, words: &[Word]) -> Result<Vec<String>, String> {
-    let mut args = Vec::new();
-    for w in words {
-        for w in brace::expand(w)? {
-            let w = tilde(&w);
-            if w.has_glob() {
-                args.extend(glob::expand(fs, &w)?);
-            } else {
-                args.push(w.text());
-            }
-        }
-    }
-    Ok(args)
-}
-
-fn run_pipeline(
-    fs: &mut dyn Fs,
-    env: &mut Env,
-    pipeline: &Pipeline,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> u8 {
-    let n = pipeline.commands.len();
-    let mut input: Option<Vec<u8>> = None;
-    let mut status = 0;
-    for (i, words) in pipeline.commands.iter().enumerate() {
-        let last = i + 1 == n;
-        let argv = match expand(fs, words) {
-            Ok(argv) => argv,
+    /// Runs a shell script in a new shell (as `sh -c` would) with this
+    /// command's streams; `args` are `$0` and the positional parameters.
+    pub(crate) fn run_shell(&mut self, script: &str, args: Vec<String>) -> u8 {
+        let list = match syntax::parse(script) {
+            Ok(l) => l,
             Err(msg) => {
-                let _ = writeln!(err, "{msg}");
-                status = 1;
-                input = (!last).then(Vec::new);
-                continue;
+                self.err(msg);
+                return 2;
             }
         };
-        let mut buf = Vec::new();
-        let sink: &mut dyn Write = if last { &mut *out } else { &mut buf };
-        let mut cx = Cx {
-            fs: &mut *fs,
-            env: &mut *env,
-            input: input.take().or_else(|| (i > 0).then(Vec::new)),
-            in_pipeline: n > 1,
-            depth: 0,
-            out: sink,
-            err: &mut *err,
-        };
-        status = commands::dispatch(&mut cx, &argv);
-        if !last {
-            input = Some(buf);
+        if self.env.nesting >= MAX_SHELLS {
+            self.err(format_args!(
+                "vfs-sh: more than {MAX_SHELLS} shells inside each other"
+            ));
+            return 126;
         }
+        self.env.nesting += 1;
+        let input = self.input.clone();
+        let mut shell = Shell::new(&mut *self.fs, &mut *self.env, args);
+        let status = shell.run_script(&list, input, &mut *self.out, &mut *self.err);
+        self.env.nesting -= 1;
+        status
     }
-    status
 }
 
-/// Runs a script; returns its exit status. Refused or malformed scripts
-/// print why on `err` and return 2 without running anything.
+/// Shells inside shells (`sh -c` in `find -exec` in `sh -c`...) at most
+/// this deep: each is a frame of the guest's own stack.
+const MAX_SHELLS: u32 = 16;
+
+/// The files a script's own expansions made (`<(...)`'s output, read back
+/// by name), in front of the real filesystem; `/dev/null` reads as empty.
+pub(crate) struct Overlay<'a> {
+    pub(crate) inner: &'a mut dyn Fs,
+    pub(crate) files: &'a HashMap<String, Rc<Vec<u8>>>,
+}
+
+impl Overlay<'_> {
+    fn virtual_file(&self, path: &str) -> Option<Rc<Vec<u8>>> {
+        if path == "/dev/null" {
+            return Some(Rc::new(Vec::new()));
+        }
+        self.files.get(path).cloned()
+    }
+}
+
+impl Fs for Overlay<'_> {
+    fn cwd(&mut self) -> String {
+        self.inner.cwd()
+    }
+
+    fn set_cwd(&mut self, path: &str) -> Result<String, FsError> {
+        self.inner.set_cwd(path)
+    }
+
+    fn metadata(&mut self, path: &str) -> Result<Meta, FsError> {
+        match self.virtual_file(path) {
+            Some(data) => Ok(Meta {
+                path: path.to_owned(),
+                kind: Kind::File,
+                len: data.len() as u64,
+                modified: None,
+            }),
+            None => self.inner.metadata(path),
+        }
+    }
+
+    fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
+        self.inner.read_dir(path)
+    }
+
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        match self.virtual_file(path) {
+            Some(data) => Ok(data.as_ref().clone()),
+            None => self.inner.read(path),
+        }
+    }
+
+    fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        match self.virtual_file(path) {
+            Some(data) => {
+                let start = usize::try_from(offset)
+                    .unwrap_or(usize::MAX)
+                    .min(data.len());
+                let end = start
+                    .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
+                    .min(data.len());
+                Ok(data[start..end].to_vec())
+            }
+            None => self.inner.read_range(path, offset, len),
+        }
+    }
+
+    fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {
+        if !roots.iter().any(|r| self.virtual_file(r).is_some()) {
+            return self.inner.grep(roots, req);
+        }
+        // Root by root, in order: the script's own files are searched here.
+        let matcher = crate::search::Matcher::new(req).map_err(FsError::Unavailable)?;
+        let mut all = GrepResult::default();
+        for root in roots {
+            match self.virtual_file(root) {
+                Some(data) => {
+                    let hits = matcher.search(root, &data);
+                    all.files_scanned += 1;
+                    if hits.match_count > 0 || req.include_non_matching {
+                        all.files.push(hits);
+                    }
+                }
+                None => {
+                    let r = self.inner.grep(std::slice::from_ref(root), req)?;
+                    all.files.extend(r.files);
+                    all.files_scanned += r.files_scanned;
+                    all.errors.extend(r.errors);
+                    if r.truncated.is_some() {
+                        all.truncated = r.truncated;
+                    }
+                }
+            }
+        }
+        Ok(all)
+    }
+}
+
+/// Runs a script; returns its exit status. A script that does not parse
+/// prints why on `err` and returns 2 without running anything.
 pub fn run(
     fs: &mut dyn Fs,
     script: &str,
@@ -195,8 +299,8 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    let script = match lex::tokenize(script).and_then(parse::parse) {
-        Ok(s) => s,
+    let list = match syntax::parse(script) {
+        Ok(l) => l,
         Err(msg) => {
             let _ = writeln!(err, "{msg}");
             return 2;
@@ -204,24 +308,12 @@ pub fn run(
     };
     let mut env = Env {
         now: SystemTime::now(),
-        stdin: Some(stdin),
-        exit: None,
+        stdin: InBuf::stream(stdin),
+        nesting: 0,
     };
-    let mut status = 0;
-    for (conn, pipeline) in &script.items {
-        let go = match conn {
-            Conn::Seq => true,
-            Conn::And => status == 0,
-            Conn::Or => status != 0,
-        };
-        if go {
-            status = run_pipeline(fs, &mut env, pipeline, out, err);
-        }
-        if let Some(code) = env.exit {
-            status = code;
-            break;
-        }
-    }
+    let input = env.stdin.clone();
+    let mut shell = Shell::new(fs, &mut env, vec!["vfs-sh".to_owned()]);
+    let status = shell.run_script(&list, input, out, err);
     let _ = out.flush();
     status
 }

@@ -271,10 +271,26 @@ fn unescape(pat: &str) -> String {
 /// the way (`*/../*/../*` multiplies them at every step).
 pub(crate) const MAX_PATHS: usize = 100_000;
 
+/// The shell options that change pathname expansion.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Options {
+    /// `shopt -s dotglob`: `*` matches hidden names too.
+    pub(crate) dotglob: bool,
+    /// `shopt -s globstar`: a `**` component matches any depth.
+    pub(crate) globstar: bool,
+    /// `shopt -s nocaseglob`.
+    pub(crate) nocase: bool,
+}
+
 /// Expands a word like bash: the sorted paths matching its unquoted glob
-/// characters, or the word itself when nothing matches (or it has none).
-/// A glob that would reach more than [`MAX_PATHS`] paths is an error.
-pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Result<Vec<String>, String> {
+/// characters; empty when nothing matches (the caller keeps the word, or
+/// drops it under `nullglob`). A glob that would reach more than
+/// [`MAX_PATHS`] paths is an error.
+pub(crate) fn expand_with(
+    fs: &mut dyn Fs,
+    word: &Word,
+    opts: Options,
+) -> Result<Vec<String>, String> {
     if !word.has_glob() {
         return Ok(vec![word.text()]);
     }
@@ -290,22 +306,67 @@ pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Result<Vec<String>, String
     let mut cands: Vec<String> = vec![String::new()];
     let last = comps.len().saturating_sub(1);
     for (idx, comp) in comps.iter().enumerate() {
-        let sep = if idx == 0 { "" } else { "/" };
+        let sep = |c: &str| if idx == 0 || c == "/" { "" } else { "/" };
         if comp.is_empty() {
             // Leading `/`, doubled `/`, or trailing `/` (directories only).
             if idx == last && idx > 0 {
                 cands.retain(|c| fs.metadata(c).is_ok_and(|m| m.is_dir()));
             }
             for c in &mut cands {
-                c.push_str(sep);
+                c.push('/');
             }
             continue;
         }
         let mut next = Vec::new();
+        if opts.globstar && *comp == "**" {
+            // Zero or more directories: every directory below each
+            // candidate (and files too, when `**` is the last component).
+            for c in &cands {
+                let mut stack = vec![c.clone()];
+                if idx == last && !c.is_empty() {
+                    // `dir/**` lists dir/ itself as well.
+                    next.push(format!("{c}{}", if c.ends_with('/') { "" } else { "/" }));
+                }
+                while let Some(dir) = stack.pop() {
+                    let list = if dir.is_empty() { "." } else { dir.as_str() };
+                    let Ok(entries) = fs.read_dir(list) else {
+                        continue;
+                    };
+                    let mut subdirs = Vec::new();
+                    for e in entries {
+                        if e.name.starts_with('.') && !opts.dotglob {
+                            continue;
+                        }
+                        let joint = if dir.is_empty() || dir.ends_with('/') {
+                            ""
+                        } else {
+                            "/"
+                        };
+                        let path = format!("{dir}{joint}{}", e.name);
+                        if e.is_dir() {
+                            subdirs.push(path.clone());
+                        }
+                        if idx == last || e.is_dir() {
+                            next.push(path);
+                        }
+                        if next.len() > MAX_PATHS {
+                            return Err(too_many());
+                        }
+                    }
+                    stack.extend(subdirs.into_iter().rev());
+                }
+                if idx < last {
+                    // Zero directories: the candidate itself.
+                    next.push(c.clone());
+                }
+            }
+            cands = next;
+            continue;
+        }
         if !is_glob(comp) {
             let lit = unescape(comp);
             for c in &cands {
-                let path = format!("{c}{sep}{lit}");
+                let path = format!("{c}{}{lit}", sep(c));
                 if idx < last || fs.metadata(&path).is_ok() {
                     next.push(path);
                 }
@@ -322,7 +383,10 @@ pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Result<Vec<String>, String
                     continue;
                 };
                 for e in entries {
-                    if e.name.starts_with('.') && !dot {
+                    if e.name.starts_with('.')
+                        && !dot
+                        && !(opts.dotglob && e.name != "." && e.name != "..")
+                    {
                         continue;
                     }
                     // A component followed by more must be a directory.
@@ -330,8 +394,8 @@ pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Result<Vec<String>, String
                     if need_dir && !e.is_dir() {
                         continue;
                     }
-                    if pat.matches(&e.name, false) {
-                        next.push(format!("{c}{sep}{}", e.name));
+                    if pat.matches(&e.name, opts.nocase) {
+                        next.push(format!("{c}{}{}", sep(c), e.name));
                         if next.len() > MAX_PATHS {
                             return Err(too_many());
                         }
@@ -344,10 +408,10 @@ pub(crate) fn expand(fs: &mut dyn Fs, word: &Word) -> Result<Vec<String>, String
             break;
         }
     }
-    if cands.is_empty() {
-        return Ok(vec![word.text()]);
-    }
+    // With globstar, `a/**/b` may reach the same path twice.
     cands.sort();
+    cands.dedup();
+    // Paths that do not exist (a literal last component after `**`).
     Ok(cands)
 }
 

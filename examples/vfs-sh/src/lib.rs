@@ -2,10 +2,10 @@
 //!
 //! Agents send one-line, bash-shaped scripts such as
 //! `grep -rn "refund policy" /files | head -20`; vfs-sh interprets them
-//! inside the sandbox over the read-only document filesystem: `;`, `&&`,
-//! `||`, pipes, POSIX quoting, globs, and a set of GNU-compatible commands
-//! (`help` lists them). Anything that would expand variables, run other
-//! programs or write is refused before the script runs.
+//! inside the sandbox over the read-only document filesystem. The language
+//! is bash's (variables, substitutions, loops, conditionals, functions,
+//! redirections that read or discard) and the commands are GNU-compatible
+//! (`help` lists them); nothing runs a host program or writes a file.
 //!
 //! The shell reads documents only through the [`fs::Fs`] trait: the wasm
 //! binary implements it over the vfsbox SDK, tests over real directories
@@ -22,6 +22,7 @@
 //! # }
 //! ```
 
+mod arith;
 mod brace;
 pub mod cases;
 mod commands;
@@ -31,9 +32,10 @@ mod exec;
 pub mod fs;
 mod glob;
 mod lex;
-mod parse;
 mod pattern;
 mod search;
+mod shell;
+mod syntax;
 mod time;
 
 pub use exec::{USAGE, run, run_argv};

@@ -11,39 +11,20 @@ pub(crate) fn pwd(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
     0
 }
 
-/// `cd [DIR]`: changes the working directory through the host, which
-/// reports the final one. No operand (or `~`) means `/`. In a pipeline it
-/// only checks the directory, like bash running it in a subshell.
+/// `cd DIR` run as a command (by `xargs` or `find -exec`): like a child
+/// process's `cd`, it only checks the directory. The shell's own `cd` is a
+/// builtin.
 pub(crate) fn cd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let args: Vec<&String> = args
+    let target = args
         .iter()
-        .skip_while(|a| matches!(a.as_str(), "-L" | "-P" | "--"))
-        .collect();
-    let target = match args.as_slice() {
-        [] => "/",
-        [one] => one.as_str(),
-        _ => {
-            cx.err("cd: too many arguments");
-            return 1;
+        .find(|a| !a.starts_with('-'))
+        .map_or("/", String::as_str);
+    match cx.fs.metadata(target) {
+        Ok(m) if m.is_dir() => 0,
+        Ok(_) => {
+            cx.err(format_args!("cd: {target}: Not a directory"));
+            1
         }
-    };
-    if target == "-" {
-        cx.err("cd: OLDPWD not set");
-        return 1;
-    }
-    let result = if cx.in_pipeline {
-        cx.fs.metadata(target).and_then(|m| {
-            if m.is_dir() {
-                Ok(m.path)
-            } else {
-                Err(crate::fs::FsError::NotADirectory(m.path))
-            }
-        })
-    } else {
-        cx.fs.set_cwd(target)
-    };
-    match result {
-        Ok(_) => 0,
         Err(e) => {
             cx.err(format_args!("cd: {target}: {}", e.strerror()));
             1
@@ -59,24 +40,6 @@ pub(crate) fn r#true(_cx: &mut Cx<'_>, _args: &[String]) -> u8 {
 /// `false`.
 pub(crate) fn r#false(_cx: &mut Cx<'_>, _args: &[String]) -> u8 {
     1
-}
-
-/// `exit [N]`: ends the script (only the pipeline stage, in a pipeline).
-pub(crate) fn exit(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let code = match args.first() {
-        None => 0,
-        Some(a) => match a.parse::<i64>() {
-            Ok(n) => u8::try_from(n.rem_euclid(256)).unwrap_or(0),
-            Err(_) => {
-                cx.err(format_args!("exit: {a}: numeric argument required"));
-                2
-            }
-        },
-    };
-    if !cx.in_pipeline {
-        cx.env.exit = Some(code);
-    }
-    code
 }
 
 /// GNU `basename` of one name, with an optional suffix to remove.

@@ -16,6 +16,7 @@ mod read;
 mod sed;
 mod sort;
 mod stat;
+mod test;
 mod tr;
 mod tree;
 mod uniq;
@@ -39,9 +40,19 @@ struct Command {
 
 const COMMANDS: &[Command] = &[
     Command {
+        name: "[",
+        run: test::bracket,
+        usage: "[ EXPR ]  (as test)",
+    },
+    Command {
         name: "basename",
         run: misc::basename,
         usage: "basename NAME [SUFFIX] | basename [-a] [-s SUFFIX] NAME...",
+    },
+    Command {
+        name: "bash",
+        run: sh,
+        usage: "bash [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell)",
     },
     Command {
         name: "cat",
@@ -67,11 +78,6 @@ const COMMANDS: &[Command] = &[
         name: "echo",
         run: echo::run,
         usage: "echo [-n] [-e] [-E] [ARG]...",
-    },
-    Command {
-        name: "exit",
-        run: misc::exit,
-        usage: "exit [N]",
     },
     Command {
         name: "false",
@@ -124,6 +130,11 @@ const COMMANDS: &[Command] = &[
         usage: "sed [-n] [-E] 'Np' | 'N,Mp' | '/RE/p' | '$p' (also ranges N,$ and /RE/,/RE/, several joined by ;) [FILE]...",
     },
     Command {
+        name: "sh",
+        run: sh,
+        usage: "sh [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell; also bash)",
+    },
+    Command {
         name: "sort",
         run: sort::run,
         usage: "sort [-r -n -u -f -b -s] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]...",
@@ -137,6 +148,11 @@ const COMMANDS: &[Command] = &[
         name: "tail",
         run: headtail::tail,
         usage: "tail [-n [+]N | -N | -c [+]N] [-q] [-v] [FILE]...",
+    },
+    Command {
+        name: "test",
+        run: test::test,
+        usage: "test EXPR  (-e -f -d -s -r -w -x -z -n, = != < >, -eq -ne -lt -le -gt -ge, -nt -ot, ! -a -o ( ))",
     },
     Command {
         name: "tr",
@@ -218,12 +234,104 @@ pub(crate) fn options(
     }
 }
 
+/// `sh` and `bash`: runs a script in a new shell, as a child process
+/// would (nothing it sets comes back).
+fn sh(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut prelude = String::new();
+    let mut i = 0;
+    let mut script = None;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        match a.as_str() {
+            "-c" => {
+                script = args.get(i).cloned();
+                i += 1;
+                break;
+            }
+            "--" => break,
+            "-o" | "+o" => {
+                if let Some(o) = args.get(i) {
+                    prelude.push_str(&format!("set {a} {o}\n"));
+                }
+                i += 1;
+            }
+            "-s" | "-i" | "-l" | "--login" | "--norc" | "--noprofile" | "--posix" => {}
+            f if (f.starts_with('-') || f.starts_with('+')) && f.len() > 1 => {
+                let flags: String = f[1..].chars().filter(|c| "eufxv".contains(*c)).collect();
+                if !flags.is_empty() {
+                    prelude.push_str(&format!("set {}{flags}\n", &f[..1]));
+                }
+            }
+            _ => {
+                i -= 1;
+                break;
+            }
+        }
+    }
+    let (text, params) = match script {
+        Some(s) => (s, args.get(i..).unwrap_or(&[]).to_vec()),
+        None => match args.get(i) {
+            Some(file) => match cx.fs.read(file) {
+                Ok(data) => {
+                    let mut p = vec![file.clone()];
+                    p.extend(args[i + 1..].iter().cloned());
+                    (String::from_utf8_lossy(&data).into_owned(), p)
+                }
+                Err(e) => {
+                    cx.err(format_args!("vfs-sh: {file}: {}", e.strerror()));
+                    return 127;
+                }
+            },
+            None => (
+                String::from_utf8_lossy(&cx.stdin()).into_owned(),
+                Vec::new(),
+            ),
+        },
+    };
+    let params = if params.is_empty() {
+        vec!["vfs-sh".to_owned()]
+    } else {
+        params
+    };
+    cx.run_shell(&format!("{prelude}{text}"), params)
+}
+
+/// Where `command -v` and `type` say a command lives.
+pub(crate) fn path_of(name: &str) -> String {
+    format!("/usr/bin/{name}")
+}
+
+/// Quotes a value as bash's `set` prints it.
+pub(crate) fn shell_quote(v: &str) -> String {
+    if !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:,@%+=".contains(c))
+    {
+        return v.to_owned();
+    }
+    format!("'{}'", v.replace('\'', "'\\''"))
+}
+
+/// Decodes `$'...'` escapes.
+pub(crate) fn unescape_ansi(s: &str) -> (Vec<u8>, bool) {
+    echo::unescape(s, echo::Dialect::Format)
+}
+
+pub(crate) use test::{binary as test_binary, unary as test_unary};
+
 /// `help`: every command with the options it supports.
 fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
     let mut s = String::from(
         "vfs-sh: a read-only shell over the document filesystem.\n\
-         Syntax: commands joined by ; && || and |, # comments, 'single' and \"double\" quotes,\n\
-         backslash escapes, globs * ? [...]. No variables, substitutions, redirections or subshells.\n\
+         The language is bash's: ; && || | |& ! pipelines; if/elif/else, for (also for ((;;))), while,\n\
+         until, case, { }, ( ), functions; variables, arrays, $VAR ${VAR:-x} ${#VAR} ${VAR%..} ${VAR#..}\n\
+         ${VAR/a/b} ${VAR:1:2} ${VAR^^}, $? $# $@ $1.., $(...) `...` $((...)) <(...), [[ ]] (( )),\n\
+         'single' \"double\" $'ansi' quotes, globs * ? [...] ** (shopt -s globstar), braces {a,b} {1..5},\n\
+         here-documents <<EOF and here-strings <<<. Redirections read documents (< FILE) or discard\n\
+         (>/dev/null 2>/dev/null 2>&1 &>/dev/null); writing a file is refused: the filesystem is read-only.\n\
+         Builtins: : . source cd exit return break continue shift set shopt unset export readonly local\n\
+         declare typeset read mapfile readarray eval let type command builtin printf exec getopts env\n\
+         timeout nice nohup time trap wait umask.\n\
          Commands:\n",
     );
     for c in COMMANDS {

@@ -1,0 +1,1894 @@
+//! The interpreter: runs a parsed script as bash would.
+//!
+//! State is what a bash process holds (variables and arrays, functions,
+//! positional parameters, `$?`, `set` and `shopt` options); pipeline stages,
+//! `( )` and `$(...)` run on a copy of it that is dropped afterwards, as
+//! bash runs them in subshells. Pipeline stages run one after another, each
+//! writing into a buffer that becomes the next one's standard input; the
+//! last stage writes straight to the real standard output as it goes, so
+//! that output produced before the host ends a script (at a budget) is
+//! kept. Loops are bounded only by the script's deadline, fuel and output
+//! caps, like any other guest code.
+//!
+//! Nothing here writes a file: a redirection to anything but `/dev/null`,
+//! `/dev/stdout` or `/dev/stderr` fails as on a read-only filesystem.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::Write;
+use std::rc::Rc;
+
+use crate::arith;
+use crate::commands;
+use crate::exec::{Cx, Env, InBuf, Input, Overlay};
+use crate::fs::Fs;
+use crate::glob;
+use crate::lex::{Word as GlobWord, WordChar};
+use crate::syntax::{
+    self, AndOr, Assign, AssignValue, CaseNext, Command, Compound, Cond, Conn, List, Param,
+    ParamOp, Part, Pipeline, Redir, RedirOp, ReplaceMode, Word,
+};
+
+/// How a command leaves the normal flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// `exit`, a fatal expansion error, or `set -e`.
+    Exit(u8),
+    /// `return` from a function or sourced script.
+    Return(u8),
+    /// `break N`
+    Break(u32),
+    /// `continue N`
+    Continue(u32),
+}
+
+type R<T> = Result<T, Flow>;
+
+/// A variable's value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Value {
+    Str(String),
+    Array(Vec<Option<String>>),
+    Assoc(Vec<(String, String)>),
+}
+
+/// `set -o` and `shopt` options.
+#[derive(Debug, Clone, Default)]
+struct Opts {
+    errexit: bool,
+    nounset: bool,
+    pipefail: bool,
+    noglob: bool,
+    xtrace: bool,
+    globstar: bool,
+    nullglob: bool,
+    failglob: bool,
+    dotglob: bool,
+    nocaseglob: bool,
+    nocasematch: bool,
+}
+
+/// What a subshell copies and drops.
+#[derive(Debug, Clone)]
+struct State {
+    vars: HashMap<String, Value>,
+    funcs: HashMap<String, Rc<Command>>,
+    positional: Vec<String>,
+    arg0: String,
+    opts: Opts,
+    /// For each function call, the values its `local`s hid.
+    locals: Vec<Vec<(String, Option<Value>)>>,
+}
+
+/// A command's streams.
+pub(crate) struct Io<'o> {
+    pub(crate) input: Input,
+    pub(crate) out: &'o mut dyn Write,
+    pub(crate) err: &'o mut dyn Write,
+}
+
+/// An output stream shared by several descriptors (`2>&1`), or none.
+enum Sink<'r, 'w> {
+    To(&'r RefCell<&'w mut dyn Write>),
+    Null,
+}
+
+impl Write for Sink<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::To(w) => w.borrow_mut().write(buf),
+            Sink::Null => Ok(buf.len()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::To(w) => w.borrow_mut().flush(),
+            Sink::Null => Ok(()),
+        }
+    }
+}
+
+/// Where an output descriptor points, during redirection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Out,
+    Err,
+    Null,
+    Closed,
+}
+
+/// How deep functions may call each other (bash has no limit but its
+/// stack; the guest's stack is smaller).
+const MAX_CALLS: u32 = 200;
+
+/// The longest value a `${x/p/r}` or `${x#p}` pattern is matched against
+/// position by position (a larger value is matched only whole).
+const MAX_PATTERN_SUBJECT: usize = 64 << 10;
+
+/// One character after expansion: whether it was quoted, and whether it
+/// came from an unquoted expansion (and so may be split).
+#[derive(Debug, Clone, Copy)]
+enum Tok {
+    C {
+        ch: char,
+        quoted: bool,
+        split: bool,
+    },
+    /// A quoted empty string: the field exists even if empty.
+    Empty,
+    /// `"$@"`: a boundary between fields.
+    Break,
+}
+
+/// An expansion that failed: the message, and whether the script ends
+/// (as bash ends a non-interactive shell on `${x:?}` or an unbound
+/// variable) or only the command.
+#[derive(Debug)]
+enum ExpError {
+    /// Ends the script with status 127 (`${x:?}`, `set -u`).
+    Fatal(String),
+    /// Ends the script with status 1 (arithmetic errors).
+    Arith(String),
+    Command(String),
+    Flow(Flow),
+}
+
+impl From<Flow> for ExpError {
+    fn from(f: Flow) -> ExpError {
+        ExpError::Flow(f)
+    }
+}
+
+type E<T> = Result<T, ExpError>;
+
+/// A parameter's value before its operator.
+enum PVal {
+    /// Unset.
+    Unset,
+    One(String),
+    /// `$@`, `${a[@]}`: several fields (`star`: `$*`, joined in quotes).
+    Many(Vec<String>, bool),
+}
+
+/// The interpreter over one filesystem.
+pub(crate) struct Shell<'a> {
+    fs: &'a mut dyn Fs,
+    env: &'a mut Env,
+    st: State,
+    status: u8,
+    /// `$?` of the last command substitution (for a bare assignment).
+    subst_status: Option<u8>,
+    /// Inside an `if`/`while` condition or before `&&`/`||`: `set -e` does
+    /// not apply.
+    cond: u32,
+    calls: u32,
+    loops: u32,
+    /// How many `source`d files are running (`return` ends one).
+    sourcing: u32,
+    /// The working directories `cd` left, for subshells to go back.
+    cd_log: Vec<String>,
+    /// The output of each `<(...)`, by the path it expanded to.
+    files: HashMap<String, Rc<Vec<u8>>>,
+    next_fd: u32,
+    seed: u64,
+    /// Standard error of command substitutions, written out to the
+    /// enclosing command's standard error once its words are expanded.
+    pending_err: Vec<u8>,
+    /// The standard input a command substitution inherits.
+    cur_input: Input,
+}
+
+impl arith::Vars for Shell<'_> {
+    fn get_var(&mut self, name: &str) -> String {
+        self.scalar(name).unwrap_or_default()
+    }
+
+    fn set_var(&mut self, name: &str, value: i64) {
+        self.set_scalar(name, value.to_string());
+    }
+}
+
+fn flow_status(r: R<u8>, status: u8) -> u8 {
+    match r {
+        Ok(s) => s,
+        Err(Flow::Exit(c) | Flow::Return(c)) => c,
+        Err(Flow::Break(_) | Flow::Continue(_)) => status,
+    }
+}
+
+fn is_ifs_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n')
+}
+
+/// Names of the shell's builtins (run in the shell, seeing its state).
+const BUILTINS: &[&str] = &[
+    ":",
+    ".",
+    "source",
+    "cd",
+    "exit",
+    "return",
+    "break",
+    "continue",
+    "shift",
+    "set",
+    "unset",
+    "export",
+    "readonly",
+    "local",
+    "declare",
+    "typeset",
+    "read",
+    "eval",
+    "type",
+    "command",
+    "builtin",
+    "shopt",
+    "let",
+    "mapfile",
+    "readarray",
+    "printf",
+    "exec",
+    "trap",
+    "wait",
+    "umask",
+    "ulimit",
+    "hash",
+    "alias",
+    "unalias",
+    "times",
+    "jobs",
+    "disown",
+    "getopts",
+    "enable",
+    "help",
+    "history",
+    "timeout",
+    "env",
+    "nice",
+    "nohup",
+    "stdbuf",
+    "time",
+];
+
+/// Whether `name` is a builtin (for `type` and `command -v`).
+pub(crate) fn is_builtin(name: &str) -> bool {
+    BUILTINS.contains(&name) || matches!(name, "echo" | "true" | "false" | "pwd" | "test" | "[")
+}
+
+impl<'a> Shell<'a> {
+    /// A shell with `args[0]` as `$0` and the rest as `$1`...
+    pub(crate) fn new(fs: &'a mut dyn Fs, env: &'a mut Env, mut args: Vec<String>) -> Shell<'a> {
+        let arg0 = if args.is_empty() {
+            "vfs-sh".to_owned()
+        } else {
+            args.remove(0)
+        };
+        let mut vars = HashMap::new();
+        for (k, v) in [
+            ("HOME", "/"),
+            ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            ("IFS", " \t\n"),
+            ("SHELL", "/bin/bash"),
+            ("LC_ALL", "C.UTF-8"),
+            ("TZ", "UTC"),
+            ("OPTIND", "1"),
+            ("BASH_VERSION", "5.2.15(1)-release"),
+        ] {
+            vars.insert(k.to_owned(), Value::Str(v.to_owned()));
+        }
+        let seed = env
+            .now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64 | 1);
+        Shell {
+            fs,
+            env,
+            st: State {
+                vars,
+                funcs: HashMap::new(),
+                positional: args,
+                arg0,
+                opts: Opts::default(),
+                locals: Vec::new(),
+            },
+            status: 0,
+            subst_status: None,
+            cond: 0,
+            calls: 0,
+            loops: 0,
+            sourcing: 0,
+            cd_log: Vec::new(),
+            files: HashMap::new(),
+            next_fd: 63,
+            seed,
+            pending_err: Vec::new(),
+            cur_input: InBuf::bytes(Vec::new()),
+        }
+    }
+
+    /// Runs a script to its end; returns its exit status.
+    pub(crate) fn run_script(
+        &mut self,
+        list: &List,
+        input: Input,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> u8 {
+        let mut io = Io { input, out, err };
+        let r = self.list(list, &mut io);
+        let status = flow_status(r, self.status);
+        let _ = io.out.flush();
+        status
+    }
+
+    // ----- variables -----
+
+    fn scalar(&mut self, name: &str) -> Option<String> {
+        match name {
+            "PWD" => return Some(self.fs.cwd()),
+            "RANDOM" => {
+                self.seed ^= self.seed << 13;
+                self.seed ^= self.seed >> 7;
+                self.seed ^= self.seed << 17;
+                return Some((self.seed % 32768).to_string());
+            }
+            "SECONDS" => return Some("0".to_owned()),
+            "LINENO" => return Some("1".to_owned()),
+            "#" => return Some(self.st.positional.len().to_string()),
+            "?" => return Some(self.status.to_string()),
+            "$" | "BASHPID" => return Some("4242".to_owned()),
+            "0" => return Some(self.st.arg0.clone()),
+            _ => {}
+        }
+        if let Ok(n) = name.parse::<usize>() {
+            return self.st.positional.get(n.wrapping_sub(1)).cloned();
+        }
+        match self.st.vars.get(name)? {
+            Value::Str(s) => Some(s.clone()),
+            Value::Array(a) => a.first().cloned().flatten(),
+            Value::Assoc(m) => m.iter().find(|(k, _)| k == "0").map(|(_, v)| v.clone()),
+        }
+    }
+
+    fn set_scalar(&mut self, name: &str, value: String) {
+        match self.st.vars.get_mut(name) {
+            Some(Value::Array(a)) => {
+                if a.is_empty() {
+                    a.push(Some(value));
+                } else {
+                    a[0] = Some(value);
+                }
+            }
+            _ => {
+                self.st.vars.insert(name.to_owned(), Value::Str(value));
+            }
+        }
+    }
+
+    fn set_element(&mut self, name: &str, key: &str, value: String) -> E<()> {
+        if let Some(Value::Assoc(m)) = self.st.vars.get_mut(name) {
+            match m.iter_mut().find(|(k, _)| k == key) {
+                Some(slot) => slot.1 = value,
+                None => m.push((key.to_owned(), value)),
+            }
+            return Ok(());
+        }
+        let idx = self.arith(key)?;
+        let v = self
+            .st
+            .vars
+            .entry(name.to_owned())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Str(s) = v {
+            *v = Value::Array(vec![Some(std::mem::take(s))]);
+        }
+        if let Value::Array(a) = v {
+            let len = a.len() as i64;
+            let i = if idx < 0 { idx + len } else { idx };
+            if i < 0 {
+                return Err(ExpError::Command(format!(
+                    "vfs-sh: {name}[{key}]: bad array subscript"
+                )));
+            }
+            let i = usize::try_from(i).unwrap_or(usize::MAX);
+            if i > 1 << 20 {
+                return Err(ExpError::Command(format!(
+                    "vfs-sh: {name}[{key}]: array index too large"
+                )));
+            }
+            if a.len() <= i {
+                a.resize(i + 1, None);
+            }
+            a[i] = Some(value);
+        }
+        Ok(())
+    }
+
+    /// Evaluates arithmetic; an error ends the script, as in bash.
+    fn arith(&mut self, text: &str) -> E<i64> {
+        arith::eval(text, self).map_err(|e| ExpError::Arith(format!("vfs-sh: {e}")))
+    }
+
+    fn assign(&mut self, a: &Assign) -> E<()> {
+        match &a.value {
+            AssignValue::Scalar(w) => {
+                let v = self.expand_string(w)?;
+                match &a.index {
+                    Some(ix) => {
+                        let key = self.expand_string(ix)?;
+                        let v = if a.append {
+                            let cur = self.element(&a.name, &key)?.unwrap_or_default();
+                            cur + &v
+                        } else {
+                            v
+                        };
+                        self.set_element(&a.name, &key, v)?;
+                    }
+                    None => {
+                        let v = if a.append {
+                            self.scalar(&a.name).unwrap_or_default() + &v
+                        } else {
+                            v
+                        };
+                        self.set_scalar(&a.name, v);
+                    }
+                }
+            }
+            AssignValue::Array(items) => {
+                let mut vals = Vec::new();
+                let mut keyed = Vec::new();
+                for w in items {
+                    // `[key]=value` elements.
+                    if let Some(Part::Lit(first)) = w.parts.first()
+                        && first.starts_with('[')
+                        && let Some(close) = first.find("]=")
+                    {
+                        let key = first[1..close].to_owned();
+                        let mut rest = w.clone();
+                        rest.parts[0] = Part::Lit(first[close + 2..].to_owned());
+                        keyed.push((key, self.expand_string(&rest)?));
+                        continue;
+                    }
+                    vals.extend(self.expand_fields(w)?);
+                }
+                let is_assoc = matches!(self.st.vars.get(&a.name), Some(Value::Assoc(_)));
+                if is_assoc {
+                    if !a.append {
+                        self.st
+                            .vars
+                            .insert(a.name.clone(), Value::Assoc(Vec::new()));
+                    }
+                    for (k, v) in keyed {
+                        self.set_element(&a.name, &k, v)?;
+                    }
+                    return Ok(());
+                }
+                let mut arr: Vec<Option<String>> = match (a.append, self.st.vars.get(&a.name)) {
+                    (true, Some(Value::Array(x))) => x.clone(),
+                    (true, Some(Value::Str(s))) => vec![Some(s.clone())],
+                    _ => Vec::new(),
+                };
+                arr.extend(vals.into_iter().map(Some));
+                self.st.vars.insert(a.name.clone(), Value::Array(arr));
+                for (k, v) in keyed {
+                    self.set_element(&a.name, &k, v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn element(&mut self, name: &str, key: &str) -> E<Option<String>> {
+        match self.st.vars.get(name).cloned() {
+            None => Ok(None),
+            Some(Value::Str(s)) => Ok((self.arith(key)? == 0).then_some(s)),
+            Some(Value::Array(a)) => {
+                let idx = self.arith(key)?;
+                let len = a.len() as i64;
+                let i = if idx < 0 { idx + len } else { idx };
+                Ok(usize::try_from(i)
+                    .ok()
+                    .and_then(|i| a.get(i).cloned().flatten()))
+            }
+            Some(Value::Assoc(m)) => Ok(m.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())),
+        }
+    }
+
+    fn unset_var(&mut self, name: &str) {
+        self.st.vars.remove(name);
+    }
+
+    fn ifs(&self) -> String {
+        match self.st.vars.get("IFS") {
+            Some(Value::Str(s)) => s.clone(),
+            Some(_) => " \t\n".to_owned(),
+            None => " \t\n".to_owned(),
+        }
+    }
+
+    // ----- running -----
+
+    fn list(&mut self, list: &List, io: &mut Io<'_>) -> R<u8> {
+        let mut status = self.status;
+        for ao in list {
+            status = self.and_or(ao, io)?;
+        }
+        Ok(status)
+    }
+
+    fn and_or(&mut self, ao: &AndOr, io: &mut Io<'_>) -> R<u8> {
+        let n = ao.rest.len();
+        let mut status = self.guarded_pipeline(&ao.first, io, n > 0)?;
+        for (k, (conn, p)) in ao.rest.iter().enumerate() {
+            let go = match conn {
+                Conn::And => status == 0,
+                Conn::Or => status != 0,
+            };
+            if go {
+                status = self.guarded_pipeline(p, io, k + 1 < n)?;
+            }
+        }
+        Ok(status)
+    }
+
+    /// Runs a pipeline; applies `set -e` unless it is tested (`guarded`,
+    /// negated, or inside a condition).
+    fn guarded_pipeline(&mut self, p: &Pipeline, io: &mut Io<'_>, guarded: bool) -> R<u8> {
+        if guarded || p.bang {
+            self.cond += 1;
+        }
+        let r = self.pipeline(p, io);
+        if guarded || p.bang {
+            self.cond -= 1;
+        }
+        self.flush_err(io);
+        let mut status = r?;
+        if p.bang {
+            status = u8::from(status == 0);
+        }
+        self.status = status;
+        if status != 0 && self.st.opts.errexit && self.cond == 0 && !guarded && !p.bang {
+            return Err(Flow::Exit(status));
+        }
+        Ok(status)
+    }
+
+    fn pipeline(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
+        if p.commands.len() == 1 {
+            return self.command(&p.commands[0], io);
+        }
+        let n = p.commands.len();
+        let mut input = io.input.clone();
+        let mut statuses = Vec::with_capacity(n);
+        for (i, cmd) in p.commands.iter().enumerate() {
+            let status = self.status;
+            if i + 1 == n {
+                let mut sub = Io {
+                    input,
+                    out: &mut *io.out,
+                    err: &mut *io.err,
+                };
+                let s = self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status));
+                statuses.push(s);
+                break;
+            }
+            let mut buf: Vec<u8> = Vec::new();
+            let s = if p.with_stderr[i] {
+                let cell = RefCell::new(&mut buf as &mut dyn Write);
+                let (mut o, mut e) = (Sink::To(&cell), Sink::To(&cell));
+                let mut sub = Io {
+                    input,
+                    out: &mut o,
+                    err: &mut e,
+                };
+                self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
+            } else {
+                let mut sub = Io {
+                    input,
+                    out: &mut buf,
+                    err: &mut *io.err,
+                };
+                self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
+            };
+            statuses.push(s);
+            input = InBuf::bytes(buf);
+        }
+        let last = statuses.last().copied().unwrap_or(0);
+        if self.st.opts.pipefail {
+            return Ok(statuses
+                .iter()
+                .rev()
+                .find(|&&s| s != 0)
+                .copied()
+                .unwrap_or(0));
+        }
+        Ok(last)
+    }
+
+    /// Runs `f` on a copy of the shell's state, dropped afterwards; the
+    /// working directory is restored too.
+    fn subshell<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.st.clone();
+        let (calls, loops) = (self.calls, self.loops);
+        let mark = self.cd_log.len();
+        self.loops = 0;
+        let r = f(self);
+        self.st = saved;
+        self.calls = calls;
+        self.loops = loops;
+        if self.cd_log.len() > mark {
+            let back = self.cd_log[mark].clone();
+            let _ = self.fs.set_cwd(&back);
+            self.cd_log.truncate(mark);
+        }
+        r
+    }
+
+    fn command(&mut self, cmd: &Command, io: &mut Io<'_>) -> R<u8> {
+        match cmd {
+            Command::Simple {
+                assigns,
+                words,
+                redirs,
+            } => self.simple(assigns, words, redirs, io),
+            Command::Compound(c, redirs) => {
+                let r = self.with_redirs(redirs, io, |sh, io| sh.compound(c, io))?;
+                self.status = r;
+                Ok(r)
+            }
+            Command::Function(name, body) => {
+                self.st.funcs.insert(name.clone(), body.clone());
+                Ok(0)
+            }
+        }
+    }
+
+    /// Writes out what command substitutions printed on standard error.
+    fn flush_err(&mut self, io: &mut Io<'_>) {
+        if !self.pending_err.is_empty() {
+            let _ = io.err.write_all(&self.pending_err);
+            self.pending_err.clear();
+        }
+    }
+
+    /// Reports an expansion error: the script ends for a fatal one.
+    fn expansion_failed(&mut self, e: ExpError, io: &mut Io<'_>) -> R<u8> {
+        self.flush_err(io);
+        match e {
+            ExpError::Fatal(msg) => {
+                let _ = writeln!(io.err, "{msg}");
+                Err(Flow::Exit(127))
+            }
+            ExpError::Arith(msg) => {
+                let _ = writeln!(io.err, "{msg}");
+                Err(Flow::Exit(1))
+            }
+            ExpError::Command(msg) => {
+                let _ = writeln!(io.err, "{msg}");
+                self.status = 1;
+                Ok(1)
+            }
+            ExpError::Flow(f) => Err(f),
+        }
+    }
+
+    fn simple(
+        &mut self,
+        assigns: &[Assign],
+        words: &[Word],
+        redirs: &[Redir],
+        io: &mut Io<'_>,
+    ) -> R<u8> {
+        self.subst_status = None;
+        self.cur_input = io.input.clone();
+        let argv = match self.expand_words(words, io) {
+            Ok(v) => v,
+            Err(e) => return self.expansion_failed(e, io),
+        };
+        self.flush_err(io);
+        if argv.is_empty() {
+            for a in assigns {
+                if let Err(e) = self.assign(a) {
+                    return self.expansion_failed(e, io);
+                }
+            }
+            self.flush_err(io);
+            let status = self.subst_status.unwrap_or(0);
+            let r = self.with_redirs(redirs, io, |_, _| Ok(status))?;
+            self.status = r;
+            return Ok(r);
+        }
+        // `VAR=x cmd`: the assignments hold for the command only.
+        let mut saved = Vec::new();
+        for a in assigns {
+            saved.push((a.name.clone(), self.st.vars.get(&a.name).cloned()));
+            if let Err(e) = self.assign(a) {
+                return self.expansion_failed(e, io);
+            }
+        }
+        if self.st.opts.xtrace {
+            let _ = writeln!(io.err, "+ {}", argv.join(" "));
+        }
+        let r = self.with_redirs(redirs, io, |sh, io| sh.invoke(&argv, io, false));
+        for (name, old) in saved.into_iter().rev() {
+            match old {
+                Some(v) => {
+                    self.st.vars.insert(name, v);
+                }
+                None => self.unset_var(&name),
+            }
+        }
+        let s = r?;
+        self.status = s;
+        Ok(s)
+    }
+
+    /// Runs a command by name: a function, a builtin, or one of vfs-sh's
+    /// commands (`skip_functions` for `command NAME`).
+    fn invoke(&mut self, argv: &[String], io: &mut Io<'_>, skip_functions: bool) -> R<u8> {
+        let Some(name) = argv.first() else {
+            return Ok(0);
+        };
+        if !skip_functions && let Some(body) = self.st.funcs.get(name).cloned() {
+            return self.call(name, &body, argv[1..].to_vec(), io);
+        }
+        if BUILTINS.contains(&name.as_str()) {
+            return self.builtin(name, &argv[1..], io);
+        }
+        Ok(self.external(argv, io))
+    }
+
+    /// Runs one of the command table's commands with the shell's streams.
+    fn external(&mut self, argv: &[String], io: &mut Io<'_>) -> u8 {
+        let mut fs = Overlay {
+            inner: &mut *self.fs,
+            files: &self.files,
+        };
+        let mut cx = Cx {
+            fs: &mut fs,
+            env: &mut *self.env,
+            input: io.input.clone(),
+            depth: 0,
+            out: &mut *io.out,
+            err: &mut *io.err,
+        };
+        commands::dispatch(&mut cx, argv)
+    }
+
+    fn call(&mut self, name: &str, body: &Command, args: Vec<String>, io: &mut Io<'_>) -> R<u8> {
+        if self.calls >= MAX_CALLS {
+            let _ = writeln!(
+                io.err,
+                "vfs-sh: {name}: maximum function nesting level exceeded ({MAX_CALLS})"
+            );
+            return Err(Flow::Exit(1));
+        }
+        self.calls += 1;
+        let saved = std::mem::replace(&mut self.st.positional, args);
+        self.st.locals.push(Vec::new());
+        let loops = std::mem::replace(&mut self.loops, 0);
+        let r = self.command(body, io);
+        self.loops = loops;
+        if let Some(hidden) = self.st.locals.pop() {
+            for (var, old) in hidden.into_iter().rev() {
+                match old {
+                    Some(v) => {
+                        self.st.vars.insert(var, v);
+                    }
+                    None => self.unset_var(&var),
+                }
+            }
+        }
+        self.st.positional = saved;
+        self.calls -= 1;
+        match r {
+            Err(Flow::Return(c)) => Ok(c),
+            other => other,
+        }
+    }
+
+    fn compound(&mut self, c: &Compound, io: &mut Io<'_>) -> R<u8> {
+        match c {
+            Compound::Group(list) => self.list(list, io),
+            Compound::Subshell(list) => {
+                let status = self.status;
+                Ok(self.subshell(|sh| flow_status(sh.list(list, io), status)))
+            }
+            Compound::If(arms, otherwise) => {
+                for (cond, body) in arms {
+                    if self.condition(cond, io)? == 0 {
+                        return self.list(body, io);
+                    }
+                }
+                match otherwise {
+                    Some(body) => self.list(body, io),
+                    None => Ok(0),
+                }
+            }
+            Compound::While(cond, body, until) => {
+                let mut status = 0;
+                self.loops += 1;
+                let r = loop {
+                    let c = match self.condition(cond, io) {
+                        Ok(c) => c,
+                        Err(e) => break Err(e),
+                    };
+                    if (c == 0) == *until {
+                        break Ok(status);
+                    }
+                    match self.list(body, io) {
+                        Ok(s) => status = s,
+                        Err(Flow::Break(n)) if n > 1 => break Err(Flow::Break(n - 1)),
+                        Err(Flow::Break(_)) => break Ok(0),
+                        Err(Flow::Continue(n)) if n > 1 => break Err(Flow::Continue(n - 1)),
+                        Err(Flow::Continue(_)) => {}
+                        Err(e) => break Err(e),
+                    }
+                };
+                self.loops -= 1;
+                r
+            }
+            Compound::For(var, items, body) => {
+                let values = match items {
+                    None => self.st.positional.clone(),
+                    Some(words) => match self.expand_words(words, io) {
+                        Ok(v) => v,
+                        Err(e) => return self.expansion_failed(e, io),
+                    },
+                };
+                let mut status = 0;
+                self.loops += 1;
+                let mut r = Ok(0);
+                for v in values {
+                    self.set_scalar(var, v);
+                    match self.list(body, io) {
+                        Ok(s) => status = s,
+                        Err(Flow::Break(n)) if n > 1 => {
+                            r = Err(Flow::Break(n - 1));
+                            break;
+                        }
+                        Err(Flow::Break(_)) => {
+                            status = 0;
+                            break;
+                        }
+                        Err(Flow::Continue(n)) if n > 1 => {
+                            r = Err(Flow::Continue(n - 1));
+                            break;
+                        }
+                        Err(Flow::Continue(_)) => {}
+                        Err(e) => {
+                            r = Err(e);
+                            break;
+                        }
+                    }
+                }
+                self.loops -= 1;
+                r.map(|_| status)
+            }
+            Compound::ArithFor(init, cond, step, body) => {
+                let mut status = 0;
+                if let Err(e) = self.arith_word(init) {
+                    return self.expansion_failed(e, io);
+                }
+                self.loops += 1;
+                let r = loop {
+                    let c = match self.arith_word_or(cond, 1) {
+                        Ok(c) => c,
+                        Err(e) => break self.expansion_failed(e, io),
+                    };
+                    if c == 0 {
+                        break Ok(status);
+                    }
+                    match self.list(body, io) {
+                        Ok(s) => status = s,
+                        Err(Flow::Break(n)) if n > 1 => break Err(Flow::Break(n - 1)),
+                        Err(Flow::Break(_)) => break Ok(0),
+                        Err(Flow::Continue(n)) if n > 1 => break Err(Flow::Continue(n - 1)),
+                        Err(Flow::Continue(_)) => {}
+                        Err(e) => break Err(e),
+                    }
+                    if let Err(e) = self.arith_word(step) {
+                        break self.expansion_failed(e, io);
+                    }
+                };
+                self.loops -= 1;
+                r
+            }
+            Compound::Case(word, arms) => {
+                let subject = match self.expand_string(word) {
+                    Ok(s) => s,
+                    Err(e) => return self.expansion_failed(e, io),
+                };
+                let mut status = 0;
+                let mut fall = false;
+                for arm in arms {
+                    let mut hit = fall;
+                    if !hit {
+                        for p in &arm.patterns {
+                            let pat = match self.expand_pattern(p) {
+                                Ok(p) => p,
+                                Err(e) => return self.expansion_failed(e, io),
+                            };
+                            if glob::Pattern::new(&pat).matches(&subject, self.st.opts.nocasematch)
+                            {
+                                hit = true;
+                                break;
+                            }
+                        }
+                    }
+                    if hit {
+                        status = self.list(&arm.body, io)?;
+                        match arm.next {
+                            CaseNext::Stop => return Ok(status),
+                            CaseNext::FallThrough => fall = true,
+                            CaseNext::TestNext => fall = false,
+                        }
+                    }
+                }
+                Ok(status)
+            }
+            Compound::Cond(c) => match self.cond_expr(c) {
+                Ok(b) => Ok(u8::from(!b)),
+                Err(ExpError::Command(msg)) => {
+                    let _ = writeln!(io.err, "{msg}");
+                    Ok(2)
+                }
+                Err(e) => self.expansion_failed(e, io),
+            },
+            Compound::Arith(w) => match self.arith_word(w) {
+                Ok(v) => Ok(u8::from(v == 0)),
+                Err(e) => self.expansion_failed(e, io),
+            },
+        }
+    }
+
+    fn condition(&mut self, list: &List, io: &mut Io<'_>) -> R<u8> {
+        self.cond += 1;
+        let r = self.list(list, io);
+        self.cond -= 1;
+        r
+    }
+
+    fn arith_word(&mut self, w: &Word) -> E<i64> {
+        let text = self.expand_string(w)?;
+        self.arith(&text)
+    }
+
+    fn arith_word_or(&mut self, w: &Word, empty: i64) -> E<i64> {
+        let text = self.expand_string(w)?;
+        if text.trim().is_empty() {
+            return Ok(empty);
+        }
+        self.arith(&text)
+    }
+
+    // ----- redirections -----
+
+    fn with_redirs(
+        &mut self,
+        redirs: &[Redir],
+        io: &mut Io<'_>,
+        f: impl FnOnce(&mut Self, &mut Io<'_>) -> R<u8>,
+    ) -> R<u8> {
+        if redirs.is_empty() {
+            return f(self, io);
+        }
+        let mut fds = [Target::Closed; 10];
+        fds[1] = Target::Out;
+        fds[2] = Target::Err;
+        let mut input = io.input.clone();
+        self.cur_input = io.input.clone();
+        for r in redirs {
+            let res = self.redirect(r, &mut fds, &mut input);
+            self.flush_err(io);
+            if let Err(msg) = res {
+                let _ = writeln!(io.err, "{msg}");
+                return Ok(1);
+            }
+        }
+        let o = RefCell::new(&mut *io.out as &mut dyn Write);
+        let e = RefCell::new(&mut *io.err as &mut dyn Write);
+        let sink = |t: Target| match t {
+            Target::Out => Sink::To(&o),
+            Target::Err => Sink::To(&e),
+            Target::Null | Target::Closed => Sink::Null,
+        };
+        let (mut w1, mut w2) = (sink(fds[1]), sink(fds[2]));
+        let mut sub = Io {
+            input,
+            out: &mut w1,
+            err: &mut w2,
+        };
+        f(self, &mut sub)
+    }
+
+    fn redirect(
+        &mut self,
+        r: &Redir,
+        fds: &mut [Target; 10],
+        input: &mut Input,
+    ) -> Result<(), String> {
+        let expand = |sh: &mut Self, w: &Word| -> Result<String, String> {
+            sh.expand_string(w).map_err(|e| match e {
+                ExpError::Fatal(m) | ExpError::Command(m) | ExpError::Arith(m) => m,
+                ExpError::Flow(_) => "vfs-sh: redirection failed".to_owned(),
+            })
+        };
+        let fd_of = |fd: Option<u32>, default: usize| -> Result<usize, String> {
+            match fd {
+                None => Ok(default),
+                Some(n) if n < 10 => Ok(n as usize),
+                Some(n) => Err(format!("vfs-sh: {n}: bad file descriptor")),
+            }
+        };
+        let out_target = |fds: &[Target; 10], path: &str| -> Result<Target, String> {
+            match path {
+                "/dev/null" => Ok(Target::Null),
+                "/dev/stdout" | "/dev/fd/1" => Ok(fds[1]),
+                "/dev/stderr" | "/dev/fd/2" => Ok(fds[2]),
+                "/dev/tty" => Ok(Target::Err),
+                "" => Err("vfs-sh: : No such file or directory".to_owned()),
+                _ => Err(format!(
+                    "vfs-sh: {path}: cannot write: the filesystem is read-only (only /dev/null, /dev/stdout and /dev/stderr take output)"
+                )),
+            }
+        };
+        match r.op {
+            RedirOp::In | RedirOp::ReadWrite => {
+                let path = expand(self, &r.target)?;
+                let fd = fd_of(r.fd, 0)?;
+                if r.op == RedirOp::ReadWrite && path != "/dev/null" {
+                    return Err(format!(
+                        "vfs-sh: {path}: cannot open for writing: the filesystem is read-only"
+                    ));
+                }
+                let data = self.read_file(&path)?;
+                if fd == 0 {
+                    *input = InBuf::bytes(data);
+                }
+            }
+            RedirOp::HereDoc | RedirOp::HereString => {
+                let mut text = expand(self, &r.target)?;
+                if r.op == RedirOp::HereString {
+                    text.push('\n');
+                }
+                if fd_of(r.fd, 0)? == 0 {
+                    *input = InBuf::bytes(text.into_bytes());
+                }
+            }
+            RedirOp::Out | RedirOp::Append => {
+                let path = expand(self, &r.target)?;
+                let fd = fd_of(r.fd, 1)?;
+                fds[fd] = out_target(fds, &path)?;
+            }
+            RedirOp::OutErr => {
+                let path = expand(self, &r.target)?;
+                let t = out_target(fds, &path)?;
+                fds[1] = t;
+                fds[2] = t;
+            }
+            RedirOp::Dup => {
+                let word = expand(self, &r.target)?;
+                let fd = fd_of(r.fd, 1)?;
+                if word == "-" {
+                    if fd == 0 {
+                        *input = InBuf::bytes(Vec::new());
+                    } else {
+                        fds[fd] = Target::Closed;
+                    }
+                    return Ok(());
+                }
+                match word.parse::<usize>() {
+                    Ok(0) if fd == 0 => {}
+                    Ok(m) if m < 10 && fd != 0 => {
+                        if fds[m] == Target::Closed && m > 2 {
+                            return Err(format!("vfs-sh: {m}: Bad file descriptor"));
+                        }
+                        fds[fd] = fds[m];
+                    }
+                    Ok(m) => return Err(format!("vfs-sh: {m}: Bad file descriptor")),
+                    Err(_) if r.fd.is_none() => {
+                        // `>&file` is `&>file`.
+                        let t = out_target(fds, &word)?;
+                        fds[1] = t;
+                        fds[2] = t;
+                    }
+                    Err(_) => return Err(format!("vfs-sh: {word}: ambiguous redirect")),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        let mut fs = Overlay {
+            inner: &mut *self.fs,
+            files: &self.files,
+        };
+        if path == "/dev/stdin" {
+            return Ok(self.cur_input.borrow_mut().take_rest());
+        }
+        match fs.metadata(path) {
+            Ok(m) if m.is_dir() => return Err(format!("vfs-sh: {path}: Is a directory")),
+            _ => {}
+        }
+        fs.read(path)
+            .map_err(|e| format!("vfs-sh: {path}: {}", e.strerror()))
+    }
+
+    // ----- expansion -----
+
+    /// Expands words into fields: parameters, substitutions, arithmetic,
+    /// splitting on `IFS`, globs.
+    fn expand_words(&mut self, words: &[Word], io: &mut Io<'_>) -> E<Vec<String>> {
+        let _ = io;
+        let mut out = Vec::new();
+        for w in words {
+            out.extend(self.expand_fields(w)?);
+        }
+        Ok(out)
+    }
+
+    fn expand_fields(&mut self, w: &Word) -> E<Vec<String>> {
+        // A plain literal word needs no machinery.
+        if let [Part::Lit(s)] = w.parts.as_slice()
+            && !s.contains(['*', '?', '['])
+        {
+            return Ok(vec![s.clone()]);
+        }
+        let mut toks = Vec::new();
+        self.parts(&w.parts, false, &mut toks)?;
+        let fields = self.split(&toks);
+        let mut out = Vec::new();
+        for f in fields {
+            let globbed = !self.st.opts.noglob
+                && f.iter()
+                    .any(|c| !c.quoted && matches!(c.ch, '*' | '?' | '['));
+            if !globbed {
+                out.push(f.iter().map(|c| c.ch).collect());
+                continue;
+            }
+            out.extend(self.glob(&GlobWord { chars: f })?);
+        }
+        Ok(out)
+    }
+
+    fn glob(&mut self, w: &GlobWord) -> E<Vec<String>> {
+        let mut fs = Overlay {
+            inner: &mut *self.fs,
+            files: &self.files,
+        };
+        let text = w.text();
+        let opts = glob::Options {
+            dotglob: self.st.opts.dotglob,
+            globstar: self.st.opts.globstar,
+            nocase: self.st.opts.nocaseglob,
+        };
+        let found = glob::expand_with(&mut fs, w, opts).map_err(ExpError::Command)?;
+        if found.is_empty() {
+            if self.st.opts.failglob {
+                return Err(ExpError::Command(format!("vfs-sh: no match: {text}")));
+            }
+            if self.st.opts.nullglob {
+                return Ok(Vec::new());
+            }
+            return Ok(vec![text]);
+        }
+        Ok(found)
+    }
+
+    /// Splits expanded characters into fields on `IFS`, where they came
+    /// from an unquoted expansion.
+    fn split(&self, toks: &[Tok]) -> Vec<Vec<WordChar>> {
+        let ifs = self.ifs();
+        let mut fields = Vec::new();
+        let mut cur = Vec::new();
+        let mut have = false;
+        // After a split on white space: a following non-white delimiter
+        // belongs to the same boundary.
+        let mut after_space = false;
+        for t in toks {
+            match *t {
+                Tok::C { ch, quoted, split } if split && ifs.contains(ch) => {
+                    if is_ifs_space(ch) {
+                        if have {
+                            fields.push(std::mem::take(&mut cur));
+                            have = false;
+                            after_space = true;
+                        }
+                    } else {
+                        if !after_space || have {
+                            fields.push(std::mem::take(&mut cur));
+                        }
+                        have = false;
+                        after_space = false;
+                    }
+                    let _ = quoted;
+                }
+                Tok::C { ch, quoted, .. } => {
+                    cur.push(WordChar { ch, quoted });
+                    have = true;
+                    after_space = false;
+                }
+                Tok::Empty => have = true,
+                Tok::Break => {
+                    if have {
+                        fields.push(std::mem::take(&mut cur));
+                    }
+                    have = false;
+                    after_space = false;
+                }
+            }
+        }
+        if have {
+            fields.push(cur);
+        }
+        fields
+    }
+
+    /// Expands a word to one string: no splitting, no globs (assignments,
+    /// `case`, `[[ ]]`, redirection targets, here-documents).
+    fn expand_string(&mut self, w: &Word) -> E<String> {
+        if let [Part::Lit(s)] = w.parts.as_slice() {
+            return Ok(s.clone());
+        }
+        let mut toks = Vec::new();
+        self.parts(&w.parts, false, &mut toks)?;
+        let mut s = String::new();
+        for t in toks {
+            match t {
+                Tok::C { ch, .. } => s.push(ch),
+                Tok::Break => s.push(' '),
+                Tok::Empty => {}
+            }
+        }
+        Ok(s)
+    }
+
+    /// Expands a word to a glob pattern: quoted characters are escaped.
+    fn expand_pattern(&mut self, w: &Word) -> E<String> {
+        let mut toks = Vec::new();
+        self.parts(&w.parts, false, &mut toks)?;
+        let mut s = String::new();
+        for t in toks {
+            match t {
+                Tok::C { ch, quoted, .. } => {
+                    if quoted && matches!(ch, '*' | '?' | '[' | ']' | '\\') {
+                        s.push('\\');
+                    }
+                    s.push(ch);
+                }
+                Tok::Break => s.push(' '),
+                Tok::Empty => {}
+            }
+        }
+        Ok(s)
+    }
+
+    fn push_str(out: &mut Vec<Tok>, s: &str, quoted: bool, split: bool) {
+        out.extend(s.chars().map(|ch| Tok::C { ch, quoted, split }));
+    }
+
+    fn parts(&mut self, parts: &[Part], dq: bool, out: &mut Vec<Tok>) -> E<()> {
+        for p in parts {
+            match p {
+                Part::Lit(s) => Self::push_str(out, s, dq, false),
+                Part::Quoted(s) => {
+                    Self::push_str(out, s, true, false);
+                    if s.is_empty() {
+                        out.push(Tok::Empty);
+                    }
+                }
+                Part::Double(inner) => {
+                    let lone_at = matches!(inner.as_slice(), [Part::Param(p)] if p.op == ParamOp::Get
+                        && (p.name == "@" || p.index.as_ref().and_then(Word::as_lit) == Some("@")));
+                    if !lone_at {
+                        out.push(Tok::Empty);
+                    }
+                    self.parts(inner, true, out)?;
+                }
+                Part::Tilde(user) => {
+                    if user.is_empty() {
+                        let home = self.scalar("HOME").unwrap_or_else(|| "/".to_owned());
+                        Self::push_str(out, &home, true, false);
+                    } else {
+                        Self::push_str(out, &format!("~{user}"), true, false);
+                    }
+                }
+                Part::Param(param) => self.param(param, dq, out)?,
+                Part::Command(list) => {
+                    let text = self.command_subst(list)?;
+                    Self::push_str(out, &text, dq, !dq);
+                }
+                Part::Arith(inner) => {
+                    let w = Word {
+                        parts: inner.clone(),
+                    };
+                    let text = self.expand_string(&w)?;
+                    let v = self.arith(&text)?;
+                    Self::push_str(out, &v.to_string(), dq, !dq);
+                }
+                Part::ProcessIn(list) => {
+                    let data = self.capture(list)?;
+                    let path = format!("/dev/fd/{}", self.next_fd);
+                    self.next_fd += 1;
+                    self.files.insert(path.clone(), Rc::new(data));
+                    Self::push_str(out, &path, true, false);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a list in a subshell and returns its standard output.
+    fn capture(&mut self, list: &List) -> E<Vec<u8>> {
+        if self.env.nesting >= 64 {
+            return Err(ExpError::Command(
+                "vfs-sh: command substitutions nest too deep".to_owned(),
+            ));
+        }
+        self.env.nesting += 1;
+        let mut buf = Vec::new();
+        let input = self.cur_input.clone();
+        let status = self.status;
+        // Standard error of a substitution goes to the script's.
+        let s = self.subshell(|sh| {
+            let mut sink = StderrProxy::default();
+            let mut io = Io {
+                input,
+                out: &mut buf,
+                err: &mut sink,
+            };
+            let s = flow_status(sh.list(list, &mut io), status);
+            (s, sink.0)
+        });
+        self.env.nesting -= 1;
+        self.subst_status = Some(s.0);
+        self.status = s.0;
+        self.pending_err.extend_from_slice(&s.1);
+        Ok(buf)
+    }
+
+    fn command_subst(&mut self, list: &List) -> E<String> {
+        let data = self.capture(list)?;
+        let mut text = String::from_utf8_lossy(&data).into_owned();
+        while text.ends_with('\n') {
+            text.pop();
+        }
+        Ok(text)
+    }
+
+    fn param(&mut self, p: &Param, dq: bool, out: &mut Vec<Tok>) -> E<()> {
+        let value = self.lookup(p)?;
+        let name = &p.name;
+        let is_set = !matches!(value, PVal::Unset);
+        let is_empty = match &value {
+            PVal::Unset => true,
+            PVal::One(s) => s.is_empty(),
+            PVal::Many(v, _) => v.is_empty() || (v.len() == 1 && v[0].is_empty()),
+        };
+        let emit = |sh: &Self, out: &mut Vec<Tok>, v: PVal| match v {
+            PVal::Unset => {}
+            PVal::One(s) => Self::push_str(out, &s, dq, !dq),
+            PVal::Many(items, star) => {
+                if dq && star {
+                    let sep = sh
+                        .ifs()
+                        .chars()
+                        .next()
+                        .map(String::from)
+                        .unwrap_or_default();
+                    Self::push_str(out, &items.join(&sep), true, false);
+                } else {
+                    for (k, item) in items.iter().enumerate() {
+                        if k > 0 {
+                            if dq {
+                                out.push(Tok::Break);
+                            } else {
+                                out.push(Tok::C {
+                                    ch: ' ',
+                                    quoted: false,
+                                    split: true,
+                                });
+                            }
+                        }
+                        if dq && item.is_empty() {
+                            out.push(Tok::Empty);
+                        }
+                        Self::push_str(out, item, dq, !dq);
+                    }
+                }
+            }
+        };
+        match &p.op {
+            ParamOp::Get => {
+                if !is_set && self.st.opts.nounset && !matches!(name.as_str(), "@" | "*") {
+                    return Err(ExpError::Fatal(format!("vfs-sh: {name}: unbound variable")));
+                }
+                emit(self, out, value);
+            }
+            ParamOp::Length => {
+                if !is_set && self.st.opts.nounset {
+                    return Err(ExpError::Fatal(format!("vfs-sh: {name}: unbound variable")));
+                }
+                let n = match value {
+                    PVal::Unset => 0,
+                    PVal::One(s) => s.chars().count(),
+                    PVal::Many(v, _) => v.len(),
+                };
+                Self::push_str(out, &n.to_string(), dq, !dq);
+            }
+            ParamOp::Default(colon, w) | ParamOp::Alternative(colon, w) => {
+                let use_word = if matches!(p.op, ParamOp::Default(..)) {
+                    !is_set || (*colon && is_empty)
+                } else {
+                    is_set && !(*colon && is_empty)
+                };
+                if use_word {
+                    self.parts(&w.parts, dq, out)?;
+                } else if matches!(p.op, ParamOp::Default(..)) {
+                    emit(self, out, value);
+                }
+            }
+            ParamOp::Assign(colon, w) => {
+                if !is_set || (*colon && is_empty) {
+                    let v = self.expand_string(w)?;
+                    self.set_scalar(name, v.clone());
+                    Self::push_str(out, &v, dq, !dq);
+                } else {
+                    emit(self, out, value);
+                }
+            }
+            ParamOp::Error(colon, w) => {
+                if !is_set || (*colon && is_empty) {
+                    let msg = self.expand_string(w)?;
+                    let msg = if msg.is_empty() {
+                        "parameter null or not set".to_owned()
+                    } else {
+                        msg
+                    };
+                    return Err(ExpError::Fatal(format!("vfs-sh: {name}: {msg}")));
+                }
+                emit(self, out, value);
+            }
+            ParamOp::TrimPrefix(longest, w) | ParamOp::TrimSuffix(longest, w) => {
+                let pat = self.expand_pattern(w)?;
+                let prefix = matches!(p.op, ParamOp::TrimPrefix(..));
+                let f = |s: &str| trim(s, &pat, prefix, *longest);
+                emit(self, out, map_val(value, f));
+            }
+            ParamOp::Replace(mode, pat, rep) => {
+                let pat = self.expand_pattern(pat)?;
+                let rep = self.expand_string(rep)?;
+                let f = |s: &str| replace(s, &pat, &rep, *mode);
+                emit(self, out, map_val(value, f));
+            }
+            ParamOp::Slice(off, len) => {
+                let off_text = self.expand_string(off)?;
+                let offset = self.arith(&off_text)?;
+                let length = match len {
+                    Some(l) => {
+                        let t = self.expand_string(l)?;
+                        Some(self.arith(&t)?)
+                    }
+                    None => None,
+                };
+                let v = match value {
+                    PVal::Unset => PVal::Unset,
+                    PVal::One(s) => {
+                        let chars: Vec<char> = s.chars().collect();
+                        match slice_range(chars.len(), offset, length) {
+                            Some((a, b)) => PVal::One(chars[a..b].iter().collect()),
+                            None if length.is_some_and(|l| l < 0) => {
+                                return Err(ExpError::Command(format!(
+                                    "vfs-sh: {}: substring expression < 0",
+                                    length.unwrap_or(0)
+                                )));
+                            }
+                            None => PVal::One(String::new()),
+                        }
+                    }
+                    PVal::Many(items, star) => {
+                        // `${@:N}` counts `$0` as element 0.
+                        let items = if name == "@" || name == "*" {
+                            let mut all = vec![self.st.arg0.clone()];
+                            all.extend(items);
+                            all
+                        } else {
+                            items
+                        };
+                        match slice_range(items.len(), offset, length) {
+                            Some((a, b)) => PVal::Many(items[a..b].to_vec(), star),
+                            None => PVal::Many(Vec::new(), star),
+                        }
+                    }
+                };
+                emit(self, out, v);
+            }
+            ParamOp::Case(upper, all) => {
+                let f = |s: &str| {
+                    let conv = |c: char| -> String {
+                        if *upper {
+                            c.to_uppercase().collect()
+                        } else {
+                            c.to_lowercase().collect()
+                        }
+                    };
+                    if *all {
+                        s.chars().map(conv).collect()
+                    } else {
+                        let mut cs = s.chars();
+                        match cs.next() {
+                            Some(c) => conv(c) + cs.as_str(),
+                            None => String::new(),
+                        }
+                    }
+                };
+                emit(self, out, map_val(value, f));
+            }
+        }
+        Ok(())
+    }
+
+    fn lookup(&mut self, p: &Param) -> E<PVal> {
+        let name = p.name.as_str();
+        if p.indirect {
+            if let Some(ix) = &p.index
+                && matches!(ix.as_lit(), Some("@" | "*"))
+            {
+                // `${!a[@]}`: the keys.
+                let keys = match self.st.vars.get(name) {
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.is_some())
+                        .map(|(i, _)| i.to_string())
+                        .collect(),
+                    Some(Value::Assoc(m)) => m.iter().map(|(k, _)| k.clone()).collect(),
+                    Some(Value::Str(_)) => vec!["0".to_owned()],
+                    None => Vec::new(),
+                };
+                return Ok(PVal::Many(keys, ix.as_lit() == Some("*")));
+            }
+            let target = self.scalar(name).unwrap_or_default();
+            if target.is_empty() {
+                return Ok(PVal::Unset);
+            }
+            let (tname, tindex) = match target.split_once('[') {
+                Some((n, rest)) => (n.to_owned(), Some(rest.trim_end_matches(']').to_owned())),
+                None => (target.clone(), None),
+            };
+            let inner = Param {
+                name: tname,
+                index: tindex.map(|t| Word {
+                    parts: vec![Part::Lit(t)],
+                }),
+                indirect: false,
+                op: ParamOp::Get,
+            };
+            return self.lookup(&inner);
+        }
+        match name {
+            "@" | "*" => {
+                return Ok(PVal::Many(self.st.positional.clone(), name == "*"));
+            }
+            "-" => {
+                let mut f = String::from("h");
+                if self.st.opts.errexit {
+                    f.push('e');
+                }
+                if self.st.opts.nounset {
+                    f.push('u');
+                }
+                f.push('B');
+                return Ok(PVal::One(f));
+            }
+            "!" => return Ok(PVal::Unset),
+            _ => {}
+        }
+        if let Some(ix) = &p.index {
+            let key_all = ix.as_lit().filter(|k| *k == "@" || *k == "*");
+            if let Some(k) = key_all {
+                let items = match self.st.vars.get(name) {
+                    Some(Value::Array(a)) => a.iter().flatten().cloned().collect(),
+                    Some(Value::Assoc(m)) => m.iter().map(|(_, v)| v.clone()).collect(),
+                    Some(Value::Str(s)) => vec![s.clone()],
+                    None => Vec::new(),
+                };
+                if items.is_empty() && !self.st.vars.contains_key(name) {
+                    return Ok(PVal::Many(Vec::new(), k == "*"));
+                }
+                return Ok(PVal::Many(items, k == "*"));
+            }
+            let key = self.expand_string(ix)?;
+            return Ok(match self.element(name, &key)? {
+                Some(v) => PVal::One(v),
+                None => PVal::Unset,
+            });
+        }
+        Ok(match self.scalar(name) {
+            Some(v) => PVal::One(v),
+            None => PVal::Unset,
+        })
+    }
+
+    // ----- [[ ]] -----
+
+    fn cond_expr(&mut self, c: &Cond) -> E<bool> {
+        Ok(match c {
+            Cond::And(a, b) => self.cond_expr(a)? && self.cond_expr(b)?,
+            Cond::Or(a, b) => self.cond_expr(a)? || self.cond_expr(b)?,
+            Cond::Not(a) => !self.cond_expr(a)?,
+            Cond::Word(w) => !self.expand_string(w)?.is_empty(),
+            Cond::Unary(op, w) => {
+                let arg = self.expand_string(w)?;
+                if op == "-v" {
+                    return Ok(self.scalar(&arg).is_some() || self.st.vars.contains_key(&arg));
+                }
+                if op == "-o" {
+                    return Ok(false);
+                }
+                let mut fs = Overlay {
+                    inner: &mut *self.fs,
+                    files: &self.files,
+                };
+                match commands::test_unary(&mut fs, op, &arg) {
+                    Some(b) => b,
+                    None => {
+                        return Err(ExpError::Command(format!(
+                            "vfs-sh: unexpected argument `{op}' to conditional unary operator"
+                        )));
+                    }
+                }
+            }
+            Cond::Binary(op, a, b) => {
+                let left = self.expand_string(a)?;
+                match op.as_str() {
+                    "==" | "=" | "!=" => {
+                        let pat = self.expand_pattern(b)?;
+                        let m = glob::Pattern::new(&pat).matches(&left, self.st.opts.nocasematch);
+                        if op == "!=" { !m } else { m }
+                    }
+                    "=~" => {
+                        let re = self.expand_regex(b)?;
+                        self.regex_match(&left, &re)?
+                    }
+                    "<" | ">" => {
+                        let right = self.expand_string(b)?;
+                        if op == "<" {
+                            left < right
+                        } else {
+                            left > right
+                        }
+                    }
+                    "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => {
+                        let right = self.expand_string(b)?;
+                        let x = self.arith(&left)?;
+                        let y = self.arith(&right)?;
+                        match op.as_str() {
+                            "-eq" => x == y,
+                            "-ne" => x != y,
+                            "-lt" => x < y,
+                            "-le" => x <= y,
+                            "-gt" => x > y,
+                            _ => x >= y,
+                        }
+                    }
+                    _ => {
+                        let right = self.expand_string(b)?;
+                        let mut fs = Overlay {
+                            inner: &mut *self.fs,
+                            files: &self.files,
+                        };
+                        commands::test_binary(&mut fs, op, &left, &right)
+                            .map_err(ExpError::Command)?
+                    }
+                }
+            }
+        })
+    }
+
+    /// The right side of `=~` as an extended regular expression: quoted
+    /// parts match literally.
+    fn expand_regex(&mut self, w: &Word) -> E<String> {
+        let mut toks = Vec::new();
+        self.parts(&w.parts, false, &mut toks)?;
+        let mut s = String::new();
+        for t in toks {
+            if let Tok::C { ch, quoted, .. } = t {
+                if quoted && !ch.is_alphanumeric() && ch != ' ' {
+                    s.push('\\');
+                }
+                s.push(ch);
+            }
+        }
+        Ok(s)
+    }
+
+    fn regex_match(&mut self, subject: &str, re: &str) -> E<bool> {
+        let translated = crate::pattern::translate(re, crate::pattern::Syntax::Extended)
+            .map_err(|e| ExpError::Command(format!("vfs-sh: {e}")))?;
+        let rx = regex::RegexBuilder::new(&translated.regex)
+            .case_insensitive(self.st.opts.nocasematch)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|_| ExpError::Command("vfs-sh: invalid regular expression".to_owned()))?;
+        let caps = rx.captures(subject);
+        let arr: Vec<Option<String>> = match &caps {
+            Some(c) => c
+                .iter()
+                .map(|m| Some(m.map_or(String::new(), |m| m.as_str().to_owned())))
+                .collect(),
+            None => Vec::new(),
+        };
+        self.st
+            .vars
+            .insert("BASH_REMATCH".to_owned(), Value::Array(arr));
+        Ok(caps.is_some())
+    }
+}
+
+/// Standard error of a command substitution, kept until its command's own
+/// streams are at hand.
+#[derive(Default)]
+struct StderrProxy(Vec<u8>);
+
+impl Write for StderrProxy {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn map_val(v: PVal, f: impl Fn(&str) -> String) -> PVal {
+    match v {
+        PVal::Unset => PVal::Unset,
+        PVal::One(s) => PVal::One(f(&s)),
+        PVal::Many(items, star) => PVal::Many(items.iter().map(|s| f(s)).collect(), star),
+    }
+}
+
+/// `${x:offset:length}` as a range of `len` items.
+fn slice_range(len: usize, offset: i64, length: Option<i64>) -> Option<(usize, usize)> {
+    let n = len as i64;
+    let start = if offset < 0 { n + offset } else { offset };
+    if start < 0 || start > n {
+        return None;
+    }
+    let end = match length {
+        None => n,
+        Some(l) if l < 0 => n + l,
+        Some(l) => (start + l).min(n),
+    };
+    if end < start {
+        return None;
+    }
+    Some((start as usize, end as usize))
+}
+
+/// Char boundaries of `s`, from 0 to its length.
+fn boundaries(s: &str) -> Vec<usize> {
+    let mut b: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
+    b.push(s.len());
+    b
+}
+
+/// `${x#p}`, `${x##p}`, `${x%p}`, `${x%%p}`.
+fn trim(s: &str, pat: &str, prefix: bool, longest: bool) -> String {
+    let p = glob::Pattern::new(pat);
+    if s.len() > MAX_PATTERN_SUBJECT {
+        return s.to_owned();
+    }
+    let b = boundaries(s);
+    let cands: Box<dyn Iterator<Item = usize>> = match (prefix, longest) {
+        (true, false) => Box::new(b.iter().copied()),
+        (true, true) => Box::new(b.iter().rev().copied()),
+        (false, false) => Box::new(b.iter().rev().copied()),
+        (false, true) => Box::new(b.iter().copied()),
+    };
+    for k in cands {
+        if prefix {
+            if p.matches(&s[..k], false) {
+                return s[k..].to_owned();
+            }
+        } else if p.matches(&s[k..], false) {
+            return s[..k].to_owned();
+        }
+    }
+    s.to_owned()
+}
+
+/// `${x/p/r}` and its forms: the longest match at the first (or each)
+/// position where one starts.
+fn replace(s: &str, pat: &str, rep: &str, mode: ReplaceMode) -> String {
+    if pat.is_empty() && mode != ReplaceMode::Prefix && mode != ReplaceMode::Suffix {
+        return s.to_owned();
+    }
+    let p = glob::Pattern::new(pat);
+    if s.len() > MAX_PATTERN_SUBJECT {
+        return s.to_owned();
+    }
+    let b = boundaries(s);
+    match mode {
+        ReplaceMode::Prefix => {
+            for &k in b.iter().rev() {
+                if p.matches(&s[..k], false) {
+                    return format!("{rep}{}", &s[k..]);
+                }
+            }
+            s.to_owned()
+        }
+        ReplaceMode::Suffix => {
+            for &k in &b {
+                if p.matches(&s[k..], false) {
+                    return format!("{}{rep}", &s[..k]);
+                }
+            }
+            s.to_owned()
+        }
+        ReplaceMode::First | ReplaceMode::All => {
+            let mut out = String::new();
+            let mut i = 0;
+            let mut bi = 0;
+            while bi < b.len() {
+                let start = b[bi];
+                let mut found = None;
+                for &end in b[bi..].iter().rev() {
+                    if end > start && p.matches(&s[start..end], false) {
+                        found = Some(end);
+                        break;
+                    }
+                }
+                match found {
+                    Some(end) => {
+                        out.push_str(&s[i..start]);
+                        out.push_str(rep);
+                        i = end;
+                        if mode == ReplaceMode::First {
+                            out.push_str(&s[i..]);
+                            return out;
+                        }
+                        bi = b.iter().position(|&x| x == end).unwrap_or(b.len());
+                    }
+                    None => bi += 1,
+                }
+            }
+            out.push_str(&s[i.min(s.len())..]);
+            out
+        }
+    }
+}
+
+/// A variable name for `read`, `declare` and the other builtins that take
+/// one, as bash checks it.
+fn valid_name(s: &str) -> bool {
+    syntax::is_name(s)
+}
+
+mod builtins;

@@ -1,0 +1,1206 @@
+//! The builtins: commands that read or change the shell's own state
+//! (`cd`, `read`, `set`, `local`, `eval`, `source`...), and the wrappers
+//! that run another command (`command`, `timeout`, `env`...).
+
+use super::{ExpError, Flow, Io, R, Shell, Value, valid_name};
+use crate::commands;
+use crate::fs::FsError;
+use crate::syntax;
+
+/// The `shopt` options vfs-sh knows; the ones without an effect here are
+/// accepted so that scripts setting them run.
+const SHOPTS: &[&str] = &[
+    "globstar",
+    "nullglob",
+    "failglob",
+    "dotglob",
+    "nocaseglob",
+    "nocasematch",
+    "extglob",
+    "lastpipe",
+    "expand_aliases",
+    "inherit_errexit",
+    "pipefail",
+    "globasciiranges",
+];
+
+const KEYWORDS: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case",
+    "esac", "function", "select", "time", "{", "}", "!", "[[", "]]",
+];
+
+fn status_of(n: i64) -> u8 {
+    u8::try_from(n.rem_euclid(256)).unwrap_or(0)
+}
+
+impl Shell<'_> {
+    fn say(io: &mut Io<'_>, msg: impl std::fmt::Display) {
+        let _ = writeln!(io.err, "vfs-sh: {msg}");
+    }
+
+    pub(super) fn builtin(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> R<u8> {
+        match name {
+            ":" => Ok(0),
+            "." | "source" => self.source(name, args, io),
+            "cd" => Ok(self.cd(args, io)),
+            "exit" => {
+                let code = match args {
+                    [] => self.status,
+                    [a] => match a.trim().parse::<i64>() {
+                        Ok(n) => status_of(n),
+                        Err(_) => {
+                            Self::say(io, format_args!("exit: {a}: numeric argument required"));
+                            2
+                        }
+                    },
+                    _ => {
+                        Self::say(io, "exit: too many arguments");
+                        return Ok(1);
+                    }
+                };
+                Err(Flow::Exit(code))
+            }
+            "return" => {
+                let code = match args.first() {
+                    None => self.status,
+                    Some(a) => match a.trim().parse::<i64>() {
+                        Ok(n) => status_of(n),
+                        Err(_) => {
+                            Self::say(io, format_args!("return: {a}: numeric argument required"));
+                            2
+                        }
+                    },
+                };
+                if self.calls == 0 && self.sourcing == 0 {
+                    Self::say(
+                        io,
+                        "return: can only `return' from a function or sourced script",
+                    );
+                    return Ok(1);
+                }
+                Err(Flow::Return(code))
+            }
+            "break" | "continue" => {
+                let n = match args.first() {
+                    None => 1,
+                    Some(a) => match a.parse::<u32>() {
+                        Ok(n) if n >= 1 => n,
+                        _ => {
+                            Self::say(io, format_args!("{name}: {a}: loop count out of range"));
+                            return Ok(1);
+                        }
+                    },
+                };
+                if self.loops == 0 {
+                    Self::say(
+                        io,
+                        format_args!(
+                            "{name}: only meaningful in a `for', `while', or `until' loop"
+                        ),
+                    );
+                    return Ok(0);
+                }
+                let n = n.min(self.loops);
+                Err(if name == "break" {
+                    Flow::Break(n)
+                } else {
+                    Flow::Continue(n)
+                })
+            }
+            "shift" => {
+                let n = match args.first() {
+                    None => 1,
+                    Some(a) => match a.parse::<usize>() {
+                        Ok(n) => n,
+                        Err(_) => {
+                            Self::say(io, format_args!("shift: {a}: numeric argument required"));
+                            return Ok(1);
+                        }
+                    },
+                };
+                if n > self.st.positional.len() {
+                    return Ok(1);
+                }
+                self.st.positional.drain(..n);
+                Ok(0)
+            }
+            "set" => Ok(self.set(args, io)),
+            "shopt" => Ok(self.shopt(args, io)),
+            "unset" => Ok(self.unset(args)),
+            "export" | "readonly" => Ok(self.declare(name, args, io, false)),
+            "declare" | "typeset" => Ok(self.declare(name, args, io, self.calls > 0)),
+            "local" => {
+                if self.calls == 0 {
+                    Self::say(io, "local: can only be used in a function");
+                    return Ok(1);
+                }
+                Ok(self.declare(name, args, io, true))
+            }
+            "read" => Ok(self.read(args, io)),
+            "mapfile" | "readarray" => Ok(self.mapfile(args, io)),
+            "eval" => {
+                let text = args.join(" ");
+                match syntax::parse(&text) {
+                    Ok(list) => self.list(&list, io),
+                    Err(msg) => {
+                        let _ = writeln!(io.err, "{msg}");
+                        Ok(2)
+                    }
+                }
+            }
+            "let" => {
+                if args.is_empty() {
+                    Self::say(io, "let: expression expected");
+                    return Ok(1);
+                }
+                let mut last = 0;
+                for a in args {
+                    match self.arith(a) {
+                        Ok(v) => last = v,
+                        Err(ExpError::Command(m) | ExpError::Fatal(m) | ExpError::Arith(m)) => {
+                            let _ = writeln!(io.err, "{m}");
+                            return Ok(1);
+                        }
+                        Err(ExpError::Flow(f)) => return Err(f),
+                    }
+                }
+                Ok(u8::from(last == 0))
+            }
+            "type" => Ok(self.type_builtin(args, io)),
+            "command" => self.command_builtin(args, io),
+            "builtin" => match args.split_first() {
+                None => Ok(0),
+                Some((n, rest)) if super::is_builtin(n) => {
+                    if super::BUILTINS.contains(&n.as_str()) {
+                        self.builtin(n, rest, io)
+                    } else {
+                        Ok(self.external(args, io))
+                    }
+                }
+                Some((n, _)) => {
+                    Self::say(io, format_args!("builtin: {n}: not a shell builtin"));
+                    Ok(1)
+                }
+            },
+            "printf" => self.printf(args, io),
+            "exec" => {
+                if args.is_empty() {
+                    return Ok(0);
+                }
+                let s = self.invoke(args, io, false)?;
+                Err(Flow::Exit(s))
+            }
+            "umask" => {
+                if args.is_empty() {
+                    let _ = writeln!(io.out, "0022");
+                }
+                Ok(0)
+            }
+            "ulimit" => {
+                if args.iter().all(|a| a.starts_with('-')) {
+                    let _ = writeln!(io.out, "unlimited");
+                }
+                Ok(0)
+            }
+            "trap" | "wait" | "hash" | "alias" | "unalias" | "times" | "jobs" | "disown"
+            | "enable" | "history" => Ok(0),
+            "getopts" => Ok(self.getopts(args, io)),
+            "help" => Ok(self.external(&["help".to_owned()], io)),
+            "timeout" | "nice" | "nohup" | "stdbuf" | "time" => {
+                let rest = wrapped_command(name, args);
+                if rest.is_empty() {
+                    if name == "timeout" {
+                        let _ = writeln!(io.err, "timeout: missing operand");
+                        return Ok(125);
+                    }
+                    return Ok(0);
+                }
+                self.invoke(rest, io, true)
+            }
+            "env" => self.env_builtin(args, io),
+            _ => Ok(self.external(&[name.to_owned()], io)),
+        }
+    }
+
+    fn source(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> R<u8> {
+        let Some((path, rest)) = args.split_first() else {
+            Self::say(io, format_args!("{name}: filename argument required"));
+            return Ok(2);
+        };
+        let text = match self.read_file(path) {
+            Ok(t) => t,
+            Err(msg) => {
+                let _ = writeln!(io.err, "{msg}");
+                return Ok(1);
+            }
+        };
+        let list = match syntax::parse(&String::from_utf8_lossy(&text)) {
+            Ok(l) => l,
+            Err(msg) => {
+                let _ = writeln!(io.err, "{msg}");
+                return Ok(2);
+            }
+        };
+        let saved =
+            (!rest.is_empty()).then(|| std::mem::replace(&mut self.st.positional, rest.to_vec()));
+        self.sourcing += 1;
+        let r = self.list(&list, io);
+        self.sourcing -= 1;
+        if let Some(p) = saved {
+            self.st.positional = p;
+        }
+        match r {
+            Err(Flow::Return(c)) => Ok(c),
+            other => other,
+        }
+    }
+
+    fn cd(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let args: Vec<&String> = args
+            .iter()
+            .skip_while(|a| matches!(a.as_str(), "-L" | "-P" | "-e" | "--"))
+            .collect();
+        let target = match args.as_slice() {
+            [] => self.scalar("HOME").unwrap_or_else(|| "/".to_owned()),
+            [one] => (*one).clone(),
+            _ => {
+                Self::say(io, "cd: too many arguments");
+                return 1;
+            }
+        };
+        let mut print = false;
+        let target = if target == "-" {
+            match self.scalar("OLDPWD") {
+                Some(o) => {
+                    print = true;
+                    o
+                }
+                None => {
+                    Self::say(io, "cd: OLDPWD not set");
+                    return 1;
+                }
+            }
+        } else {
+            target
+        };
+        let before = self.fs.cwd();
+        let result = match self.fs.metadata(&target) {
+            Ok(m) if !m.is_dir() => Err(FsError::NotADirectory(m.path)),
+            _ => self.fs.set_cwd(&target),
+        };
+        match result {
+            Ok(now) => {
+                self.cd_log.push(before.clone());
+                self.set_scalar("OLDPWD", before);
+                if print {
+                    let _ = writeln!(io.out, "{now}");
+                }
+                0
+            }
+            Err(e) => {
+                Self::say(io, format_args!("cd: {target}: {}", e.strerror()));
+                1
+            }
+        }
+    }
+
+    fn set(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        if args.is_empty() {
+            let mut names: Vec<&String> = self.st.vars.keys().collect();
+            names.sort();
+            let mut s = String::new();
+            for n in names {
+                if let Some(Value::Str(v)) = self.st.vars.get(n) {
+                    s.push_str(&format!("{n}={}\n", commands::shell_quote(v)));
+                }
+            }
+            let _ = io.out.write_all(s.as_bytes());
+            return 0;
+        }
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            i += 1;
+            if a == "--" || a == "-" {
+                self.st.positional = args[i..].to_vec();
+                return 0;
+            }
+            let on = a.starts_with('-');
+            if !(on || a.starts_with('+')) || a.len() < 2 {
+                self.st.positional = args[i - 1..].to_vec();
+                return 0;
+            }
+            for c in a[1..].chars() {
+                let opt = match c {
+                    'e' => "errexit",
+                    'u' => "nounset",
+                    'f' => "noglob",
+                    'x' => "xtrace",
+                    'o' => {
+                        let Some(name) = args.get(i) else {
+                            return 0;
+                        };
+                        i += 1;
+                        name.as_str()
+                    }
+                    'v' | 'h' | 'B' | 'C' | 'a' | 'b' | 'm' | 'n' | 'H' | 'P' | 'T' | 'E' | 'k'
+                    | 't' => continue,
+                    _ => {
+                        Self::say(io, format_args!("set: -{c}: invalid option"));
+                        return 2;
+                    }
+                };
+                if !self.set_option(opt, on) {
+                    Self::say(io, format_args!("set: {opt}: invalid option name"));
+                    return 2;
+                }
+            }
+        }
+        0
+    }
+
+    fn set_option(&mut self, name: &str, on: bool) -> bool {
+        let o = &mut self.st.opts;
+        match name {
+            "errexit" => o.errexit = on,
+            "nounset" => o.nounset = on,
+            "pipefail" => o.pipefail = on,
+            "noglob" => o.noglob = on,
+            "xtrace" => o.xtrace = on,
+            "globstar" => o.globstar = on,
+            "nullglob" => o.nullglob = on,
+            "failglob" => o.failglob = on,
+            "dotglob" => o.dotglob = on,
+            "nocaseglob" => o.nocaseglob = on,
+            "nocasematch" => o.nocasematch = on,
+            "verbose"
+            | "noclobber"
+            | "allexport"
+            | "posix"
+            | "braceexpand"
+            | "hashall"
+            | "monitor"
+            | "noexec"
+            | "errtrace"
+            | "functrace"
+            | "histexpand"
+            | "history"
+            | "vi"
+            | "emacs"
+            | "interactive-comments"
+            | "keyword"
+            | "notify"
+            | "onecmd"
+            | "physical"
+            | "privileged"
+            | "ignoreeof" => {}
+            _ => return false,
+        }
+        true
+    }
+
+    fn option(&self, name: &str) -> bool {
+        let o = &self.st.opts;
+        match name {
+            "globstar" => o.globstar,
+            "nullglob" => o.nullglob,
+            "failglob" => o.failglob,
+            "dotglob" => o.dotglob,
+            "nocaseglob" => o.nocaseglob,
+            "nocasematch" => o.nocasematch,
+            "pipefail" => o.pipefail,
+            _ => false,
+        }
+    }
+
+    fn shopt(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let mut mode = None;
+        let mut quiet = false;
+        let mut names = Vec::new();
+        let mut o_flag = false;
+        for a in args {
+            match a.as_str() {
+                "-s" => mode = Some(true),
+                "-u" => mode = Some(false),
+                "-q" => quiet = true,
+                "-o" => o_flag = true,
+                "-p" => {}
+                _ => names.push(a.as_str()),
+            }
+        }
+        let mut status = 0;
+        for n in names {
+            let known = SHOPTS.contains(&n) || (o_flag && self.clone_set_option_known(n));
+            if !known {
+                Self::say(io, format_args!("shopt: {n}: invalid shell option name"));
+                status = 1;
+                continue;
+            }
+            match mode {
+                Some(on) => {
+                    self.set_option(n, on);
+                }
+                None => {
+                    let on = self.option(n);
+                    if !quiet {
+                        let _ = writeln!(io.out, "{n:<15}\t{}", if on { "on" } else { "off" });
+                    }
+                    if !on {
+                        status = 1;
+                    }
+                }
+            }
+        }
+        status
+    }
+
+    fn clone_set_option_known(&self, name: &str) -> bool {
+        matches!(
+            name,
+            "errexit" | "nounset" | "pipefail" | "noglob" | "xtrace"
+        )
+    }
+
+    fn unset(&mut self, args: &[String]) -> u8 {
+        let mut funcs = false;
+        for a in args {
+            match a.as_str() {
+                "-f" => funcs = true,
+                "-v" => funcs = false,
+                "-n" => {}
+                name if funcs => {
+                    self.st.funcs.remove(name);
+                }
+                name => {
+                    if let Some((base, idx)) = name.split_once('[') {
+                        let key = idx.trim_end_matches(']').to_owned();
+                        match self.st.vars.get_mut(base) {
+                            Some(Value::Assoc(m)) => m.retain(|(k, _)| *k != key),
+                            Some(Value::Array(arr)) => {
+                                if let Ok(i) = key.parse::<usize>()
+                                    && let Some(slot) = arr.get_mut(i)
+                                {
+                                    *slot = None;
+                                }
+                            }
+                            _ => {}
+                        }
+                    } else {
+                        self.unset_var(name);
+                        if !self.st.vars.contains_key(name) {
+                            self.st.funcs.remove(name).map(|_| ()).unwrap_or(());
+                        }
+                    }
+                }
+            }
+        }
+        0
+    }
+
+    /// `declare`, `typeset`, `local`, `export`, `readonly`; `local` hides
+    /// the caller's value until the function returns.
+    fn declare(&mut self, name: &str, args: &[String], io: &mut Io<'_>, local: bool) -> u8 {
+        let mut kind = None;
+        let mut print = false;
+        let mut funcs = false;
+        let mut global = false;
+        let mut lower = false;
+        let mut upper = false;
+        let mut status = 0;
+        let mut operands = Vec::new();
+        for a in args {
+            if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 && operands.is_empty() {
+                for c in a[1..].chars() {
+                    match c {
+                        'a' => kind = Some('a'),
+                        'A' => kind = Some('A'),
+                        'p' => print = true,
+                        'f' | 'F' => funcs = true,
+                        'g' => global = true,
+                        'l' => lower = true,
+                        'u' => upper = true,
+                        'i' | 'r' | 'x' | 'n' | 't' => {}
+                        _ => {
+                            Self::say(io, format_args!("{name}: -{c}: invalid option"));
+                            return 2;
+                        }
+                    }
+                }
+                continue;
+            }
+            operands.push(a.clone());
+        }
+        if funcs {
+            let mut names: Vec<&String> = self.st.funcs.keys().collect();
+            names.sort();
+            let text: String = names.iter().map(|n| format!("declare -f {n}\n")).collect();
+            let _ = io.out.write_all(text.as_bytes());
+            return 0;
+        }
+        if print || (operands.is_empty() && name != "local") {
+            let mut names: Vec<String> = if operands.is_empty() {
+                let mut v: Vec<String> = self.st.vars.keys().cloned().collect();
+                v.sort();
+                v
+            } else {
+                operands.clone()
+            };
+            names.dedup();
+            let mut text = String::new();
+            for n in &names {
+                match self.st.vars.get(n) {
+                    Some(Value::Str(v)) => {
+                        let flag = if name == "export" { "-x" } else { "--" };
+                        text.push_str(&format!("declare {flag} {n}=\"{}\"\n", dq_escape(v)));
+                    }
+                    Some(Value::Array(a)) => {
+                        let items: Vec<String> = a
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(i, v)| {
+                                v.as_ref().map(|v| format!("[{i}]=\"{}\"", dq_escape(v)))
+                            })
+                            .collect();
+                        text.push_str(&format!("declare -a {n}=({})\n", items.join(" ")));
+                    }
+                    Some(Value::Assoc(m)) => {
+                        let items: Vec<String> = m
+                            .iter()
+                            .map(|(k, v)| format!("[{k}]=\"{}\" ", dq_escape(v)))
+                            .collect();
+                        text.push_str(&format!("declare -A {n}=({})\n", items.concat()));
+                    }
+                    None if !operands.is_empty() => {
+                        Self::say(io, format_args!("declare: {n}: not found"));
+                        status = 1;
+                    }
+                    None => {}
+                }
+            }
+            let _ = io.out.write_all(text.as_bytes());
+            return status;
+        }
+        for op in operands {
+            let (var, value, append) = match op.split_once('=') {
+                Some((n, v)) => match n.strip_suffix('+') {
+                    Some(n) => (n.to_owned(), Some(v.to_owned()), true),
+                    None => (n.to_owned(), Some(v.to_owned()), false),
+                },
+                None => (op.clone(), None, false),
+            };
+            let base = var.split('[').next().unwrap_or("").to_owned();
+            if !valid_name(&base) {
+                Self::say(io, format_args!("{name}: `{op}': not a valid identifier"));
+                status = 1;
+                continue;
+            }
+            if local && !global {
+                let old = self.st.vars.get(&base).cloned();
+                if let Some(frame) = self.st.locals.last_mut()
+                    && !frame.iter().any(|(n, _)| *n == base)
+                {
+                    frame.push((base.clone(), old));
+                }
+                if value.is_none() && kind.is_none() {
+                    self.st.vars.insert(base.clone(), Value::Str(String::new()));
+                    self.st.vars.remove(&base);
+                }
+            }
+            match kind {
+                Some('A') if !matches!(self.st.vars.get(&base), Some(Value::Assoc(_))) => {
+                    self.st.vars.insert(base.clone(), Value::Assoc(Vec::new()));
+                }
+                Some('a') if !matches!(self.st.vars.get(&base), Some(Value::Array(_))) => {
+                    let first = match self.st.vars.get(&base) {
+                        Some(Value::Str(s)) => vec![Some(s.clone())],
+                        _ => Vec::new(),
+                    };
+                    self.st.vars.insert(base.clone(), Value::Array(first));
+                }
+                _ => {}
+            }
+            let Some(mut value) = value else { continue };
+            if lower {
+                value = value.to_lowercase();
+            }
+            if upper {
+                value = value.to_uppercase();
+            }
+            if value.starts_with('(') && value.ends_with(')') && var == base {
+                // `declare -a x=(a b c)`: the elements, split on blanks.
+                let inner = &value[1..value.len() - 1];
+                if matches!(self.st.vars.get(&base), Some(Value::Assoc(_))) {
+                    let mut m = Vec::new();
+                    for item in inner.split_whitespace() {
+                        if let Some((k, v)) = item.trim_start_matches('[').split_once("]=") {
+                            m.push((k.to_owned(), v.trim_matches('"').to_owned()));
+                        }
+                    }
+                    self.st.vars.insert(base.clone(), Value::Assoc(m));
+                } else {
+                    let items = inner
+                        .split_whitespace()
+                        .map(|s| Some(s.to_owned()))
+                        .collect();
+                    self.st.vars.insert(base.clone(), Value::Array(items));
+                }
+                continue;
+            }
+            if var != base {
+                let key = var[base.len() + 1..].trim_end_matches(']').to_owned();
+                if let Err(ExpError::Command(m) | ExpError::Fatal(m) | ExpError::Arith(m)) =
+                    self.set_element(&base, &key, value)
+                {
+                    let _ = writeln!(io.err, "{m}");
+                    status = 1;
+                }
+                continue;
+            }
+            let value = if append {
+                self.scalar(&base).unwrap_or_default() + &value
+            } else {
+                value
+            };
+            self.set_scalar(&base, value);
+        }
+        status
+    }
+
+    fn read(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let mut raw = false;
+        let mut array = None;
+        let mut delim = b'\n';
+        let mut count = None;
+        let mut names = Vec::new();
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            i += 1;
+            if !a.starts_with('-') || a == "-" || !names.is_empty() {
+                names.push(a.clone());
+                continue;
+            }
+            if a == "--" {
+                names.extend(args[i..].iter().cloned());
+                break;
+            }
+            let flags: Vec<char> = a[1..].chars().collect();
+            let mut k = 0;
+            while let Some(&c) = flags.get(k) {
+                k += 1;
+                let takes = matches!(c, 'a' | 'd' | 'n' | 'N' | 'p' | 't' | 'u' | 'i');
+                let value = if takes {
+                    let rest: String = flags[k..].iter().collect();
+                    k = flags.len();
+                    if rest.is_empty() {
+                        let v = args.get(i).cloned();
+                        i += 1;
+                        match v {
+                            Some(v) => v,
+                            None => {
+                                Self::say(
+                                    io,
+                                    format_args!("read: -{c}: option requires an argument"),
+                                );
+                                return 2;
+                            }
+                        }
+                    } else {
+                        rest
+                    }
+                } else {
+                    String::new()
+                };
+                match c {
+                    'r' => raw = true,
+                    's' | 'e' => {}
+                    'a' => array = Some(value),
+                    'd' => delim = value.bytes().next().unwrap_or(0),
+                    'n' | 'N' => count = value.parse::<usize>().ok(),
+                    'p' | 't' | 'u' | 'i' => {}
+                    _ => {
+                        Self::say(io, format_args!("read: -{c}: invalid option"));
+                        return 2;
+                    }
+                }
+            }
+        }
+        for n in &names {
+            if !valid_name(n) {
+                Self::say(io, format_args!("read: `{n}': not a valid identifier"));
+                return 1;
+            }
+        }
+        // The line, and which of its characters were escaped.
+        let mut chars: Vec<(char, bool)> = Vec::new();
+        let mut found_delim = false;
+        {
+            let mut input = io.input.borrow_mut();
+            if let Some(n) = count {
+                let data = input.read_n(n);
+                let text = String::from_utf8_lossy(&data).into_owned();
+                let text = match text.find(char::from(delim)) {
+                    Some(p) => {
+                        found_delim = true;
+                        text[..p].to_owned()
+                    }
+                    None => {
+                        found_delim = data.len() == n;
+                        text
+                    }
+                };
+                chars.extend(text.chars().map(|c| (c, false)));
+            } else {
+                while let Some(line) = input.read_until(delim) {
+                    let mut text = String::from_utf8_lossy(&line).into_owned();
+                    let ended = text.ends_with(char::from(delim));
+                    if ended {
+                        text.pop();
+                    }
+                    let mut cs = text.chars().peekable();
+                    let mut continued = false;
+                    while let Some(c) = cs.next() {
+                        if c == '\\' && !raw {
+                            match cs.next() {
+                                Some(n) => chars.push((n, true)),
+                                None => continued = ended,
+                            }
+                        } else {
+                            chars.push((c, false));
+                        }
+                    }
+                    if ended && !continued {
+                        found_delim = true;
+                        break;
+                    }
+                    if !ended {
+                        break;
+                    }
+                }
+            }
+        }
+        let ifs = self.ifs();
+        let is_sep = |c: &(char, bool)| !c.1 && ifs.contains(c.0);
+        let is_ws = |c: &(char, bool)| !c.1 && ifs.contains(c.0) && c.0.is_whitespace();
+        if let Some(arr) = array {
+            let text: Vec<(char, bool)> = chars;
+            let mut fields = Vec::new();
+            let mut cur = String::new();
+            let mut have = false;
+            for c in &text {
+                if is_sep(c) {
+                    if have || !is_ws(c) {
+                        fields.push(std::mem::take(&mut cur));
+                    }
+                    have = false;
+                } else {
+                    cur.push(c.0);
+                    have = true;
+                }
+            }
+            if have {
+                fields.push(cur);
+            }
+            self.st
+                .vars
+                .insert(arr, Value::Array(fields.into_iter().map(Some).collect()));
+            return u8::from(!found_delim);
+        }
+        if names.is_empty() {
+            let line: String = chars.iter().map(|c| c.0).collect();
+            self.set_scalar("REPLY", line);
+            return u8::from(!found_delim);
+        }
+        // Leading IFS white space is skipped; each name but the last takes
+        // one field; the last takes the rest, less trailing IFS white space.
+        let mut pos = 0;
+        while pos < chars.len() && is_ws(&chars[pos]) {
+            pos += 1;
+        }
+        for (k, n) in names.iter().enumerate() {
+            let last = k + 1 == names.len();
+            let value: String = if last {
+                let mut end = chars.len();
+                while end > pos && is_ws(&chars[end - 1]) {
+                    end -= 1;
+                }
+                // A single trailing non-white separator is dropped too.
+                let mut v: Vec<(char, bool)> = chars[pos..end].to_vec();
+                if v.len() == 1 && is_sep(&v[0]) {
+                    v.clear();
+                }
+                pos = chars.len();
+                v.iter().map(|c| c.0).collect()
+            } else {
+                let start = pos;
+                while pos < chars.len() && !is_sep(&chars[pos]) {
+                    pos += 1;
+                }
+                let v: String = chars[start..pos].iter().map(|c| c.0).collect();
+                // Skip the separator: white space around at most one
+                // non-white separator.
+                while pos < chars.len() && is_ws(&chars[pos]) {
+                    pos += 1;
+                }
+                if pos < chars.len() && is_sep(&chars[pos]) && !is_ws(&chars[pos]) {
+                    pos += 1;
+                    while pos < chars.len() && is_ws(&chars[pos]) {
+                        pos += 1;
+                    }
+                }
+                v
+            };
+            self.set_scalar(n, value);
+        }
+        u8::from(!found_delim)
+    }
+
+    fn mapfile(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let mut strip = false;
+        let mut delim = b'\n';
+        let mut max = usize::MAX;
+        let mut skip = 0usize;
+        let mut name = "MAPFILE".to_owned();
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            i += 1;
+            match a.as_str() {
+                "-t" => strip = true,
+                "-d" => {
+                    delim = args.get(i).and_then(|d| d.bytes().next()).unwrap_or(0);
+                    i += 1;
+                }
+                "-n" => {
+                    max = args.get(i).and_then(|n| n.parse().ok()).unwrap_or(0);
+                    if max == 0 {
+                        max = usize::MAX;
+                    }
+                    i += 1;
+                }
+                "-s" => {
+                    skip = args.get(i).and_then(|n| n.parse().ok()).unwrap_or(0);
+                    i += 1;
+                }
+                "-u" | "-C" | "-c" | "-O" => i += 1,
+                n if !n.starts_with('-') => name = n.to_owned(),
+                n => {
+                    Self::say(io, format_args!("mapfile: {n}: invalid option"));
+                    return 2;
+                }
+            }
+        }
+        let mut items = Vec::new();
+        let mut input = io.input.borrow_mut();
+        let mut seen = 0;
+        while items.len() < max {
+            let Some(mut line) = input.read_until(delim) else {
+                break;
+            };
+            seen += 1;
+            if seen <= skip {
+                continue;
+            }
+            if strip && line.last() == Some(&delim) {
+                line.pop();
+            }
+            items.push(Some(String::from_utf8_lossy(&line).into_owned()));
+        }
+        drop(input);
+        self.st.vars.insert(name, Value::Array(items));
+        0
+    }
+
+    fn describe(&self, name: &str) -> Option<(&'static str, String)> {
+        if self.st.funcs.contains_key(name) {
+            return Some(("function", format!("{name} is a function")));
+        }
+        if KEYWORDS.contains(&name) {
+            return Some(("keyword", format!("{name} is a shell keyword")));
+        }
+        if super::is_builtin(name) && !commands::exists(name)
+            || matches!(
+                name,
+                "echo" | "printf" | "pwd" | "test" | "[" | "true" | "false" | "cd" | "read"
+            )
+        {
+            return Some(("builtin", format!("{name} is a shell builtin")));
+        }
+        if commands::exists(name) {
+            return Some(("file", format!("{name} is {}", commands::path_of(name))));
+        }
+        None
+    }
+
+    fn type_builtin(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let mut terse = false;
+        let mut path_only = false;
+        let mut status = 0;
+        for a in args {
+            match a.as_str() {
+                "-t" => terse = true,
+                "-p" | "-P" => path_only = true,
+                "-a" | "-f" => {}
+                n => match self.describe(n) {
+                    Some((kind, line)) => {
+                        let text = if path_only {
+                            if kind == "file" {
+                                commands::path_of(n)
+                            } else {
+                                continue;
+                            }
+                        } else if terse {
+                            kind.to_owned()
+                        } else {
+                            line
+                        };
+                        let _ = writeln!(io.out, "{text}");
+                    }
+                    None => {
+                        if !terse && !path_only {
+                            Self::say(io, format_args!("type: {n}: not found"));
+                        }
+                        status = 1;
+                    }
+                },
+            }
+        }
+        status
+    }
+
+    fn command_builtin(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
+        match args.first().map(String::as_str) {
+            Some("-v") | Some("-V") => {
+                let verbose = args[0] == "-V";
+                let mut status = 0;
+                for n in &args[1..] {
+                    match self.describe(n) {
+                        Some((kind, line)) => {
+                            let text = if verbose {
+                                line
+                            } else if kind == "file" {
+                                commands::path_of(n)
+                            } else {
+                                n.clone()
+                            };
+                            let _ = writeln!(io.out, "{text}");
+                        }
+                        None => {
+                            if verbose {
+                                Self::say(io, format_args!("command: {n}: not found"));
+                            }
+                            status = 1;
+                        }
+                    }
+                }
+                Ok(status)
+            }
+            Some("-p") => self.invoke(&args[1..], io, true),
+            Some(_) => self.invoke(args, io, true),
+            None => Ok(0),
+        }
+    }
+
+    fn printf(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
+        if args.first().map(String::as_str) == Some("-v") {
+            let Some(var) = args.get(1) else {
+                Self::say(io, "printf: -v: option requires an argument");
+                return Ok(2);
+            };
+            let mut buf = Vec::new();
+            let mut argv = vec!["printf".to_owned()];
+            argv.extend(args[2..].iter().cloned());
+            let status = {
+                let mut sub = Io {
+                    input: io.input.clone(),
+                    out: &mut buf,
+                    err: &mut *io.err,
+                };
+                self.external(&argv, &mut sub)
+            };
+            let value = String::from_utf8_lossy(&buf).into_owned();
+            if let Some((base, idx)) = var.split_once('[') {
+                let key = idx.trim_end_matches(']').to_owned();
+                let _ = self.set_element(base, &key, value);
+            } else {
+                self.set_scalar(var, value);
+            }
+            return Ok(status);
+        }
+        let mut argv = vec!["printf".to_owned()];
+        argv.extend(args.iter().cloned());
+        Ok(self.external(&argv, io))
+    }
+
+    fn getopts(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let (Some(spec), Some(var)) = (args.first(), args.get(1)) else {
+            Self::say(io, "getopts: usage: getopts optstring name [arg ...]");
+            return 2;
+        };
+        let params: Vec<String> = if args.len() > 2 {
+            args[2..].to_vec()
+        } else {
+            self.st.positional.clone()
+        };
+        let optind: usize = self
+            .scalar("OPTIND")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let pos: usize = self
+            .scalar("_OPTPOS")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        let Some(arg) = params.get(optind - 1) else {
+            self.set_scalar(var, "?".to_owned());
+            return 1;
+        };
+        if !arg.starts_with('-') || arg == "-" {
+            self.set_scalar(var, "?".to_owned());
+            return 1;
+        }
+        if arg == "--" {
+            self.set_scalar("OPTIND", (optind + 1).to_string());
+            self.set_scalar(var, "?".to_owned());
+            return 1;
+        }
+        let chars: Vec<char> = arg.chars().collect();
+        let c = chars.get(pos).copied().unwrap_or('?');
+        let silent = spec.starts_with(':');
+        let at_end = pos + 1 >= chars.len();
+        let advance = |sh: &mut Self, next_ind: usize, next_pos: usize| {
+            sh.set_scalar("OPTIND", next_ind.to_string());
+            sh.set_scalar("_OPTPOS", next_pos.to_string());
+        };
+        match spec.find(c) {
+            Some(k) if c != ':' => {
+                let takes = spec[k + 1..].starts_with(':');
+                if takes {
+                    if !at_end {
+                        let rest: String = chars[pos + 1..].iter().collect();
+                        self.set_scalar("OPTARG", rest);
+                        advance(self, optind + 1, 1);
+                    } else if let Some(v) = params.get(optind) {
+                        self.set_scalar("OPTARG", v.clone());
+                        advance(self, optind + 2, 1);
+                    } else {
+                        advance(self, optind + 1, 1);
+                        if silent {
+                            self.set_scalar(var, ":".to_owned());
+                            self.set_scalar("OPTARG", c.to_string());
+                        } else {
+                            Self::say(io, format_args!("option requires an argument -- {c}"));
+                            self.set_scalar(var, "?".to_owned());
+                        }
+                        return 0;
+                    }
+                } else if at_end {
+                    advance(self, optind + 1, 1);
+                } else {
+                    advance(self, optind, pos + 1);
+                }
+                self.set_scalar(var, c.to_string());
+                0
+            }
+            _ => {
+                if at_end {
+                    advance(self, optind + 1, 1);
+                } else {
+                    advance(self, optind, pos + 1);
+                }
+                if silent {
+                    self.set_scalar("OPTARG", c.to_string());
+                } else {
+                    Self::say(io, format_args!("illegal option -- {c}"));
+                }
+                self.set_scalar(var, "?".to_owned());
+                0
+            }
+        }
+    }
+
+    fn env_builtin(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
+        let mut i = 0;
+        let mut saved = Vec::new();
+        while let Some(a) = args.get(i) {
+            if a == "-i" || a == "-" || a == "--ignore-environment" {
+                i += 1;
+                continue;
+            }
+            if a == "-u" {
+                i += 2;
+                continue;
+            }
+            match a.split_once('=') {
+                Some((n, v)) if valid_name(n) => {
+                    saved.push((n.to_owned(), self.st.vars.get(n).cloned()));
+                    self.set_scalar(n, v.to_owned());
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        let r = if i >= args.len() {
+            let mut names: Vec<&String> = self.st.vars.keys().collect();
+            names.sort();
+            let mut text = String::new();
+            for n in names {
+                if let Some(Value::Str(v)) = self.st.vars.get(n) {
+                    text.push_str(&format!("{n}={v}\n"));
+                }
+            }
+            let _ = io.out.write_all(text.as_bytes());
+            Ok(0)
+        } else {
+            self.invoke(&args[i..], io, true)
+        };
+        for (n, old) in saved.into_iter().rev() {
+            match old {
+                Some(v) => {
+                    self.st.vars.insert(n, v);
+                }
+                None => self.unset_var(&n),
+            }
+        }
+        r
+    }
+}
+
+/// The command a wrapper (`timeout 5 CMD`, `nice -n 5 CMD`) runs.
+fn wrapped_command<'a>(name: &str, args: &'a [String]) -> &'a [String] {
+    let mut i = 0;
+    let with_value: &[&str] = match name {
+        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
+        "nice" => &["-n", "--adjustment"],
+        "stdbuf" => &["-i", "-o", "-e"],
+        _ => &[],
+    };
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        i += if with_value.contains(&a.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    if name == "timeout" {
+        // The duration.
+        i += 1;
+    }
+    args.get(i..).unwrap_or(&[])
+}
+
+/// Escapes a value for `declare -p`'s double quotes.
+fn dq_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

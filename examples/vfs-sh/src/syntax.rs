@@ -1,0 +1,1958 @@
+//! The shell language: the syntax tree and the parser that builds it.
+//!
+//! The parser reads the script's characters directly (a shell's tokens
+//! depend on where they stand: `}` is a word or a keyword, `<(` a process
+//! substitution or a redirection, `((` arithmetic or two subshells), by
+//! recursive descent over the POSIX grammar plus the bash forms scripts
+//! lean on: `[[ ]]`, `(( ))`, `for ((;;))`, `function`, `$'...'`, here-
+//! strings, `<(...)`, `|&`, `&>`, arrays. Quotes are kept in the tree (as
+//! [`Part`]s), since expansion needs to know what was quoted. Nothing runs
+//! here; a malformed script is one error with bash's wording.
+
+use std::rc::Rc;
+
+/// How deep constructs may nest (`$($($(...)))`, `((((...))))`): past it
+/// the script is refused rather than risking the guest's stack.
+const MAX_NESTING: u32 = 100;
+
+/// A piece of a word.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Part {
+    /// Unquoted text: globs are active, never split.
+    Lit(String),
+    /// Quoted text (`'...'`, `\x`, `$'...'`): literal.
+    Quoted(String),
+    /// `"..."`: its parts expand, but are neither split nor globbed.
+    Double(Vec<Part>),
+    /// `$NAME`, `${...}`.
+    Param(Box<Param>),
+    /// `$(...)` or `` `...` ``.
+    Command(Rc<List>),
+    /// `$((...))`: the expression's text, expanded before it is evaluated.
+    Arith(Vec<Part>),
+    /// `<(...)`: a path that reads as the list's output.
+    ProcessIn(Rc<List>),
+    /// An unquoted `~` at the start of a word (or after `=`/`:` in an
+    /// assignment), with the user name after it, if any.
+    Tilde(String),
+}
+
+/// A word: parts that expand into zero or more fields.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Word {
+    pub(crate) parts: Vec<Part>,
+}
+
+impl Word {
+    fn lit(s: &str) -> Word {
+        Word {
+            parts: vec![Part::Lit(s.to_owned())],
+        }
+    }
+
+    /// The word's text when it is one unquoted literal (for keywords).
+    pub(crate) fn as_lit(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [Part::Lit(s)] => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// A parameter expansion.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Param {
+    /// A name, a digit string, or one of `? # @ * $ ! - 0`.
+    pub(crate) name: String,
+    /// `${a[i]}`: the subscript (`@` and `*` included).
+    pub(crate) index: Option<Word>,
+    /// `${!name}`: indirection (or, with `[@]`, the array's keys).
+    pub(crate) indirect: bool,
+    pub(crate) op: ParamOp,
+}
+
+/// What a `${...}` does to the value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ParamOp {
+    /// The value.
+    Get,
+    /// `${#x}`
+    Length,
+    /// `${x:-w}` (`colon`: also when empty)
+    Default(bool, Word),
+    /// `${x:=w}`
+    Assign(bool, Word),
+    /// `${x:?w}`
+    Error(bool, Word),
+    /// `${x:+w}`
+    Alternative(bool, Word),
+    /// `${x#p}`, `${x##p}` (`true`: longest)
+    TrimPrefix(bool, Word),
+    /// `${x%p}`, `${x%%p}`
+    TrimSuffix(bool, Word),
+    /// `${x/p/r}`, `${x//p/r}`, `${x/#p/r}`, `${x/%p/r}`
+    Replace(ReplaceMode, Word, Word),
+    /// `${x:offset}`, `${x:offset:length}` (arithmetic text)
+    Slice(Word, Option<Word>),
+    /// `${x^}`, `${x^^}`, `${x,}`, `${x,,}`: (upper, all)
+    Case(bool, bool),
+}
+
+/// Which matches of `${x/p/r}` are replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReplaceMode {
+    First,
+    All,
+    Prefix,
+    Suffix,
+}
+
+/// A redirection operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RedirOp {
+    /// `<`
+    In,
+    /// `>`, `>|`
+    Out,
+    /// `>>`
+    Append,
+    /// `<>`
+    ReadWrite,
+    /// `>&N`, `<&N` (the target is a word: a number or `-`)
+    Dup,
+    /// `&>`, `&>>`: standard output and error together.
+    OutErr,
+    /// `<<`, `<<-` (the body is the target word) and `<<<`.
+    HereDoc,
+    HereString,
+}
+
+/// One redirection: `[fd]op target`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Redir {
+    pub(crate) fd: Option<u32>,
+    pub(crate) op: RedirOp,
+    pub(crate) target: Word,
+}
+
+/// A command.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Command {
+    /// Assignments, words and redirections.
+    Simple {
+        assigns: Vec<Assign>,
+        words: Vec<Word>,
+        redirs: Vec<Redir>,
+    },
+    /// A compound command with the redirections after it.
+    Compound(Compound, Vec<Redir>),
+    /// `name() compound` or `function name compound`.
+    Function(String, Rc<Command>),
+}
+
+/// `NAME=value`, `NAME+=value`, `NAME=(a b)`, `NAME[i]=value`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Assign {
+    pub(crate) name: String,
+    pub(crate) index: Option<Word>,
+    pub(crate) append: bool,
+    pub(crate) value: AssignValue,
+}
+
+/// The right-hand side of an assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum AssignValue {
+    Scalar(Word),
+    Array(Vec<Word>),
+}
+
+/// The compound commands.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Compound {
+    /// `{ list; }`
+    Group(List),
+    /// `( list )`
+    Subshell(List),
+    /// `if c; then b; [elif c; then b;]... [else b;] fi`
+    If(Vec<(List, List)>, Option<List>),
+    /// `for NAME [in WORDS]; do body; done` (`None`: `"$@"`)
+    For(String, Option<Vec<Word>>, List),
+    /// `for ((init; cond; step)); do body; done`
+    ArithFor(Word, Word, Word, List),
+    /// `while c; do b; done`, or `until` (`true`).
+    While(List, List, bool),
+    /// `case WORD in (PATTERN|...) LIST ;; ... esac`
+    Case(Word, Vec<CaseArm>),
+    /// `[[ expression ]]`
+    Cond(Cond),
+    /// `(( expression ))`
+    Arith(Word),
+}
+
+/// One arm of a `case`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CaseArm {
+    pub(crate) patterns: Vec<Word>,
+    pub(crate) body: List,
+    /// How the arm ends.
+    pub(crate) next: CaseNext,
+}
+
+/// `;;` stops, `;&` runs the next body, `;;&` tests the next patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CaseNext {
+    Stop,
+    FallThrough,
+    TestNext,
+}
+
+/// A `[[ ]]` expression.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Cond {
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    Not(Box<Cond>),
+    /// `-f WORD` and the other unary tests.
+    Unary(String, Word),
+    /// `A == B`, `A =~ B`, `A -lt B`...
+    Binary(String, Word, Word),
+    /// A lone word: true when not empty.
+    Word(Word),
+}
+
+/// Commands joined by `|` (or `|&`), optionally negated with `!`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Pipeline {
+    pub(crate) bang: bool,
+    pub(crate) commands: Vec<Command>,
+    /// `|&` after command `i`: its standard error goes down the pipe too.
+    pub(crate) with_stderr: Vec<bool>,
+}
+
+/// How a pipeline joins the one before it in an and-or list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Conn {
+    And,
+    Or,
+}
+
+/// `p1 && p2 || p3`: left-associative, equal precedence.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AndOr {
+    pub(crate) first: Pipeline,
+    pub(crate) rest: Vec<(Conn, Pipeline)>,
+}
+
+/// A sequence of and-or lists (joined by `;` or newlines).
+pub(crate) type List = Vec<AndOr>;
+
+/// Reserved words that end a list.
+const TERMINATORS: &[&str] = &[
+    "then", "elif", "else", "fi", "do", "done", "esac", "}", ";;", ";&", ";;&", ")",
+];
+
+fn is_meta(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
+    )
+}
+
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Whether `s` is a shell variable name.
+pub(crate) fn is_name(s: &str) -> bool {
+    let mut cs = s.chars();
+    cs.next().is_some_and(is_name_start) && cs.all(is_name_char)
+}
+
+/// What ends the parts of a word being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Until {
+    /// An unquoted metacharacter (or, in `[[ ]]`, also nothing more).
+    Word,
+    /// The closing `"`.
+    DoubleQuote,
+    /// The `}` of a `${...}`; `dq` when inside double quotes.
+    Brace { dq: bool },
+    /// The `/` or `}` of `${x/pattern/...}`.
+    Slash { dq: bool },
+    /// The `:` or `}` of `${x:offset:...}`.
+    Colon,
+    /// The end of the text (a here-document body, arithmetic).
+    End,
+}
+
+/// The parser: the script's characters and where it is in them.
+struct Parser {
+    s: Vec<char>,
+    i: usize,
+    depth: u32,
+}
+
+type Res<T> = Result<T, String>;
+
+fn unexpected(tok: &str) -> String {
+    format!("vfs-sh: syntax error near unexpected token `{tok}'")
+}
+
+const UNEXPECTED_END: &str = "vfs-sh: syntax error: unexpected end of file";
+
+/// Parses a whole script.
+pub(crate) fn parse(src: &str) -> Res<List> {
+    let mut p = Parser {
+        s: src.chars().collect(),
+        i: 0,
+        depth: 0,
+    };
+    let list = p.list()?;
+    p.skip_space(true);
+    if let Some(tok) = p.peek_token() {
+        return Err(unexpected(&tok));
+    }
+    Ok(list)
+}
+
+/// Parses text as the inside of double quotes without the quotes (a
+/// here-document body, an arithmetic expression): `$` expansions and
+/// backquotes, backslash before `$`, `` ` ``, `\` and newline.
+pub(crate) fn parse_expanding_text(src: &str, heredoc: bool) -> Res<Word> {
+    let mut p = Parser {
+        s: src.chars().collect(),
+        i: 0,
+        depth: 0,
+    };
+    let parts = p.parts(Until::End, heredoc)?;
+    Ok(Word { parts })
+}
+
+/// Parses one word as a full shell word (quotes and all): for `eval`-like
+/// reparsing of brace-expanded text.
+fn parse_word_text(src: &str) -> Res<Word> {
+    let mut p = Parser {
+        s: src.chars().collect(),
+        i: 0,
+        depth: 0,
+    };
+    let parts = p.parts(Until::Word, false)?;
+    if p.i < p.s.len() {
+        return Err(unexpected(&p.s[p.i..].iter().collect::<String>()));
+    }
+    Ok(Word { parts })
+}
+
+impl Parser {
+    fn peek(&self) -> Option<char> {
+        self.s.get(self.i).copied()
+    }
+
+    fn peek_at(&self, k: usize) -> Option<char> {
+        self.s.get(self.i + k).copied()
+    }
+
+    fn starts(&self, pat: &str) -> bool {
+        (self.i..)
+            .zip(pat.chars())
+            .all(|(k, c)| self.s.get(k) == Some(&c))
+    }
+
+    fn nest(&mut self) -> Res<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(format!(
+                "vfs-sh: the script nests deeper than {MAX_NESTING} levels"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Skips blanks, line continuations and comments; newlines too when
+    /// `newlines`.
+    fn skip_space(&mut self, newlines: bool) {
+        loop {
+            match self.peek() {
+                Some(' ' | '\t' | '\r') => self.i += 1,
+                Some('\n') if newlines => self.i += 1,
+                Some('\\') if self.peek_at(1) == Some('\n') => self.i += 2,
+                Some('#') => {
+                    while self.peek().is_some_and(|c| c != '\n') {
+                        self.i += 1;
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// The next token's text, for error messages and keyword checks
+    /// (without consuming it).
+    fn peek_token(&self) -> Option<String> {
+        let c = self.peek()?;
+        for op in [
+            ";;&", "&&", "||", "|&", ";;", ";&", "<<<", "<<-", "<<", ">>", "&>>", "&>", "<&", ">&",
+            "<>", ">|",
+        ] {
+            if self.starts(op) {
+                return Some(op.to_owned());
+            }
+        }
+        if c == '\n' {
+            return Some("newline".to_owned());
+        }
+        if is_meta(c) {
+            return Some(c.to_string());
+        }
+        let mut k = self.i;
+        let mut t = String::new();
+        while let Some(&c) = self.s.get(k) {
+            if is_meta(c) {
+                break;
+            }
+            t.push(c);
+            k += 1;
+        }
+        Some(t)
+    }
+
+    /// The reserved word at the cursor, if the next word is exactly one.
+    fn peek_reserved(&self) -> Option<&'static str> {
+        const WORDS: &[&str] = &[
+            "if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until",
+            "case", "esac", "function", "select", "{", "}", "!", "[[", "]]", "time",
+        ];
+        let tok = self.peek_token()?;
+        if [";;", ";&", ";;&", ")"].contains(&tok.as_str()) {
+            return TERMINATORS.iter().copied().find(|t| *t == tok);
+        }
+        WORDS.iter().copied().find(|w| *w == tok)
+    }
+
+    fn eat_reserved(&mut self, word: &str) -> bool {
+        self.skip_space(false);
+        if self.peek_reserved() == Some(word) || self.peek_token().as_deref() == Some(word) {
+            self.i += word.chars().count();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_reserved(&mut self, word: &str) -> Res<()> {
+        self.skip_space(true);
+        if self.eat_reserved(word) {
+            return Ok(());
+        }
+        match self.peek_token() {
+            Some(t) => Err(unexpected(&t)),
+            None => Err(UNEXPECTED_END.to_owned()),
+        }
+    }
+
+    /// A list: and-or lists separated by `;`, `&` (refused) or newlines,
+    /// up to a terminator keyword, a `)` or the end.
+    fn list(&mut self) -> Res<List> {
+        let mut list = Vec::new();
+        loop {
+            self.skip_space(true);
+            let Some(_) = self.peek() else { break };
+            if let Some(r) = self.peek_reserved()
+                && TERMINATORS.contains(&r)
+            {
+                break;
+            }
+            if self.peek() == Some(')') {
+                break;
+            }
+            list.push(self.and_or()?);
+            self.skip_space(false);
+            match self.peek() {
+                Some(';') if !self.starts(";;") && !self.starts(";&") => self.i += 1,
+                Some('\n') => self.i += 1,
+                Some('&') if !self.starts("&&") && !self.starts("&>") => {
+                    return Err(
+                        "vfs-sh: background jobs ('&') are not supported; commands run one after another"
+                            .to_owned(),
+                    );
+                }
+                _ => break,
+            }
+        }
+        Ok(list)
+    }
+
+    fn and_or(&mut self) -> Res<AndOr> {
+        let first = self.pipeline()?;
+        let mut rest = Vec::new();
+        loop {
+            self.skip_space(false);
+            let conn = if self.starts("&&") {
+                Conn::And
+            } else if self.starts("||") {
+                Conn::Or
+            } else {
+                break;
+            };
+            self.i += 2;
+            self.skip_space(true);
+            rest.push((conn, self.pipeline()?));
+        }
+        Ok(AndOr { first, rest })
+    }
+
+    fn pipeline(&mut self) -> Res<Pipeline> {
+        self.skip_space(false);
+        let mut bang = false;
+        if self.eat_reserved("time") {
+            self.skip_space(false);
+        }
+        while self.eat_reserved("!") {
+            bang = !bang;
+            self.skip_space(false);
+        }
+        let mut commands = vec![self.command()?];
+        let mut with_stderr = Vec::new();
+        loop {
+            self.skip_space(false);
+            if self.starts("||") || !self.starts("|") {
+                break;
+            }
+            let both = self.starts("|&");
+            self.i += if both { 2 } else { 1 };
+            with_stderr.push(both);
+            self.skip_space(true);
+            commands.push(self.command()?);
+        }
+        with_stderr.push(false);
+        Ok(Pipeline {
+            bang,
+            commands,
+            with_stderr,
+        })
+    }
+
+    fn command(&mut self) -> Res<Command> {
+        self.skip_space(false);
+        self.nest()?;
+        let c = self.command_inner();
+        self.depth -= 1;
+        c
+    }
+
+    fn command_inner(&mut self) -> Res<Command> {
+        let Some(c) = self.peek() else {
+            return Err(UNEXPECTED_END.to_owned());
+        };
+        if self.starts("((")
+            && let Some(expr) = self.try_arith_command()?
+        {
+            let redirs = self.redirs_after()?;
+            return Ok(Command::Compound(Compound::Arith(expr), redirs));
+        }
+        if c == '(' {
+            self.i += 1;
+            let body = self.list()?;
+            self.skip_space(true);
+            if self.peek() != Some(')') {
+                return Err(self.unexpected_here());
+            }
+            self.i += 1;
+            let redirs = self.redirs_after()?;
+            return Ok(Command::Compound(Compound::Subshell(body), redirs));
+        }
+        match self.peek_reserved() {
+            Some("{") => {
+                self.i += 1;
+                let body = self.list()?;
+                self.expect_reserved("}")?;
+                let redirs = self.redirs_after()?;
+                Ok(Command::Compound(Compound::Group(body), redirs))
+            }
+            Some("if") => self.if_clause(),
+            Some("for") => self.for_clause(),
+            Some("while") | Some("until") => self.while_clause(),
+            Some("case") => self.case_clause(),
+            Some("[[") => {
+                self.i += 2;
+                let cond = self.cond_or()?;
+                self.skip_space(true);
+                if !self.eat_reserved("]]") {
+                    return Err(self.unexpected_here());
+                }
+                let redirs = self.redirs_after()?;
+                Ok(Command::Compound(Compound::Cond(cond), redirs))
+            }
+            Some("function") => {
+                self.i += "function".len();
+                self.skip_space(false);
+                let name = self.name_token()?;
+                self.skip_space(false);
+                if self.starts("()") {
+                    self.i += 2;
+                }
+                self.function_body(name)
+            }
+            Some("select") => {
+                Err("vfs-sh: select is not supported (it needs a terminal)".to_owned())
+            }
+            Some(
+                r @ ("then" | "elif" | "else" | "fi" | "do" | "done" | "esac" | "}" | "in" | "]]"),
+            ) => Err(unexpected(r)),
+            Some(r @ (";;" | ";&" | ";;&" | ")")) => Err(unexpected(r)),
+            _ => self.simple_or_function(),
+        }
+    }
+
+    fn unexpected_here(&self) -> String {
+        match self.peek_token() {
+            Some(t) => unexpected(&t),
+            None => UNEXPECTED_END.to_owned(),
+        }
+    }
+
+    fn name_token(&mut self) -> Res<String> {
+        let start = self.i;
+        while self.peek().is_some_and(|c| !is_meta(c)) {
+            self.i += 1;
+        }
+        let name: String = self.s[start..self.i].iter().collect();
+        if name.is_empty() {
+            return Err(self.unexpected_here());
+        }
+        Ok(name)
+    }
+
+    fn function_body(&mut self, name: String) -> Res<Command> {
+        self.skip_space(true);
+        let body = self.command()?;
+        if !matches!(body, Command::Compound(..)) {
+            return Err(unexpected(&name));
+        }
+        Ok(Command::Function(name, Rc::new(body)))
+    }
+
+    /// `((expr))` as a command, if the parentheses close as `))`;
+    /// otherwise (`((a) | b)`) the cursor stays for a nested subshell.
+    fn try_arith_command(&mut self) -> Res<Option<Word>> {
+        let start = self.i;
+        self.i += 2;
+        match self.arith_text(true) {
+            Some(text) => Ok(Some(parse_expanding_text(&text, false)?)),
+            None => {
+                self.i = start;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Reads arithmetic text up to the `))` that closes it (`)` when
+    /// `double` is false), leaving the cursor after it; `None` if the
+    /// parentheses do not close that way.
+    fn arith_text(&mut self, double: bool) -> Option<String> {
+        let mut depth = 0u32;
+        let start = self.i;
+        while let Some(c) = self.peek() {
+            match c {
+                '(' => depth += 1,
+                ')' if depth > 0 => depth -= 1,
+                ')' => {
+                    if double && self.peek_at(1) != Some(')') {
+                        return None;
+                    }
+                    let text: String = self.s[start..self.i].iter().collect();
+                    self.i += if double { 2 } else { 1 };
+                    return Some(text);
+                }
+                '\'' | '"' | '`' => {}
+                _ => {}
+            }
+            self.i += 1;
+        }
+        None
+    }
+
+    fn redirs_after(&mut self) -> Res<Vec<Redir>> {
+        let mut redirs = Vec::new();
+        loop {
+            self.skip_space(false);
+            match self.try_redir()? {
+                Some(r) => redirs.push(r),
+                None => return Ok(redirs),
+            }
+        }
+    }
+
+    fn if_clause(&mut self) -> Res<Command> {
+        self.i += 2;
+        let mut arms = Vec::new();
+        let mut otherwise = None;
+        loop {
+            let cond = self.list()?;
+            self.expect_reserved("then")?;
+            let body = self.list()?;
+            arms.push((cond, body));
+            self.skip_space(true);
+            if self.eat_reserved("elif") {
+                continue;
+            }
+            if self.eat_reserved("else") {
+                otherwise = Some(self.list()?);
+            }
+            self.expect_reserved("fi")?;
+            break;
+        }
+        let redirs = self.redirs_after()?;
+        Ok(Command::Compound(Compound::If(arms, otherwise), redirs))
+    }
+
+    fn do_group(&mut self) -> Res<List> {
+        self.skip_space(true);
+        if self.eat_reserved("{") {
+            let body = self.list()?;
+            self.expect_reserved("}")?;
+            return Ok(body);
+        }
+        self.expect_reserved("do")?;
+        let body = self.list()?;
+        self.expect_reserved("done")?;
+        Ok(body)
+    }
+
+    fn for_clause(&mut self) -> Res<Command> {
+        self.i += 3;
+        self.skip_space(false);
+        if self.starts("((") {
+            self.i += 2;
+            let Some(text) = self.arith_text(true) else {
+                return Err(UNEXPECTED_END.to_owned());
+            };
+            let pieces: Vec<&str> = text.split(';').collect();
+            let [init, cond, step] = pieces.as_slice() else {
+                return Err(format!("vfs-sh: syntax error: `(({text}))'"));
+            };
+            let (init, cond, step) = (
+                parse_expanding_text(init, false)?,
+                parse_expanding_text(cond, false)?,
+                parse_expanding_text(step, false)?,
+            );
+            self.skip_space(false);
+            if self.peek() == Some(';') {
+                self.i += 1;
+            }
+            let body = self.do_group()?;
+            let redirs = self.redirs_after()?;
+            return Ok(Command::Compound(
+                Compound::ArithFor(init, cond, step, body),
+                redirs,
+            ));
+        }
+        let name = self.name_token()?;
+        if !is_name(&name) {
+            return Err(format!("vfs-sh: `{name}': not a valid identifier"));
+        }
+        self.skip_space(false);
+        let mut items = None;
+        let save = self.i;
+        self.skip_space(true);
+        if self.eat_reserved("in") {
+            let mut words = Vec::new();
+            loop {
+                self.skip_space(false);
+                match self.peek() {
+                    None | Some(';' | '\n') => break,
+                    Some(c) if is_meta(c) => return Err(self.unexpected_here()),
+                    _ => words.extend(self.words_braced()?),
+                }
+            }
+            items = Some(words);
+        } else {
+            self.i = save;
+        }
+        self.skip_space(false);
+        if self.peek() == Some(';') {
+            self.i += 1;
+        }
+        let body = self.do_group()?;
+        let redirs = self.redirs_after()?;
+        Ok(Command::Compound(Compound::For(name, items, body), redirs))
+    }
+
+    fn while_clause(&mut self) -> Res<Command> {
+        let until = self.starts("until");
+        self.i += 5;
+        let cond = self.list()?;
+        self.expect_reserved("do")?;
+        let body = self.list()?;
+        self.expect_reserved("done")?;
+        let redirs = self.redirs_after()?;
+        Ok(Command::Compound(
+            Compound::While(cond, body, until),
+            redirs,
+        ))
+    }
+
+    fn case_clause(&mut self) -> Res<Command> {
+        self.i += 4;
+        self.skip_space(false);
+        let word = self.word()?;
+        self.skip_space(true);
+        if !self.eat_reserved("in") {
+            return Err(self.unexpected_here());
+        }
+        let mut arms = Vec::new();
+        loop {
+            self.skip_space(true);
+            if self.eat_reserved("esac") {
+                break;
+            }
+            if self.peek().is_none() {
+                return Err(UNEXPECTED_END.to_owned());
+            }
+            if self.peek() == Some('(') {
+                self.i += 1;
+            }
+            let mut patterns = Vec::new();
+            loop {
+                self.skip_space(false);
+                patterns.push(self.word()?);
+                self.skip_space(false);
+                match self.peek() {
+                    Some('|') => self.i += 1,
+                    Some(')') => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return Err(self.unexpected_here()),
+                }
+            }
+            let body = self.list()?;
+            self.skip_space(true);
+            let next = if self.starts(";;&") {
+                self.i += 3;
+                CaseNext::TestNext
+            } else if self.starts(";;") {
+                self.i += 2;
+                CaseNext::Stop
+            } else if self.starts(";&") {
+                self.i += 2;
+                CaseNext::FallThrough
+            } else {
+                CaseNext::Stop
+            };
+            arms.push(CaseArm {
+                patterns,
+                body,
+                next,
+            });
+        }
+        let redirs = self.redirs_after()?;
+        Ok(Command::Compound(Compound::Case(word, arms), redirs))
+    }
+
+    fn cond_or(&mut self) -> Res<Cond> {
+        let mut left = self.cond_and()?;
+        loop {
+            self.skip_space(true);
+            if self.starts("||") {
+                self.i += 2;
+                let right = self.cond_and()?;
+                left = Cond::Or(Box::new(left), Box::new(right));
+            } else {
+                return Ok(left);
+            }
+        }
+    }
+
+    fn cond_and(&mut self) -> Res<Cond> {
+        let mut left = self.cond_not()?;
+        loop {
+            self.skip_space(true);
+            if self.starts("&&") {
+                self.i += 2;
+                let right = self.cond_not()?;
+                left = Cond::And(Box::new(left), Box::new(right));
+            } else {
+                return Ok(left);
+            }
+        }
+    }
+
+    fn cond_not(&mut self) -> Res<Cond> {
+        self.skip_space(true);
+        if self.peek() == Some('!') && self.peek_at(1).is_none_or(|c| c == ' ' || c == '(') {
+            self.i += 1;
+            return Ok(Cond::Not(Box::new(self.cond_not()?)));
+        }
+        if self.peek() == Some('(') {
+            self.i += 1;
+            self.nest()?;
+            let inner = self.cond_or()?;
+            self.depth -= 1;
+            self.skip_space(true);
+            if self.peek() != Some(')') {
+                return Err(self.unexpected_here());
+            }
+            self.i += 1;
+            return Ok(inner);
+        }
+        let first = self.cond_word()?;
+        let first_text = first.as_lit().map(str::to_owned);
+        self.skip_space(false);
+        // A binary operator?
+        let op = self.cond_binary_op();
+        if let Some(op) = op {
+            self.skip_space(false);
+            let right = if op == "=~" {
+                self.cond_regex_word()?
+            } else {
+                self.cond_word()?
+            };
+            return Ok(Cond::Binary(op, first, right));
+        }
+        if let Some(t) = first_text
+            && t.len() == 2
+            && t.starts_with('-')
+            && !self.at_cond_end()
+        {
+            let operand = self.cond_word()?;
+            return Ok(Cond::Unary(t, operand));
+        }
+        Ok(Cond::Word(first))
+    }
+
+    fn at_cond_end(&self) -> bool {
+        self.starts("]]") || self.starts("&&") || self.starts("||") || self.peek() == Some(')')
+    }
+
+    fn cond_binary_op(&mut self) -> Option<String> {
+        for op in ["==", "!=", "=~", "<", ">", "="] {
+            if self.starts(op)
+                && self
+                    .peek_at(op.len())
+                    .is_some_and(|c| c == ' ' || c == '\t')
+            {
+                self.i += op.len();
+                return Some(op.to_owned());
+            }
+        }
+        for op in [
+            "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
+        ] {
+            if self.starts(op) && self.peek_at(3).is_some_and(|c| c == ' ' || c == '\t') {
+                self.i += 3;
+                return Some(op.to_owned());
+            }
+        }
+        None
+    }
+
+    fn cond_word(&mut self) -> Res<Word> {
+        self.skip_space(true);
+        if self.at_cond_end() || self.peek().is_none() {
+            return Err(self.unexpected_here());
+        }
+        self.word()
+    }
+
+    /// The right side of `=~`: up to a blank outside parentheses, with
+    /// `(`, `)`, `|` literal (they are regex syntax there).
+    fn cond_regex_word(&mut self) -> Res<Word> {
+        self.skip_space(false);
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let mut depth = 0u32;
+        while let Some(c) = self.peek() {
+            match c {
+                ' ' | '\t' | '\n' if depth == 0 => break,
+                '(' => {
+                    depth += 1;
+                    lit.push(c);
+                    self.i += 1;
+                }
+                ')' if depth > 0 => {
+                    depth -= 1;
+                    lit.push(c);
+                    self.i += 1;
+                }
+                '|' | '<' | '>' | ';' | '&' | ')' if depth == 0 && !matches!(c, '|') => break,
+                '\'' | '"' | '\\' | '$' | '`' => {
+                    if !lit.is_empty() {
+                        parts.push(Part::Lit(std::mem::take(&mut lit)));
+                    }
+                    let mut one = self.parts_one(Until::Word)?;
+                    parts.append(&mut one);
+                }
+                _ => {
+                    lit.push(c);
+                    self.i += 1;
+                }
+            }
+            if self.starts("]]") && depth == 0 {
+                break;
+            }
+        }
+        if !lit.is_empty() {
+            parts.push(Part::Lit(lit));
+        }
+        if parts.is_empty() {
+            return Err(self.unexpected_here());
+        }
+        Ok(Word { parts })
+    }
+
+    /// One quoted or expanding element (for the `=~` reader).
+    fn parts_one(&mut self, until: Until) -> Res<Vec<Part>> {
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        self.part(&mut parts, &mut lit, until, false)?;
+        if !lit.is_empty() {
+            parts.push(Part::Lit(lit));
+        }
+        Ok(parts)
+    }
+
+    /// A simple command, or `name() { ...; }`.
+    fn simple_or_function(&mut self) -> Res<Command> {
+        let mut assigns = Vec::new();
+        let mut words: Vec<Word> = Vec::new();
+        let mut redirs = Vec::new();
+        loop {
+            self.skip_space(false);
+            let Some(c) = self.peek() else { break };
+            if let Some(r) = self.try_redir()? {
+                redirs.push(r);
+                continue;
+            }
+            if matches!(c, '\n' | ';' | '&' | '|' | ')') {
+                break;
+            }
+            if c == '(' {
+                // `name()`: a function definition.
+                if words.len() == 1 && assigns.is_empty() && redirs.is_empty() {
+                    self.i += 1;
+                    self.skip_space(false);
+                    if self.peek() != Some(')') {
+                        return Err(self.unexpected_here());
+                    }
+                    self.i += 1;
+                    let name = words
+                        .pop()
+                        .and_then(|w| w.as_lit().map(str::to_owned))
+                        .ok_or_else(|| unexpected("("))?;
+                    return self.function_body(name);
+                }
+                return Err(unexpected("("));
+            }
+            if words.is_empty()
+                && let Some(a) = self.try_assignment()?
+            {
+                assigns.push(a);
+                continue;
+            }
+            let decl = words.first().and_then(Word::as_lit).is_some_and(|w| {
+                matches!(w, "export" | "local" | "declare" | "typeset" | "readonly")
+            });
+            if decl && let Some(a) = self.try_assignment()? {
+                // Declaration builtins take assignments as words that are
+                // not split; they are kept as words holding one field.
+                words.push(assignment_word(a));
+                continue;
+            }
+            words.extend(self.words_braced()?);
+        }
+        if words.is_empty() && assigns.is_empty() && redirs.is_empty() {
+            return Err(self.unexpected_here());
+        }
+        Ok(Command::Simple {
+            assigns,
+            words,
+            redirs,
+        })
+    }
+
+    /// `NAME=`, `NAME+=`, `NAME[...]=` at the cursor: the assignment.
+    fn try_assignment(&mut self) -> Res<Option<Assign>> {
+        let start = self.i;
+        let mut k = self.i;
+        if !self.s.get(k).copied().is_some_and(is_name_start) {
+            return Ok(None);
+        }
+        while self.s.get(k).copied().is_some_and(is_name_char) {
+            k += 1;
+        }
+        let name: String = self.s[start..k].iter().collect();
+        let mut index = None;
+        if self.s.get(k) == Some(&'[') {
+            let mut depth = 0;
+            let open = k;
+            while let Some(&c) = self.s.get(k) {
+                if c == '[' {
+                    depth += 1;
+                } else if c == ']' {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                } else if c == '\n' {
+                    return Ok(None);
+                }
+                k += 1;
+            }
+            if self.s.get(k) != Some(&']') {
+                return Ok(None);
+            }
+            let text: String = self.s[open + 1..k].iter().collect();
+            index = Some(parse_expanding_text(&text, false)?);
+            k += 1;
+        }
+        let append = self.s.get(k) == Some(&'+');
+        if append {
+            k += 1;
+        }
+        if self.s.get(k) != Some(&'=') {
+            return Ok(None);
+        }
+        self.i = k + 1;
+        if self.peek() == Some('(') && index.is_none() {
+            self.i += 1;
+            let mut items = Vec::new();
+            loop {
+                self.skip_space(true);
+                match self.peek() {
+                    Some(')') => {
+                        self.i += 1;
+                        break;
+                    }
+                    None => return Err(UNEXPECTED_END.to_owned()),
+                    Some(_) => items.extend(self.words_braced()?),
+                }
+            }
+            return Ok(Some(Assign {
+                name,
+                index,
+                append,
+                value: AssignValue::Array(items),
+            }));
+        }
+        let value = if self.peek().is_none_or(is_meta) {
+            Word::default()
+        } else {
+            self.word_tilde_assign()?
+        };
+        Ok(Some(Assign {
+            name,
+            index,
+            append,
+            value: AssignValue::Scalar(value),
+        }))
+    }
+
+    fn word_tilde_assign(&mut self) -> Res<Word> {
+        self.word()
+    }
+
+    /// Reads one word and applies brace expansion to its text, giving the
+    /// words it stands for.
+    fn words_braced(&mut self) -> Res<Vec<Word>> {
+        let start = self.i;
+        let w = self.word()?;
+        let end = self.i.min(self.s.len());
+        let text: String = self.s[start.min(end)..end].iter().collect();
+        if !text.contains('{') || !has_unquoted_brace(&text) {
+            return Ok(vec![w]);
+        }
+        let expanded = crate::brace::expand_text(&text)?;
+        if expanded.len() == 1 && expanded[0] == text {
+            return Ok(vec![w]);
+        }
+        expanded.iter().map(|t| parse_word_text(t)).collect()
+    }
+
+    /// One word (quotes, expansions and all) up to an unquoted
+    /// metacharacter.
+    fn word(&mut self) -> Res<Word> {
+        if self.peek().is_none() {
+            return Err(UNEXPECTED_END.to_owned());
+        }
+        // `<(...)` is a word of its own.
+        let parts = self.parts(Until::Word, false)?;
+        if parts.is_empty() {
+            return Err(self.unexpected_here());
+        }
+        Ok(Word { parts })
+    }
+
+    /// A redirection at the cursor, if there is one.
+    fn try_redir(&mut self) -> Res<Option<Redir>> {
+        let start = self.i;
+        let mut k = self.i;
+        while self.s.get(k).is_some_and(char::is_ascii_digit) {
+            k += 1;
+        }
+        let fd = if k > start {
+            match self.s.get(k) {
+                Some('<' | '>') => {
+                    let n: String = self.s[start..k].iter().collect();
+                    Some(n.parse::<u32>().unwrap_or(u32::MAX))
+                }
+                _ => return Ok(None),
+            }
+        } else {
+            None
+        };
+        self.i = k;
+        let (op, len) = if self.starts("<(") || self.starts(">(") {
+            if fd.is_some() {
+                self.i = start;
+                return Ok(None);
+            }
+            if self.starts(">(") {
+                return Err("vfs-sh: output process substitution >(...) is not supported: the filesystem is read-only".to_owned());
+            }
+            self.i = start;
+            return Ok(None);
+        } else if self.starts("&>>") {
+            (RedirOp::OutErr, 3)
+        } else if self.starts("&>") {
+            (RedirOp::OutErr, 2)
+        } else if self.starts("<<<") {
+            (RedirOp::HereString, 3)
+        } else if self.starts("<<-") {
+            (RedirOp::HereDoc, 3)
+        } else if self.starts("<<") {
+            (RedirOp::HereDoc, 2)
+        } else if self.starts("<&") || self.starts(">&") {
+            (RedirOp::Dup, 2)
+        } else if self.starts("<>") {
+            (RedirOp::ReadWrite, 2)
+        } else if self.starts(">>") {
+            (RedirOp::Append, 2)
+        } else if self.starts(">|") {
+            (RedirOp::Out, 2)
+        } else if self.starts(">") {
+            (RedirOp::Out, 1)
+        } else if self.starts("<") {
+            (RedirOp::In, 1)
+        } else {
+            self.i = start;
+            return Ok(None);
+        };
+        if fd.is_some() && op == RedirOp::OutErr {
+            self.i = start;
+            return Ok(None);
+        }
+        let strip = self.starts("<<-");
+        self.i += len;
+        self.skip_space(false);
+        if op == RedirOp::HereDoc {
+            let target = self.heredoc(strip)?;
+            return Ok(Some(Redir { fd, op, target }));
+        }
+        if self
+            .peek()
+            .is_none_or(|c| is_meta(c) && c != '<' && c != '>')
+        {
+            return Err(self.unexpected_here());
+        }
+        let target = self.word()?;
+        Ok(Some(Redir { fd, op, target }))
+    }
+
+    /// Reads a here-document: the delimiter word here, the body from the
+    /// next line, which is then cut out of the script.
+    fn heredoc(&mut self, strip: bool) -> Res<Word> {
+        let dstart = self.i;
+        let delim = self.word()?;
+        let raw: String = self.s[dstart..self.i].iter().collect();
+        let quoted = raw.contains(['\'', '"', '\\']);
+        let delim_text = plain_text(&delim);
+        // The body starts after the end of this line.
+        let mut eol = self.i;
+        while self.s.get(eol).is_some_and(|&c| c != '\n') {
+            eol += 1;
+        }
+        let body_start = (eol + 1).min(self.s.len());
+        let mut k = body_start;
+        let mut body = String::new();
+        let mut end = self.s.len();
+        while k < self.s.len() {
+            let mut e = k;
+            while self.s.get(e).is_some_and(|&c| c != '\n') {
+                e += 1;
+            }
+            let line: String = self.s[k..e].iter().collect();
+            let cmp = if strip {
+                line.trim_start_matches('\t')
+            } else {
+                line.as_str()
+            };
+            if cmp == delim_text {
+                end = (e + 1).min(self.s.len());
+                break;
+            }
+            body.push_str(cmp);
+            body.push('\n');
+            k = e + 1;
+        }
+        if end == self.s.len() && k >= self.s.len() {
+            end = self.s.len();
+        }
+        if eol < self.s.len() {
+            self.s.drain(body_start..end);
+        }
+        let target = if quoted {
+            Word {
+                parts: vec![Part::Quoted(body)],
+            }
+        } else {
+            let mut w = parse_expanding_text(&body, true)?;
+            if w.parts.is_empty() {
+                w.parts.push(Part::Quoted(String::new()));
+            }
+            w
+        };
+        Ok(target)
+    }
+
+    /// Reads parts up to `until`. `heredoc`: double-quote rules without a
+    /// closing quote (`"` is literal).
+    fn parts(&mut self, until: Until, heredoc: bool) -> Res<Vec<Part>> {
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let at_start = |parts: &Vec<Part>, lit: &String| parts.is_empty() && lit.is_empty();
+        loop {
+            let Some(c) = self.peek() else {
+                if until == Until::DoubleQuote {
+                    return Err("vfs-sh: unexpected EOF while looking for matching `\"'".to_owned());
+                }
+                if matches!(
+                    until,
+                    Until::Brace { .. } | Until::Slash { .. } | Until::Colon
+                ) {
+                    return Err("vfs-sh: bad substitution: no closing `}'".to_owned());
+                }
+                break;
+            };
+            match until {
+                Until::Word if is_meta(c) => {
+                    if c == '<' && self.peek_at(1) == Some('(') && at_start(&parts, &lit) {
+                        self.i += 2;
+                        let list = self.subst_list()?;
+                        parts.push(Part::ProcessIn(Rc::new(list)));
+                        continue;
+                    }
+                    break;
+                }
+                Until::DoubleQuote if c == '"' => {
+                    self.i += 1;
+                    break;
+                }
+                Until::Brace { .. } if c == '}' => break,
+                Until::Slash { .. } if c == '/' || c == '}' => break,
+                Until::Colon if c == ':' || c == '}' => break,
+                _ => {}
+            }
+            if c == '~' && until == Until::Word && at_start(&parts, &lit) {
+                self.i += 1;
+                let mut user = String::new();
+                while let Some(n) = self.peek() {
+                    if n == '/' || is_meta(n) || !(n.is_alphanumeric() || n == '_' || n == '-') {
+                        break;
+                    }
+                    user.push(n);
+                    self.i += 1;
+                }
+                if self.peek().is_none_or(|n| n == '/' || is_meta(n)) {
+                    parts.push(Part::Tilde(user));
+                } else {
+                    lit.push('~');
+                    lit.push_str(&user);
+                }
+                continue;
+            }
+            self.part(&mut parts, &mut lit, until, heredoc)?;
+        }
+        if !lit.is_empty() {
+            parts.push(Part::Lit(lit));
+        }
+        Ok(parts)
+    }
+
+    /// Reads one element at the cursor into `parts`/`lit`.
+    fn part(
+        &mut self,
+        parts: &mut Vec<Part>,
+        lit: &mut String,
+        until: Until,
+        heredoc: bool,
+    ) -> Res<()> {
+        let in_dq = matches!(
+            until,
+            Until::DoubleQuote | Until::Brace { dq: true } | Until::Slash { dq: true } | Until::End
+        );
+        let flush = |parts: &mut Vec<Part>, lit: &mut String| {
+            if !lit.is_empty() {
+                parts.push(Part::Lit(std::mem::take(lit)));
+            }
+        };
+        let c = self.peek().unwrap_or('\0');
+        let next = self.peek_at(1);
+        match c {
+            '\\' => {
+                self.i += 1;
+                match next {
+                    None => lit.push('\\'),
+                    Some('\n') => self.i += 1,
+                    Some(n) if in_dq => {
+                        let special = matches!(n, '$' | '`' | '\\')
+                            || (n == '"' && !heredoc)
+                            || (n == '}' && matches!(until, Until::Brace { .. }));
+                        self.i += 1;
+                        flush(parts, lit);
+                        if special {
+                            parts.push(Part::Quoted(n.to_string()));
+                        } else {
+                            parts.push(Part::Quoted(format!("\\{n}")));
+                        }
+                    }
+                    Some(n) => {
+                        self.i += 1;
+                        flush(parts, lit);
+                        parts.push(Part::Quoted(n.to_string()));
+                    }
+                }
+            }
+            '\'' if !in_dq => {
+                self.i += 1;
+                let start = self.i;
+                while self.peek().is_some_and(|c| c != '\'') {
+                    self.i += 1;
+                }
+                if self.peek().is_none() {
+                    return Err("vfs-sh: unexpected EOF while looking for matching `''".to_owned());
+                }
+                let text: String = self.s[start..self.i].iter().collect();
+                self.i += 1;
+                flush(parts, lit);
+                parts.push(Part::Quoted(text));
+            }
+            '"' if !in_dq => {
+                self.i += 1;
+                self.nest()?;
+                let inner = self.parts(Until::DoubleQuote, false)?;
+                self.depth -= 1;
+                flush(parts, lit);
+                parts.push(Part::Double(inner));
+            }
+            '`' => {
+                self.i += 1;
+                let mut text = String::new();
+                loop {
+                    match self.peek() {
+                        None => {
+                            return Err(
+                                "vfs-sh: unexpected EOF while looking for matching ``'".to_owned()
+                            );
+                        }
+                        Some('`') => {
+                            self.i += 1;
+                            break;
+                        }
+                        Some('\\')
+                            if matches!(self.peek_at(1), Some('$' | '`' | '\\'))
+                                || (in_dq && self.peek_at(1) == Some('"')) =>
+                        {
+                            text.push(self.peek_at(1).unwrap_or('\\'));
+                            self.i += 2;
+                        }
+                        Some(c) => {
+                            text.push(c);
+                            self.i += 1;
+                        }
+                    }
+                }
+                self.nest()?;
+                let list = parse(&text)?;
+                self.depth -= 1;
+                flush(parts, lit);
+                parts.push(Part::Command(Rc::new(list)));
+            }
+            '$' => {
+                flush(parts, lit);
+                self.dollar(parts, lit, in_dq)?;
+            }
+            _ => {
+                lit.push(c);
+                self.i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Parses the list of a `$(` or `<(` up to its `)`.
+    fn subst_list(&mut self) -> Res<List> {
+        self.nest()?;
+        let list = self.list()?;
+        self.depth -= 1;
+        self.skip_space(true);
+        if self.peek() != Some(')') {
+            return Err(match self.peek_token() {
+                Some(t) => unexpected(&t),
+                None => "vfs-sh: unexpected EOF while looking for matching `)'".to_owned(),
+            });
+        }
+        self.i += 1;
+        Ok(list)
+    }
+
+    fn dollar(&mut self, parts: &mut Vec<Part>, lit: &mut String, in_dq: bool) -> Res<()> {
+        let next = self.peek_at(1);
+        match next {
+            Some('(') if self.peek_at(2) == Some('(') => {
+                let save = self.i;
+                self.i += 3;
+                if let Some(text) = self.arith_text(true) {
+                    parts.push(Part::Arith(parse_expanding_text(&text, false)?.parts));
+                    return Ok(());
+                }
+                self.i = save + 2;
+                let list = self.subst_list()?;
+                parts.push(Part::Command(Rc::new(list)));
+            }
+            Some('(') => {
+                self.i += 2;
+                let list = self.subst_list()?;
+                parts.push(Part::Command(Rc::new(list)));
+            }
+            Some('[') => {
+                // `$[...]`: the old arithmetic form.
+                self.i += 2;
+                let start = self.i;
+                while self.peek().is_some_and(|c| c != ']') {
+                    self.i += 1;
+                }
+                if self.peek().is_none() {
+                    return Err("vfs-sh: unexpected EOF while looking for matching `]'".to_owned());
+                }
+                let text: String = self.s[start..self.i].iter().collect();
+                self.i += 1;
+                parts.push(Part::Arith(parse_expanding_text(&text, false)?.parts));
+            }
+            Some('{') => {
+                self.i += 2;
+                self.nest()?;
+                let p = self.brace_param(in_dq)?;
+                self.depth -= 1;
+                parts.push(Part::Param(Box::new(p)));
+            }
+            Some('\'') if !in_dq => {
+                self.i += 2;
+                let s = self.ansi_c()?;
+                parts.push(Part::Quoted(s));
+            }
+            Some('"') if !in_dq => {
+                // `$"..."`: a translatable string; no translations here.
+                self.i += 1;
+            }
+            Some(c) if is_name_start(c) => {
+                self.i += 1;
+                let start = self.i;
+                while self.peek().is_some_and(is_name_char) {
+                    self.i += 1;
+                }
+                let name: String = self.s[start..self.i].iter().collect();
+                parts.push(Part::Param(Box::new(Param {
+                    name,
+                    index: None,
+                    indirect: false,
+                    op: ParamOp::Get,
+                })));
+            }
+            Some(c)
+                if c.is_ascii_digit() || matches!(c, '?' | '#' | '@' | '*' | '$' | '!' | '-') =>
+            {
+                self.i += 2;
+                parts.push(Part::Param(Box::new(Param {
+                    name: c.to_string(),
+                    index: None,
+                    indirect: false,
+                    op: ParamOp::Get,
+                })));
+            }
+            _ => {
+                self.i += 1;
+                lit.push('$');
+            }
+        }
+        Ok(())
+    }
+
+    /// `$'...'`: ANSI-C quoting.
+    fn ansi_c(&mut self) -> Res<String> {
+        let mut raw = String::new();
+        loop {
+            match self.peek() {
+                None => {
+                    return Err("vfs-sh: unexpected EOF while looking for matching `''".to_owned());
+                }
+                Some('\'') => {
+                    self.i += 1;
+                    break;
+                }
+                Some('\\') => {
+                    raw.push('\\');
+                    self.i += 1;
+                    if let Some(n) = self.peek() {
+                        raw.push(n);
+                        self.i += 1;
+                    }
+                }
+                Some(c) => {
+                    raw.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+        let (bytes, _) = crate::commands::unescape_ansi(&raw);
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// The inside of `${...}` after the `{`, up to and past the `}`.
+    fn brace_param(&mut self, dq: bool) -> Res<Param> {
+        let bad = |_: &Parser| "vfs-sh: bad substitution".to_owned();
+        let mut length = false;
+        let mut indirect = false;
+        if self.peek() == Some('#') && self.peek_at(1).is_some_and(|c| c != '}') {
+            // `${#x}` (but `${#}` is the count, and `${#-}`... rare).
+            length = true;
+            self.i += 1;
+        } else if self.peek() == Some('!') && self.peek_at(1).is_some_and(|c| c != '}') {
+            indirect = true;
+            self.i += 1;
+        }
+        let start = self.i;
+        match self.peek() {
+            Some(c) if is_name_start(c) => {
+                while self.peek().is_some_and(is_name_char) {
+                    self.i += 1;
+                }
+            }
+            Some(c) if c.is_ascii_digit() => {
+                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.i += 1;
+                }
+            }
+            Some('?' | '#' | '@' | '*' | '$' | '!' | '-') => self.i += 1,
+            _ => return Err(bad(self)),
+        }
+        let name: String = self.s[start..self.i].iter().collect();
+        let mut index = None;
+        if self.peek() == Some('[') {
+            self.i += 1;
+            let istart = self.i;
+            let mut depth = 1;
+            while let Some(c) = self.peek() {
+                if c == '[' {
+                    depth += 1;
+                } else if c == ']' {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                self.i += 1;
+            }
+            if self.peek() != Some(']') {
+                return Err(bad(self));
+            }
+            let text: String = self.s[istart..self.i].iter().collect();
+            self.i += 1;
+            index = Some(if text == "@" || text == "*" {
+                Word::lit(&text)
+            } else {
+                parse_expanding_text(&text, false)?
+            });
+        }
+        let mk = |op| Param {
+            name: name.clone(),
+            index: index.clone(),
+            indirect,
+            op,
+        };
+        if length {
+            self.close_brace()?;
+            return Ok(mk(ParamOp::Length));
+        }
+        let Some(c) = self.peek() else {
+            return Err("vfs-sh: bad substitution: no closing `}'".to_owned());
+        };
+        let word_until = |p: &mut Parser, until: Until| -> Res<Word> {
+            Ok(Word {
+                parts: p.parts(until, false)?,
+            })
+        };
+        let op = match c {
+            '}' => {
+                self.i += 1;
+                return Ok(mk(ParamOp::Get));
+            }
+            ':' if matches!(self.peek_at(1), Some('-' | '=' | '?' | '+')) => {
+                let k = self.peek_at(1).unwrap_or('-');
+                self.i += 2;
+                let w = word_until(self, Until::Brace { dq })?;
+                match k {
+                    '-' => ParamOp::Default(true, w),
+                    '=' => ParamOp::Assign(true, w),
+                    '?' => ParamOp::Error(true, w),
+                    _ => ParamOp::Alternative(true, w),
+                }
+            }
+            ':' => {
+                self.i += 1;
+                let off = word_until(self, Until::Colon)?;
+                let len = if self.peek() == Some(':') {
+                    self.i += 1;
+                    Some(word_until(self, Until::Brace { dq })?)
+                } else {
+                    None
+                };
+                ParamOp::Slice(off, len)
+            }
+            '-' | '=' | '?' | '+' => {
+                self.i += 1;
+                let w = word_until(self, Until::Brace { dq })?;
+                match c {
+                    '-' => ParamOp::Default(false, w),
+                    '=' => ParamOp::Assign(false, w),
+                    '?' => ParamOp::Error(false, w),
+                    _ => ParamOp::Alternative(false, w),
+                }
+            }
+            '#' | '%' => {
+                self.i += 1;
+                let longest = self.peek() == Some(c);
+                if longest {
+                    self.i += 1;
+                }
+                let w = word_until(self, Until::Brace { dq })?;
+                if c == '#' {
+                    ParamOp::TrimPrefix(longest, w)
+                } else {
+                    ParamOp::TrimSuffix(longest, w)
+                }
+            }
+            '/' => {
+                self.i += 1;
+                let mode = match self.peek() {
+                    Some('/') => {
+                        self.i += 1;
+                        ReplaceMode::All
+                    }
+                    Some('#') => {
+                        self.i += 1;
+                        ReplaceMode::Prefix
+                    }
+                    Some('%') => {
+                        self.i += 1;
+                        ReplaceMode::Suffix
+                    }
+                    _ => ReplaceMode::First,
+                };
+                let pat = word_until(self, Until::Slash { dq })?;
+                let rep = if self.peek() == Some('/') {
+                    self.i += 1;
+                    word_until(self, Until::Brace { dq })?
+                } else {
+                    Word::default()
+                };
+                ParamOp::Replace(mode, pat, rep)
+            }
+            '^' | ',' => {
+                self.i += 1;
+                let all = self.peek() == Some(c);
+                if all {
+                    self.i += 1;
+                }
+                ParamOp::Case(c == '^', all)
+            }
+            '@' => {
+                // `${x@Q}` and friends: only `Q` is common; treat the
+                // others as refused.
+                return Err("vfs-sh: ${var@...} transformations are not supported".to_owned());
+            }
+            _ => return Err(bad(self)),
+        };
+        self.close_brace()?;
+        Ok(mk(op))
+    }
+
+    fn close_brace(&mut self) -> Res<()> {
+        if self.peek() == Some('}') {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err("vfs-sh: bad substitution".to_owned())
+        }
+    }
+}
+
+/// Whether raw word text has a `{` outside quotes (a brace expansion
+/// candidate).
+fn has_unquoted_brace(text: &str) -> bool {
+    let mut quote = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (_, '\\') if quote != Some('\'') => escaped = true,
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if q == c => quote = None,
+            (None, '{') => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The text of a word with its quotes removed, without expanding anything
+/// (for here-document delimiters).
+fn plain_text(w: &Word) -> String {
+    fn go(parts: &[Part], out: &mut String) {
+        for p in parts {
+            match p {
+                Part::Lit(s) | Part::Quoted(s) => out.push_str(s),
+                Part::Double(inner) => go(inner, out),
+                Part::Tilde(u) => {
+                    out.push('~');
+                    out.push_str(u);
+                }
+                Part::Param(p) => {
+                    out.push('$');
+                    out.push_str(&p.name);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut s = String::new();
+    go(&w.parts, &mut s);
+    s
+}
+
+/// A declaration builtin's `NAME=value` argument as a word: its parts with
+/// the name and `=` in front, marked so expansion keeps it one field.
+fn assignment_word(a: Assign) -> Word {
+    let mut parts = vec![Part::Quoted(format!(
+        "{}{}=",
+        a.name,
+        if a.append { "+" } else { "" }
+    ))];
+    match a.value {
+        AssignValue::Scalar(w) => parts.push(Part::Double(w.parts)),
+        AssignValue::Array(items) => {
+            // `declare -a x=(a b)`: kept as text for the builtin to split.
+            parts.push(Part::Quoted("(".to_owned()));
+            for (k, w) in items.into_iter().enumerate() {
+                if k > 0 {
+                    parts.push(Part::Quoted(" ".to_owned()));
+                }
+                parts.push(Part::Double(w.parts));
+            }
+            parts.push(Part::Quoted(")".to_owned()));
+        }
+    }
+    Word { parts }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(src: &str) -> List {
+        parse(src).unwrap_or_else(|e| panic!("{src:?}: {e}"))
+    }
+
+    #[test]
+    fn structures_parse() {
+        for src in [
+            "echo a",
+            "a | b | c && d || e; f",
+            "if [ -d x ]; then echo y; elif true; then :; else echo n; fi",
+            "for f in a b c; do echo $f; done",
+            "for f; do echo \"$f\"; done",
+            "for ((i=0; i<3; i++)); do echo $i; done",
+            "while read -r line; do echo \"$line\"; done < file",
+            "until false; do break; done",
+            "case $x in a|b) echo ab;; *) echo other;; esac",
+            "case x in (x) echo; esac",
+            "f() { echo hi; }; f",
+            "function g { echo g; }",
+            "{ echo a; echo b; } | sort",
+            "(cd /x && ls)",
+            "[[ -f a && $b == c* ]] || echo no",
+            "(( x = 1 + 2 ))",
+            "echo $((1 + (2 * 3)))",
+            "x=1 y=$(echo 2) cmd arg",
+            "arr=(a b 'c d'); echo ${arr[@]} ${#arr[@]}",
+            "echo ${x:-default} ${x#*/} ${x%%.*} ${x/a/b} ${x:1:2} ${#x}",
+            "cat <<EOF\nhello $x\nEOF\necho after",
+            "cat <<'EOF'\n$literal\nEOF",
+            "cat <<< \"here string\"",
+            "diff <(sort a) <(sort b)",
+            "ls 2>/dev/null >&2 &>/dev/null 2>&1",
+            "grep x f |& head",
+            "echo `date` \"$(pwd)\"",
+            "echo $'a\\tb'",
+            "x=$(( $(echo 3) * 2 ))",
+            "! grep -q x f",
+            "echo {a,b}{1,2} ${x}",
+        ] {
+            ok(src);
+        }
+    }
+
+    #[test]
+    fn syntax_errors_say_where() {
+        for (src, want) in [
+            ("| a", "`|'"),
+            ("a | | b", "`|'"),
+            ("&& a", "`&&'"),
+            ("a ; ; b", "`;'"),
+            ("if true; then echo", "unexpected end"),
+            ("for x in a; do echo", "unexpected end"),
+            ("echo 'abc", "matching `''"),
+            ("echo \"abc", "matching `\"'"),
+            ("echo $(ls", "`)'"),
+            ("fi", "`fi'"),
+            ("sleep 1 &", "background"),
+            ("echo ${x", "bad substitution"),
+        ] {
+            match parse(src) {
+                Ok(l) => panic!("{src:?} parsed: {l:?}"),
+                Err(e) => assert!(e.contains(want), "{src:?}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn heredoc_bodies_are_cut_out() {
+        let l = ok("cat <<A; echo x\nbody\nA\necho y");
+        assert_eq!(l.len(), 3);
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let deep = "$(".repeat(500) + &")".repeat(500);
+        assert!(parse(&format!("echo {deep}")).is_err());
+        let parens = "( ".repeat(500) + "x" + &" )".repeat(500);
+        assert!(parse(&parens).is_err());
+    }
+}
