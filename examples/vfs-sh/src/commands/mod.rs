@@ -2,6 +2,7 @@
 //! table that dispatches to them.
 
 mod args;
+mod awk;
 mod cat;
 mod cut;
 mod echo;
@@ -50,6 +51,11 @@ const COMMANDS: &[Command] = &[
         usage: "basename NAME [SUFFIX] | basename [-a] [-s SUFFIX] NAME...",
     },
     Command {
+        name: "awk",
+        run: awk::run,
+        usage: "awk [-F FS] [-v VAR=VALUE]... ('PROGRAM' | -f FILE) [FILE | VAR=VALUE]...  (POSIX awk and gawk's common extensions; no system() or pipes; also gawk, mawk)",
+    },
+    Command {
         name: "bash",
         run: sh,
         usage: "bash [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell)",
@@ -88,6 +94,11 @@ const COMMANDS: &[Command] = &[
         name: "find",
         run: find::run,
         usage: "find [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name GLOB] [-iname GLOB] [-path GLOB] [-ipath GLOB] [-mtime [+-]N] [-mmin [+-]N] [-newer FILE] [-size [+-]N[ckMG]] [-empty] [! -not -a -o ( )] [-print]",
+    },
+    Command {
+        name: "gawk",
+        run: awk::run,
+        usage: "gawk ...  (as awk)",
     },
     Command {
         name: "grep",

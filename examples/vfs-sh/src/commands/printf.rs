@@ -386,6 +386,40 @@ fn apply(
     (used, false)
 }
 
+/// For awk's `printf` and `sprintf`: the kind of each argument `format`
+/// takes, in order (`*` for a width or precision), or the format error.
+pub(crate) fn argument_kinds(format: &str) -> Result<Vec<char>, String> {
+    let mut kinds = Vec::new();
+    for piece in compile(&escape_backslashes(format))? {
+        if let Piece::Conv(c) = piece {
+            if c.width == Some(None) {
+                kinds.push('*');
+            }
+            if c.precision == Some(None) {
+                kinds.push('*');
+            }
+            kinds.push(c.kind);
+        }
+    }
+    Ok(kinds)
+}
+
+/// Formats once (awk's rule: extra arguments are ignored), with the
+/// arguments already converted to the text each conversion reads.
+pub(crate) fn format_once(format: &str, args: &[String]) -> Result<Vec<u8>, String> {
+    let pieces = compile(&escape_backslashes(format))?;
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    apply(&pieces, args, &mut out, &mut errors);
+    Ok(out)
+}
+
+/// Awk has decoded its strings' escapes already: a backslash left in the
+/// format is literal.
+fn escape_backslashes(format: &str) -> String {
+    format.replace('\\', "\\\\")
+}
+
 /// `printf FORMAT [ARG]...`.
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let args = match args.first().map(String::as_str) {

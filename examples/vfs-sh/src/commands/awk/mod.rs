@@ -1,0 +1,1881 @@
+//! `awk`: POSIX awk with the gawk extensions agents use, written for the
+//! sandbox (no awk crate runs inside a wasm guest over vfs-sh's
+//! filesystem and budgets, and none matches gawk's output rules).
+//!
+//! Records and fields, `BEGIN`/`END`, ranges, arrays (in insertion order:
+//! gawk's own `for (k in a)` order is its hash order, which nothing can
+//! rely on), user functions, `getline` from the input or a document,
+//! `printf`/`sprintf` (through the shell `printf`'s formatter), the string
+//! and arithmetic builtins, `gensub`, `asort`/`asorti`. Output goes to
+//! standard output or error only: `print > FILE` fails as on a read-only
+//! filesystem, and `system()` and pipes to or from commands are refused.
+
+mod syntax;
+mod value;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use regex::{Regex, RegexBuilder};
+
+use crate::exec::Cx;
+use crate::pattern::{Syntax, translate};
+use syntax::{
+    ARGC, ARGV, CONVFMT, Dest, ENVIRON, Expr, FILENAME, FNR, FS, Function, IGNORECASE, NF, NR,
+    OFMT, OFS, ORS, Pattern, Program, RLENGTH, RS, RSTART, RT, SUBSEP, Stmt, Var,
+};
+use value::{Val, leading_number};
+
+/// An array: keys in insertion order.
+type Arr = indexmap::IndexMap<Rc<str>, Val>;
+
+/// A variable's storage.
+#[derive(Debug, Clone)]
+enum Cell {
+    Val(Val),
+    Arr(Rc<RefCell<Arr>>),
+}
+
+/// How a statement leaves the normal flow.
+#[derive(Debug)]
+enum Ctl {
+    Next,
+    NextFile,
+    Exit(i32),
+    Break,
+    Continue,
+    Return(Val),
+    /// A fatal error: the message; awk exits with status 2.
+    Fatal(String),
+}
+
+type Flow<T> = Result<T, Ctl>;
+
+/// How deep user functions may call each other.
+const MAX_CALLS: usize = 400;
+
+/// Output is handed on in chunks of about this size.
+const FLUSH_AT: usize = 64 << 10;
+
+/// An input being read record by record.
+#[derive(Debug, Default)]
+struct Source {
+    text: String,
+    pos: usize,
+}
+
+fn fatal<T>(msg: impl Into<String>) -> Flow<T> {
+    Err(Ctl::Fatal(msg.into()))
+}
+
+/// C's `%.6g`, awk's default number format.
+pub(crate) fn format_g6(n: f64) -> String {
+    sprintf_num("%.6g", n)
+}
+
+/// Formats one number with a `printf` conversion.
+pub(crate) fn sprintf_num(fmt: &str, n: f64) -> String {
+    super::printf::format_once(fmt, &[float_text(n)])
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
+fn float_text(n: f64) -> String {
+    if n.is_nan() {
+        "nan".to_owned()
+    } else if n.is_infinite() {
+        if n < 0.0 { "-inf" } else { "inf" }.to_owned()
+    } else {
+        format!("{n:e}")
+    }
+}
+
+fn int_text(n: f64) -> String {
+    if n.is_nan() || n.is_infinite() {
+        return if n < 0.0 {
+            "-9223372036854775808"
+        } else {
+            "9223372036854775807"
+        }
+        .to_owned();
+    }
+    format!("{}", n.trunc() as i64)
+}
+
+struct Awk<'p, 'c, 'x> {
+    prog: &'p Program,
+    cx: &'c mut Cx<'x>,
+    globals: Vec<Cell>,
+    frames: Vec<Vec<Cell>>,
+    record: Rc<str>,
+    fields: Option<Vec<Rc<str>>>,
+    regexes: HashMap<(String, bool), Regex>,
+    ranges: Vec<bool>,
+    out: Vec<u8>,
+    /// Operands not opened yet (files and `var=value` assignments).
+    operands: std::collections::VecDeque<String>,
+    /// The input being read, when one is open.
+    main: Option<Source>,
+    /// Whether any file operand was given (else standard input is read).
+    saw_file: bool,
+    /// Documents read with `getline < FILE`.
+    files: HashMap<String, Source>,
+    seed: f64,
+    rand_state: u64,
+    status_error: bool,
+}
+
+impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
+    fn flush(&mut self) {
+        if !self.out.is_empty() {
+            let out = std::mem::take(&mut self.out);
+            self.cx.out(&out);
+        }
+    }
+
+    fn convfmt(&self) -> Rc<str> {
+        match &self.globals[CONVFMT] {
+            Cell::Val(v) => v.to_str("%.6g"),
+            Cell::Arr(_) => "%.6g".into(),
+        }
+    }
+
+    fn sval(&self, v: &Val) -> Rc<str> {
+        match v {
+            Val::Num(_) => v.to_str(&self.convfmt()),
+            Val::Str(s) | Val::StrNum(s, _) => s.clone(),
+            Val::Uninit => "".into(),
+        }
+    }
+
+    /// A value as `print` writes it (`OFMT` for non-integers).
+    fn output_str(&self, v: &Val) -> Rc<str> {
+        match v {
+            Val::Num(n) => {
+                let ofmt = self.global_str(OFMT);
+                value::num_to_string(*n, &ofmt).into()
+            }
+            other => self.sval(other),
+        }
+    }
+
+    fn global_str(&self, slot: usize) -> Rc<str> {
+        match &self.globals[slot] {
+            Cell::Val(Val::Num(n)) => value::num_to_string(*n, "%.6g").into(),
+            Cell::Val(v) => v.to_str("%.6g"),
+            Cell::Arr(_) => "".into(),
+        }
+    }
+
+    fn set_global(&mut self, slot: usize, v: Val) {
+        self.globals[slot] = Cell::Val(v);
+    }
+
+    fn ignore_case(&self) -> bool {
+        matches!(&self.globals[IGNORECASE], Cell::Val(v) if v.truthy())
+    }
+
+    fn regex(&mut self, src: &str) -> Flow<Regex> {
+        let fold = self.ignore_case();
+        if let Some(r) = self.regexes.get(&(src.to_owned(), fold)) {
+            return Ok(r.clone());
+        }
+        let t = match translate(src, Syntax::Extended) {
+            Ok(t) => t,
+            Err(e) => return fatal(format!("awk: regular expression /{src}/: {e}")),
+        };
+        let re = RegexBuilder::new(&t.regex)
+            .case_insensitive(fold)
+            .size_limit(4 << 20)
+            .build()
+            .or_else(|_| {
+                fatal(format!(
+                    "awk: regular expression /{src}/ is too big or invalid"
+                ))
+            })?;
+        if self.regexes.len() > 512 {
+            self.regexes.clear();
+        }
+        self.regexes.insert((src.to_owned(), fold), re.clone());
+        Ok(re)
+    }
+
+    /// The regex an expression stands for: a literal, or its string.
+    fn regex_of(&mut self, e: &Expr) -> Flow<Regex> {
+        match e {
+            Expr::Regex(r) => self.regex(r),
+            other => {
+                let v = self.eval(other)?;
+                let s = self.sval(&v);
+                self.regex(&s)
+            }
+        }
+    }
+
+    // ----- records and fields -----
+
+    fn set_record(&mut self, rec: &str) {
+        self.record = rec.into();
+        self.fields = None;
+    }
+
+    fn split_record(&mut self) {
+        if self.fields.is_some() {
+            return;
+        }
+        let fs = self.global_str(FS);
+        let paragraph = self.global_str(RS).is_empty();
+        let rec = self.record.clone();
+        let fields = match self.split_with(&rec, &fs, paragraph) {
+            Ok(f) => f,
+            Err(_) => vec![rec.clone()],
+        };
+        self.set_global(NF, Val::Num(fields.len() as f64));
+        self.fields = Some(fields);
+    }
+
+    fn split_with(&mut self, s: &str, fs: &str, paragraph: bool) -> Flow<Vec<Rc<str>>> {
+        if s.is_empty() {
+            return Ok(Vec::new());
+        }
+        if paragraph && fs != " " {
+            let mut all = Vec::new();
+            for line in s.split('\n') {
+                all.extend(self.split_with(line, fs, false)?);
+            }
+            return Ok(all);
+        }
+        Ok(match fs {
+            " " => s
+                .split([' ', '\t', '\n'])
+                .filter(|f| !f.is_empty())
+                .map(Rc::from)
+                .collect(),
+            "" => s
+                .chars()
+                .map(|c| Rc::from(c.to_string().as_str()))
+                .collect(),
+            _ if fs.chars().count() == 1 && fs != "\\" => {
+                let c = fs.chars().next().unwrap_or(' ');
+                if self.ignore_case() && c.is_alphabetic() {
+                    let re = self.regex(&regex::escape(fs))?;
+                    re.split(s).map(Rc::from).collect()
+                } else {
+                    s.split(c).map(Rc::from).collect()
+                }
+            }
+            _ => {
+                let re = self.regex(fs)?;
+                re.split(s).map(Rc::from).collect()
+            }
+        })
+    }
+
+    fn rebuild_record(&mut self) {
+        let ofs = self.global_str(OFS);
+        if let Some(f) = &self.fields {
+            let joined: Vec<&str> = f.iter().map(|s| s.as_ref()).collect();
+            self.record = joined.join(&ofs).into();
+        }
+    }
+
+    fn field(&mut self, n: f64) -> Flow<Val> {
+        if n < 0.0 {
+            return fatal(format!(
+                "awk: trying to access out of range field {}",
+                n as i64
+            ));
+        }
+        let i = n as usize;
+        if i == 0 {
+            return Ok(Val::input(&self.record.clone()));
+        }
+        self.split_record();
+        Ok(self
+            .fields
+            .as_ref()
+            .and_then(|f| f.get(i - 1))
+            .map_or(Val::Uninit, |s| Val::input(s)))
+    }
+
+    fn set_field(&mut self, n: f64, v: &Val) -> Flow<()> {
+        if n < 0.0 {
+            return fatal(format!(
+                "awk: trying to access out of range field {}",
+                n as i64
+            ));
+        }
+        let i = n as usize;
+        if i > 1 << 20 {
+            return fatal("awk: field index too large");
+        }
+        let s = self.sval(v);
+        if i == 0 {
+            self.set_record(&s);
+            return Ok(());
+        }
+        self.split_record();
+        if let Some(f) = &mut self.fields {
+            if f.len() < i {
+                f.resize(i, "".into());
+            }
+            f[i - 1] = s;
+            let nf = f.len();
+            self.set_global(NF, Val::Num(nf as f64));
+        }
+        self.rebuild_record();
+        Ok(())
+    }
+
+    fn set_nf(&mut self, n: f64) {
+        self.split_record();
+        let n = n.max(0.0) as usize;
+        if let Some(f) = &mut self.fields {
+            f.resize(n.min(1 << 20), "".into());
+        }
+        self.set_global(NF, Val::Num(n as f64));
+        self.rebuild_record();
+    }
+
+    /// The next record of `src` under the current `RS`.
+    fn next_record(&mut self, src: &mut Source) -> Flow<Option<String>> {
+        let rs = self.global_str(RS);
+        let text = &src.text;
+        if src.pos >= text.len() {
+            return Ok(None);
+        }
+        let rest = &text[src.pos..];
+        let (rec, used, rt) = match rs.as_ref() {
+            "" => {
+                let trimmed = rest.trim_start_matches('\n');
+                let skip = rest.len() - trimmed.len();
+                if trimmed.is_empty() {
+                    src.pos = text.len();
+                    return Ok(None);
+                }
+                match trimmed.find("\n\n") {
+                    Some(k) => {
+                        let after = &trimmed[k..];
+                        let nl = after.len() - after.trim_start_matches('\n').len();
+                        (trimmed[..k].to_owned(), skip + k + nl, "\n".repeat(nl))
+                    }
+                    None => {
+                        let body = trimmed.trim_end_matches('\n');
+                        (body.to_owned(), rest.len(), "\n".to_owned())
+                    }
+                }
+            }
+            one if one.chars().count() == 1 => {
+                let c = one.chars().next().unwrap_or('\n');
+                match rest.find(c) {
+                    Some(k) => (rest[..k].to_owned(), k + c.len_utf8(), c.to_string()),
+                    None => (rest.to_owned(), rest.len(), String::new()),
+                }
+            }
+            multi => {
+                let re = self.regex(multi)?;
+                match re.find(rest) {
+                    Some(m) if m.end() > 0 => {
+                        (rest[..m.start()].to_owned(), m.end(), m.as_str().to_owned())
+                    }
+                    _ => (rest.to_owned(), rest.len(), String::new()),
+                }
+            }
+        };
+        src.pos += used;
+        self.set_global(RT, Val::str(&rt));
+        Ok(Some(rec))
+    }
+
+    /// Applies a `var=value` operand or `-v` assignment.
+    fn assign_operand(&mut self, name: &str, value: &str) {
+        let v = Val::input(&unescape(value));
+        if let Some(slot) = self.prog.global(name) {
+            match slot {
+                NF => {
+                    self.set_nf(v.num());
+                }
+                _ => self.set_global(slot, v),
+            }
+        }
+    }
+
+    /// The next record of the main input, across operands.
+    fn next_main_record(&mut self) -> Flow<Option<String>> {
+        loop {
+            if let Some(mut src) = self.main.take() {
+                let r = self.next_record(&mut src)?;
+                self.main = Some(src);
+                if let Some(rec) = r {
+                    return Ok(Some(rec));
+                }
+                self.main = None;
+            }
+            let Some(op) = self.operands.pop_front() else {
+                if self.saw_file {
+                    return Ok(None);
+                }
+                self.saw_file = true;
+                let data = self.cx.stdin();
+                self.main = Some(Source {
+                    text: String::from_utf8_lossy(&data).into_owned(),
+                    pos: 0,
+                });
+                self.set_global(FNR, Val::Num(0.0));
+                continue;
+            };
+            if let Some((name, value)) = op.split_once('=')
+                && syntax_is_name(name)
+            {
+                self.assign_operand(name, value);
+                continue;
+            }
+            if op.is_empty() {
+                continue;
+            }
+            self.saw_file = true;
+            let data = if op == "-" || op == "/dev/stdin" {
+                Ok(self.cx.stdin())
+            } else {
+                match self.cx.fs.metadata(&op) {
+                    Ok(m) if m.is_dir() => {
+                        self.flush();
+                        self.cx.err(format_args!(
+                            "awk: warning: command line argument `{op}' is a directory: skipped"
+                        ));
+                        continue;
+                    }
+                    _ => self.cx.fs.read(&op),
+                }
+            };
+            match data {
+                Ok(d) => {
+                    self.set_global(FILENAME, Val::str(&op));
+                    self.set_global(FNR, Val::Num(0.0));
+                    self.main = Some(Source {
+                        text: String::from_utf8_lossy(&d).into_owned(),
+                        pos: 0,
+                    });
+                }
+                Err(e) => {
+                    self.flush();
+                    self.cx.err(format_args!(
+                        "awk: fatal: cannot open file `{op}' for reading: {}",
+                        e.strerror()
+                    ));
+                    self.status_error = true;
+                    return Err(Ctl::Exit(2));
+                }
+            }
+        }
+    }
+
+    fn bump(&mut self, slot: usize) {
+        let n = match &self.globals[slot] {
+            Cell::Val(v) => v.num(),
+            Cell::Arr(_) => 0.0,
+        };
+        self.set_global(slot, Val::Num(n + 1.0));
+    }
+
+    // ----- variables -----
+
+    fn cell(&mut self, v: Var) -> &mut Cell {
+        match v {
+            Var::Global(k) => &mut self.globals[k],
+            Var::Local(k) => {
+                let frame = self
+                    .frames
+                    .last_mut()
+                    .map(|f| &mut f[..])
+                    .unwrap_or(&mut []);
+                match frame.get_mut(k) {
+                    Some(c) => c,
+                    None => &mut self.globals[0],
+                }
+            }
+        }
+    }
+
+    fn array(&mut self, v: Var) -> Flow<Rc<RefCell<Arr>>> {
+        let c = self.cell(v);
+        match c {
+            Cell::Arr(a) => Ok(a.clone()),
+            Cell::Val(Val::Uninit) => {
+                let a = Rc::new(RefCell::new(Arr::new()));
+                *c = Cell::Arr(a.clone());
+                Ok(a)
+            }
+            Cell::Val(_) => fatal("awk: attempt to use a scalar as an array"),
+        }
+    }
+
+    fn get_var(&mut self, v: Var) -> Flow<Val> {
+        if v == Var::Global(NF) {
+            self.split_record();
+        }
+        match self.cell(v) {
+            Cell::Val(x) => Ok(x.clone()),
+            Cell::Arr(_) => fatal("awk: attempt to use an array in a scalar context"),
+        }
+    }
+
+    fn set_var(&mut self, v: Var, x: Val) -> Flow<()> {
+        if v == Var::Global(NF) {
+            self.set_nf(x.num());
+            return Ok(());
+        }
+        let c = self.cell(v);
+        if matches!(c, Cell::Arr(_)) {
+            return fatal("awk: attempt to use an array in a scalar context");
+        }
+        *c = Cell::Val(x);
+        Ok(())
+    }
+
+    fn key(&mut self, idx: &[Expr]) -> Flow<Rc<str>> {
+        if let [one] = idx {
+            let v = self.eval(one)?;
+            return Ok(self.sval(&v));
+        }
+        let sep = self.global_str(SUBSEP);
+        let mut parts = Vec::with_capacity(idx.len());
+        for e in idx {
+            let v = self.eval(e)?;
+            parts.push(self.sval(&v).to_string());
+        }
+        Ok(parts.join(&sep).into())
+    }
+
+    fn assign_to(&mut self, target: &Expr, v: Val) -> Flow<()> {
+        match target {
+            Expr::Var(var) => self.set_var(*var, v),
+            Expr::Index(var, idx) => {
+                let k = self.key(idx)?;
+                let a = self.array(*var)?;
+                a.borrow_mut().insert(k, v);
+                Ok(())
+            }
+            Expr::Field(e) => {
+                let n = self.eval(e)?.num();
+                self.set_field(n, &v)
+            }
+            _ => fatal("awk: assignment to a non-variable"),
+        }
+    }
+
+    // ----- expressions -----
+
+    fn eval(&mut self, e: &Expr) -> Flow<Val> {
+        Ok(match e {
+            Expr::Num(n) => Val::Num(*n),
+            Expr::Str(s) => Val::Str(s.clone()),
+            Expr::Regex(r) => {
+                let re = self.regex(r)?;
+                Val::Num(f64::from(u8::from(re.is_match(&self.record))))
+            }
+            Expr::Var(v) => self.get_var(*v)?,
+            Expr::Index(v, idx) => {
+                let k = self.key(idx)?;
+                let a = self.array(*v)?;
+                let mut a = a.borrow_mut();
+                a.entry(k).or_insert(Val::Uninit).clone()
+            }
+            Expr::Field(i) => {
+                let n = self.eval(i)?.num();
+                self.field(n)?
+            }
+            Expr::Group(items) => {
+                // `(a, b)` outside `in`: gawk concatenates with SUBSEP.
+                let k = self.key(items)?;
+                Val::Str(k)
+            }
+            Expr::Assign(target, op, rhs) => {
+                let r = self.eval(rhs)?;
+                let v = match op {
+                    None => r,
+                    Some(op) => {
+                        let cur = self.eval(target)?.num();
+                        Val::Num(arith(op, cur, r.num())?)
+                    }
+                };
+                self.assign_to(target, v.clone())?;
+                v
+            }
+            Expr::Cond(c, a, b) => {
+                if self.eval(c)?.truthy() {
+                    self.eval(a)?
+                } else {
+                    self.eval(b)?
+                }
+            }
+            Expr::And(a, b) => {
+                let v = self.eval(a)?.truthy() && self.eval(b)?.truthy();
+                Val::Num(f64::from(u8::from(v)))
+            }
+            Expr::Or(a, b) => {
+                let v = self.eval(a)?.truthy() || self.eval(b)?.truthy();
+                Val::Num(f64::from(u8::from(v)))
+            }
+            Expr::Not(a) => Val::Num(f64::from(u8::from(!self.eval(a)?.truthy()))),
+            Expr::Neg(a) => Val::Num(-self.eval(a)?.num()),
+            Expr::Plus(a) => Val::Num(self.eval(a)?.num()),
+            Expr::Binary(op, a, b) => {
+                let x = self.eval(a)?.num();
+                let y = self.eval(b)?.num();
+                Val::Num(arith(op, x, y)?)
+            }
+            Expr::Compare(op, a, b) => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                let ord = if x.is_numeric() && y.is_numeric() {
+                    x.num().partial_cmp(&y.num())
+                } else {
+                    Some(self.sval(&x).cmp(&self.sval(&y)))
+                };
+                use std::cmp::Ordering::*;
+                let v = match (*op, ord) {
+                    ("<", Some(Less)) | ("<=", Some(Less | Equal)) | ("==", Some(Equal)) => true,
+                    (">", Some(Greater)) | (">=", Some(Greater | Equal)) => true,
+                    ("!=", o) => o != Some(Equal),
+                    _ => false,
+                };
+                Val::Num(f64::from(u8::from(v)))
+            }
+            Expr::Match(neg, a, b) => {
+                let x = self.eval(a)?;
+                let s = self.sval(&x);
+                let re = self.regex_of(b)?;
+                Val::Num(f64::from(u8::from(re.is_match(&s) != *neg)))
+            }
+            Expr::Concat(a, b) => {
+                let x = self.eval(a)?;
+                let y = self.eval(b)?;
+                let mut s = self.sval(&x).to_string();
+                s.push_str(&self.sval(&y));
+                Val::Str(s.into())
+            }
+            Expr::In(keys, v) => {
+                let k = self.key(keys)?;
+                let a = self.array(*v)?;
+                let has = a.borrow().contains_key(&k);
+                Val::Num(f64::from(u8::from(has)))
+            }
+            Expr::Incr(target, d, prefix) => {
+                let old = self.eval(target)?.num();
+                let new = old + d;
+                self.assign_to(target, Val::Num(new))?;
+                Val::Num(if *prefix { new } else { old })
+            }
+            Expr::Call(slot, args) => self.call(*slot, args)?,
+            Expr::Builtin(name, args) => self.builtin(name, args)?,
+            Expr::Getline(var, file) => self.getline(var.as_deref(), file.as_deref())?,
+            Expr::PipeGetline => {
+                return fatal(
+                    "awk: `command | getline' is not supported: vfs-sh runs no host commands",
+                );
+            }
+        })
+    }
+
+    fn call(&mut self, slot: usize, args: &[Expr]) -> Flow<Val> {
+        let f: &Function = &self.prog.functions[slot];
+        if self.frames.len() >= MAX_CALLS {
+            return fatal(format!(
+                "awk: function `{}' calls itself more than {MAX_CALLS} deep",
+                f.name
+            ));
+        }
+        if args.len() > f.params {
+            return fatal(format!(
+                "awk: function `{}' called with more arguments than declared",
+                f.name
+            ));
+        }
+        let mut frame = Vec::with_capacity(f.params);
+        for a in args {
+            let cell = match a {
+                Expr::Var(v) => match self.cell(*v).clone() {
+                    Cell::Arr(arr) => Cell::Arr(arr),
+                    Cell::Val(v) => Cell::Val(v),
+                },
+                other => Cell::Val(self.eval(other)?),
+            };
+            frame.push(cell);
+        }
+        // Arguments that were uninitialised variables: give the caller the
+        // array the callee fills, if it used one.
+        let shared: Vec<(usize, Var)> = args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a {
+                Expr::Var(v) if matches!(self.cell(*v), Cell::Val(Val::Uninit)) => Some((i, *v)),
+                _ => None,
+            })
+            .collect();
+        while frame.len() < f.params {
+            frame.push(Cell::Val(Val::Uninit));
+        }
+        self.frames.push(frame);
+        let body = &self.prog.functions[slot].body;
+        let r = self.block(body);
+        let frame = self.frames.pop().unwrap_or_default();
+        for (i, v) in shared {
+            if let Some(Cell::Arr(a)) = frame.get(i) {
+                *self.cell(v) = Cell::Arr(a.clone());
+            }
+        }
+        match r {
+            Ok(()) => Ok(Val::Uninit),
+            Err(Ctl::Return(v)) => Ok(v),
+            Err(Ctl::Break | Ctl::Continue) => Ok(Val::Uninit),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn getline(&mut self, var: Option<&Expr>, file: Option<&Expr>) -> Flow<Val> {
+        let rec = match file {
+            Some(f) => {
+                let v = self.eval(f)?;
+                let name = self.sval(&v).to_string();
+                if !self.files.contains_key(&name) {
+                    let data = if name == "-" || name == "/dev/stdin" {
+                        Ok(self.cx.stdin())
+                    } else {
+                        self.cx.fs.read(&name)
+                    };
+                    match data {
+                        Ok(d) => {
+                            self.files.insert(
+                                name.clone(),
+                                Source {
+                                    text: String::from_utf8_lossy(&d).into_owned(),
+                                    pos: 0,
+                                },
+                            );
+                        }
+                        Err(_) => return Ok(Val::Num(-1.0)),
+                    }
+                }
+                let mut src = self.files.remove(&name).unwrap_or_default();
+                let r = self.next_record(&mut src);
+                self.files.insert(name, src);
+                match r? {
+                    Some(rec) => {
+                        match var {
+                            Some(t) => self.assign_to(t, Val::input(&rec))?,
+                            None => {
+                                self.set_record(&rec);
+                                self.bump(NR);
+                            }
+                        }
+                        return Ok(Val::Num(1.0));
+                    }
+                    None => return Ok(Val::Num(0.0)),
+                }
+            }
+            None => self.next_main_record()?,
+        };
+        match rec {
+            Some(rec) => {
+                self.bump(NR);
+                self.bump(FNR);
+                match var {
+                    Some(t) => self.assign_to(t, Val::input(&rec))?,
+                    None => self.set_record(&rec),
+                }
+                Ok(Val::Num(1.0))
+            }
+            None => Ok(Val::Num(0.0)),
+        }
+    }
+
+    fn str_arg(&mut self, args: &[Expr], i: usize) -> Flow<Rc<str>> {
+        match args.get(i) {
+            Some(e) => {
+                let v = self.eval(e)?;
+                Ok(self.sval(&v))
+            }
+            None => Ok("".into()),
+        }
+    }
+
+    fn num_arg(&mut self, args: &[Expr], i: usize) -> Flow<f64> {
+        match args.get(i) {
+            Some(e) => Ok(self.eval(e)?.num()),
+            None => Ok(0.0),
+        }
+    }
+
+    fn array_arg(&mut self, args: &[Expr], i: usize, what: &str) -> Flow<Rc<RefCell<Arr>>> {
+        match args.get(i) {
+            Some(Expr::Var(v)) => self.array(*v),
+            _ => fatal(format!("awk: {what}: argument {} is not an array", i + 1)),
+        }
+    }
+
+    fn builtin(&mut self, name: &str, args: &[Expr]) -> Flow<Val> {
+        let n = |x: f64| Ok(Val::Num(x));
+        match name {
+            "length" => {
+                if let Some(Expr::Var(v)) = args.first()
+                    && let Cell::Arr(a) = self.cell(*v)
+                {
+                    let len = a.borrow().len();
+                    return n(len as f64);
+                }
+                let s = if args.is_empty() {
+                    self.record.clone()
+                } else {
+                    self.str_arg(args, 0)?
+                };
+                n(s.chars().count() as f64)
+            }
+            "substr" => {
+                let s = self.str_arg(args, 0)?;
+                let chars: Vec<char> = s.chars().collect();
+                // gawk: a start before 1 is 1, the length is kept;
+                // fractions are truncated.
+                let m = self.num_arg(args, 1)?.trunc();
+                let len = chars.len() as f64;
+                let start = m.max(1.0);
+                let end = if args.len() > 2 {
+                    let l = self.num_arg(args, 2)?;
+                    if l.is_nan() {
+                        return Ok(Val::str(""));
+                    }
+                    start + l.trunc()
+                } else {
+                    len + 1.0
+                };
+                let end = end.min(len + 1.0);
+                if end <= start || start > len {
+                    return Ok(Val::str(""));
+                }
+                let out: String = chars[(start as usize - 1)..(end as usize - 1)]
+                    .iter()
+                    .collect();
+                Ok(Val::Str(out.into()))
+            }
+            "index" => {
+                let s = self.str_arg(args, 0)?;
+                let t = self.str_arg(args, 1)?;
+                n(match s.find(t.as_ref()) {
+                    Some(b) => (s[..b].chars().count() + 1) as f64,
+                    None => 0.0,
+                })
+            }
+            "split" => {
+                let s = self.str_arg(args, 0)?;
+                let arr = self.array_arg(args, 1, "split")?;
+                let pieces = match args.get(2) {
+                    Some(Expr::Regex(r)) => {
+                        if s.is_empty() {
+                            Vec::new()
+                        } else {
+                            let re = self.regex(r)?;
+                            re.split(&s).map(Rc::from).collect()
+                        }
+                    }
+                    Some(e) => {
+                        let v = self.eval(e)?;
+                        let fs = self.sval(&v);
+                        self.split_with(&s, &fs, false)?
+                    }
+                    None => {
+                        let fs = self.global_str(FS);
+                        self.split_with(&s, &fs, false)?
+                    }
+                };
+                let mut a = arr.borrow_mut();
+                a.clear();
+                for (i, p) in pieces.iter().enumerate() {
+                    a.insert((i + 1).to_string().into(), Val::input(p));
+                }
+                n(pieces.len() as f64)
+            }
+            "sub" | "gsub" => {
+                let re = match args.first() {
+                    Some(e) => self.regex_of(e)?,
+                    None => return fatal(format!("awk: {name}: needs a regular expression")),
+                };
+                let repl = self.str_arg(args, 1)?;
+                let target = args
+                    .get(2)
+                    .cloned()
+                    .unwrap_or(Expr::Field(Box::new(Expr::Num(0.0))));
+                let cur = self.eval(&target)?;
+                let text = self.sval(&cur);
+                let (out, count) = substitute(&re, &text, &repl, name == "gsub");
+                if count > 0 {
+                    self.assign_to(&target, Val::Str(out.into()))?;
+                }
+                n(count as f64)
+            }
+            "gensub" => {
+                let re = match args.first() {
+                    Some(e) => self.regex_of(e)?,
+                    None => return fatal("awk: gensub: needs a regular expression"),
+                };
+                let repl = self.str_arg(args, 1)?;
+                let how = self.str_arg(args, 2)?;
+                let target = match args.get(3) {
+                    Some(e) => {
+                        let v = self.eval(e)?;
+                        self.sval(&v)
+                    }
+                    None => self.record.clone(),
+                };
+                let which = if how.starts_with(['g', 'G']) {
+                    0
+                } else {
+                    (leading_number(&how) as usize).max(1)
+                };
+                Ok(Val::Str(gensub(&re, &target, &repl, which).into()))
+            }
+            "match" => {
+                let s = self.str_arg(args, 0)?;
+                let re = match args.get(1) {
+                    Some(e) => self.regex_of(e)?,
+                    None => return fatal("awk: match: needs a regular expression"),
+                };
+                let caps = re.captures(&s);
+                let (start, len) = match caps.as_ref().and_then(|c| c.get(0)) {
+                    Some(m) => (
+                        s[..m.start()].chars().count() + 1,
+                        m.as_str().chars().count() as f64,
+                    ),
+                    None => (0, -1.0),
+                };
+                if args.len() > 2 {
+                    let arr = self.array_arg(args, 2, "match")?;
+                    let mut a = arr.borrow_mut();
+                    a.clear();
+                    if let Some(c) = &caps {
+                        for (i, g) in c.iter().enumerate() {
+                            if let Some(g) = g {
+                                a.insert(i.to_string().into(), Val::input(g.as_str()));
+                                let gs = s[..g.start()].chars().count() + 1;
+                                a.insert(format!("{i}\u{1c}start").into(), Val::Num(gs as f64));
+                                a.insert(
+                                    format!("{i}\u{1c}length").into(),
+                                    Val::Num(g.as_str().chars().count() as f64),
+                                );
+                            }
+                        }
+                    }
+                }
+                self.set_global(RSTART, Val::Num(start as f64));
+                self.set_global(RLENGTH, Val::Num(len));
+                n(start as f64)
+            }
+            "sprintf" => {
+                let out = self.format(args)?;
+                Ok(Val::Str(String::from_utf8_lossy(&out).into_owned().into()))
+            }
+            "tolower" => {
+                let s = self.str_arg(args, 0)?;
+                Ok(Val::Str(s.to_lowercase().into()))
+            }
+            "toupper" => {
+                let s = self.str_arg(args, 0)?;
+                Ok(Val::Str(s.to_uppercase().into()))
+            }
+            "int" => n(self.num_arg(args, 0)?.trunc()),
+            "sqrt" => n(self.num_arg(args, 0)?.sqrt()),
+            "exp" => n(self.num_arg(args, 0)?.exp()),
+            "log" => n(self.num_arg(args, 0)?.ln()),
+            "sin" => n(self.num_arg(args, 0)?.sin()),
+            "cos" => n(self.num_arg(args, 0)?.cos()),
+            "atan2" => {
+                let y = self.num_arg(args, 0)?;
+                let x = self.num_arg(args, 1)?;
+                n(y.atan2(x))
+            }
+            "rand" => {
+                // xorshift64*: deterministic for a seed, like awk's rand().
+                self.rand_state ^= self.rand_state >> 12;
+                self.rand_state ^= self.rand_state << 25;
+                self.rand_state ^= self.rand_state >> 27;
+                let r = self.rand_state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+                n((r >> 11) as f64 / (1u64 << 53) as f64)
+            }
+            "srand" => {
+                let prev = self.seed;
+                self.seed = if args.is_empty() {
+                    crate::time::epoch_seconds(self.cx.env.now) as f64
+                } else {
+                    self.num_arg(args, 0)?
+                };
+                self.rand_state = (self.seed as i64 as u64) | 1;
+                n(prev)
+            }
+            "systime" => n(crate::time::epoch_seconds(self.cx.env.now) as f64),
+            "strftime" => {
+                let fmt = if args.is_empty() {
+                    "%a %b %e %H:%M:%S %Z %Y".into()
+                } else {
+                    self.str_arg(args, 0)?
+                };
+                let ts = if args.len() > 1 {
+                    self.num_arg(args, 1)?
+                } else {
+                    crate::time::epoch_seconds(self.cx.env.now) as f64
+                };
+                Ok(Val::Str(strftime(&fmt, ts as i64).into()))
+            }
+            "system" => fatal("awk: system() is not supported: vfs-sh runs no host commands"),
+            "close" | "fflush" => {
+                if name == "close" {
+                    let f = self.str_arg(args, 0)?;
+                    self.files.remove(f.as_ref());
+                }
+                n(0.0)
+            }
+            "asort" | "asorti" => {
+                let src = self.array_arg(args, 0, name)?;
+                let mut items: Vec<Val> = if name == "asort" {
+                    src.borrow().values().cloned().collect()
+                } else {
+                    src.borrow().keys().map(|k| Val::Str(k.clone())).collect()
+                };
+                items.sort_by(|a, b| {
+                    if a.is_numeric() && b.is_numeric() && name == "asort" {
+                        a.num()
+                            .partial_cmp(&b.num())
+                            .unwrap_or(std::cmp::Ordering::Equal)
+                    } else {
+                        a.to_str("%.6g").cmp(&b.to_str("%.6g"))
+                    }
+                });
+                let dest = if args.len() > 1 {
+                    self.array_arg(args, 1, name)?
+                } else {
+                    src
+                };
+                let mut d = dest.borrow_mut();
+                d.clear();
+                let count = items.len();
+                for (i, v) in items.into_iter().enumerate() {
+                    d.insert((i + 1).to_string().into(), v);
+                }
+                n(count as f64)
+            }
+            "and" | "or" | "xor" | "lshift" | "rshift" => {
+                let a = self.num_arg(args, 0)? as u64;
+                let b = self.num_arg(args, 1)? as u64;
+                n(match name {
+                    "and" => a & b,
+                    "or" => a | b,
+                    "xor" => a ^ b,
+                    "lshift" => a.wrapping_shl(b as u32),
+                    _ => a.wrapping_shr(b as u32),
+                } as f64)
+            }
+            "compl" => n((!(self.num_arg(args, 0)? as u64) & ((1 << 53) - 1)) as f64),
+            "strtonum" => {
+                let s = self.str_arg(args, 0)?;
+                let t = s.trim();
+                let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                    i64::from_str_radix(h, 16).unwrap_or(0) as f64
+                } else if t.len() > 1 && t.starts_with('0') && t.bytes().all(|b| b.is_ascii_digit())
+                {
+                    i64::from_str_radix(&t[1..], 8).unwrap_or(0) as f64
+                } else {
+                    leading_number(t)
+                };
+                n(v)
+            }
+            "typeof" | "isarray" => {
+                let kind = match args.first() {
+                    Some(Expr::Var(v)) => match self.cell(*v) {
+                        Cell::Arr(_) => "array",
+                        Cell::Val(Val::Uninit) => "untyped",
+                        Cell::Val(Val::Num(_)) => "number",
+                        Cell::Val(Val::StrNum(..)) => "strnum",
+                        Cell::Val(Val::Str(_)) => "string",
+                    },
+                    Some(e) => match self.eval(e)? {
+                        Val::Num(_) => "number",
+                        Val::Str(_) => "string",
+                        Val::StrNum(..) => "strnum",
+                        Val::Uninit => "unassigned",
+                    },
+                    None => "untyped",
+                };
+                if name == "isarray" {
+                    n(f64::from(u8::from(kind == "array")))
+                } else {
+                    Ok(Val::str(kind))
+                }
+            }
+            "mktime" => n(-1.0),
+            _ => fatal(format!("awk: function `{name}' is not supported")),
+        }
+    }
+
+    /// `printf`/`sprintf`: each value converted to the text its
+    /// conversion reads, then the shell printf's formatter.
+    fn format(&mut self, args: &[Expr]) -> Flow<Vec<u8>> {
+        let fmt = self.str_arg(args, 0)?;
+        let kinds = match super::printf::argument_kinds(&fmt) {
+            Ok(k) => k,
+            Err(e) => return fatal(format!("awk: {e}")),
+        };
+        let mut texts = Vec::with_capacity(kinds.len());
+        for (i, kind) in kinds.iter().enumerate() {
+            let Some(e) = args.get(i + 1) else { break };
+            let v = self.eval(e)?;
+            texts.push(match kind {
+                'd' | 'i' | 'o' | 'x' | 'X' | 'u' | '*' => int_text(v.num()),
+                'c' => match &v {
+                    Val::Num(x) | Val::StrNum(_, x) => {
+                        char::from_u32(*x as u32).map_or(String::new(), String::from)
+                    }
+                    other => self.sval(other).chars().take(1).collect(),
+                },
+                'e' | 'E' | 'f' | 'F' | 'g' | 'G' => float_text(v.num()),
+                _ => self.sval(&v).to_string(),
+            });
+        }
+        super::printf::format_once(&fmt, &texts).or_else(|e| fatal(format!("awk: {e}")))
+    }
+
+    fn write(&mut self, dest: &Dest, bytes: &[u8]) -> Flow<()> {
+        match dest {
+            Dest::Stdout => {
+                self.out.extend_from_slice(bytes);
+                if self.out.len() >= FLUSH_AT {
+                    self.flush();
+                }
+                Ok(())
+            }
+            Dest::Redirect(op, target) => {
+                let t = self.eval(target)?;
+                let name = self.sval(&t);
+                if *op == "|" {
+                    return fatal(format!(
+                        "awk: cannot pipe output to `{name}': vfs-sh runs no host commands"
+                    ));
+                }
+                match name.as_ref() {
+                    "/dev/stdout" | "-" => {
+                        self.out.extend_from_slice(bytes);
+                        Ok(())
+                    }
+                    "/dev/stderr" => {
+                        self.flush();
+                        let _ = self.cx.err.write_all(bytes);
+                        Ok(())
+                    }
+                    "/dev/null" => Ok(()),
+                    _ => fatal(format!(
+                        "awk: cannot redirect to `{name}': the filesystem is read-only"
+                    )),
+                }
+            }
+        }
+    }
+
+    // ----- statements -----
+
+    fn block(&mut self, stmts: &[Stmt]) -> Flow<()> {
+        for s in stmts {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Flow<()> {
+        match s {
+            Stmt::Expr(e) => {
+                self.eval(e)?;
+            }
+            Stmt::Print(args, dest) => {
+                let mut line = String::new();
+                if args.is_empty() {
+                    line.push_str(&self.record);
+                } else {
+                    let ofs = self.global_str(OFS);
+                    for (i, a) in args.iter().enumerate() {
+                        if i > 0 {
+                            line.push_str(&ofs);
+                        }
+                        let v = self.eval(a)?;
+                        line.push_str(&self.output_str(&v));
+                    }
+                }
+                line.push_str(&self.global_str(ORS));
+                self.write(dest, line.as_bytes())?;
+            }
+            Stmt::Printf(args, dest) => {
+                let out = self.format(args)?;
+                self.write(dest, &out)?;
+            }
+            Stmt::If(c, a, b) => {
+                if self.eval(c)?.truthy() {
+                    self.stmt(a)?;
+                } else if let Some(b) = b {
+                    self.stmt(b)?;
+                }
+            }
+            Stmt::While(c, body) => {
+                while self.eval(c)?.truthy() {
+                    match self.stmt(body) {
+                        Err(Ctl::Break) => break,
+                        Err(Ctl::Continue) | Ok(()) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            Stmt::Do(body, c) => loop {
+                match self.stmt(body) {
+                    Err(Ctl::Break) => break,
+                    Err(Ctl::Continue) | Ok(()) => {}
+                    Err(e) => return Err(e),
+                }
+                if !self.eval(c)?.truthy() {
+                    break;
+                }
+            },
+            Stmt::For(init, cond, step, body) => {
+                if let Some(i) = init {
+                    self.eval(i)?;
+                }
+                loop {
+                    if let Some(c) = cond
+                        && !self.eval(c)?.truthy()
+                    {
+                        break;
+                    }
+                    match self.stmt(body) {
+                        Err(Ctl::Break) => break,
+                        Err(Ctl::Continue) | Ok(()) => {}
+                        Err(e) => return Err(e),
+                    }
+                    if let Some(s) = step {
+                        self.eval(s)?;
+                    }
+                }
+            }
+            Stmt::ForIn(k, a, body) => {
+                let arr = self.array(*a)?;
+                let keys: Vec<Rc<str>> = arr.borrow().keys().cloned().collect();
+                for key in keys {
+                    if !arr.borrow().contains_key(&key) {
+                        continue;
+                    }
+                    self.set_var(*k, Val::input(&key))?;
+                    match self.stmt(body) {
+                        Err(Ctl::Break) => break,
+                        Err(Ctl::Continue) | Ok(()) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            Stmt::Block(b) => self.block(b)?,
+            Stmt::Next => return Err(Ctl::Next),
+            Stmt::NextFile => return Err(Ctl::NextFile),
+            Stmt::Exit(e) => {
+                let code = match e {
+                    Some(e) => self.eval(e)?.num() as i32,
+                    None => 0,
+                };
+                return Err(Ctl::Exit(code));
+            }
+            Stmt::Return(e) => {
+                let v = match e {
+                    Some(e) => self.eval(e)?,
+                    None => Val::Uninit,
+                };
+                return Err(Ctl::Return(v));
+            }
+            Stmt::Break => return Err(Ctl::Break),
+            Stmt::Continue => return Err(Ctl::Continue),
+            Stmt::Delete(v, idx) => {
+                let arr = self.array(*v)?;
+                match idx {
+                    Some(idx) => {
+                        let k = self.key(idx)?;
+                        arr.borrow_mut().shift_remove(&k);
+                    }
+                    None => arr.borrow_mut().clear(),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn matches(&mut self, i: usize, p: &Pattern) -> Flow<bool> {
+        Ok(match p {
+            Pattern::All => true,
+            Pattern::Expr(e) => self.eval(e)?.truthy(),
+            Pattern::Range(a, b) => {
+                if self.ranges[i] {
+                    if self.eval(b)?.truthy() {
+                        self.ranges[i] = false;
+                    }
+                    true
+                } else if self.eval(a)?.truthy() {
+                    if !self.eval(b)?.truthy() {
+                        self.ranges[i] = true;
+                    }
+                    true
+                } else {
+                    false
+                }
+            }
+            _ => false,
+        })
+    }
+
+    /// Runs the program; returns the exit status.
+    fn run(&mut self) -> i32 {
+        let mut exit = None;
+        let prog = self.prog;
+        for r in &prog.rules {
+            if r.pattern == Pattern::Begin
+                && let Some(a) = &r.action
+            {
+                match self.block(a) {
+                    Ok(()) | Err(Ctl::Next | Ctl::NextFile | Ctl::Break | Ctl::Continue) => {}
+                    Err(Ctl::Return(_)) => {}
+                    Err(Ctl::Exit(c)) => {
+                        exit = Some(c);
+                        break;
+                    }
+                    Err(Ctl::Fatal(m)) => return self.die(&m),
+                }
+            }
+        }
+        let needs_input = prog
+            .rules
+            .iter()
+            .any(|r| !matches!(r.pattern, Pattern::Begin));
+        if exit.is_none() && needs_input {
+            'records: loop {
+                let rec = match self.next_main_record() {
+                    Ok(Some(r)) => r,
+                    Ok(None) => break,
+                    Err(Ctl::Exit(c)) => {
+                        exit = Some(c);
+                        break;
+                    }
+                    Err(Ctl::Fatal(m)) => return self.die(&m),
+                    Err(_) => break,
+                };
+                self.bump(NR);
+                self.bump(FNR);
+                self.set_record(&rec);
+                for (i, r) in prog.rules.iter().enumerate() {
+                    if matches!(
+                        r.pattern,
+                        Pattern::Begin | Pattern::End | Pattern::BeginFile | Pattern::EndFile
+                    ) {
+                        continue;
+                    }
+                    let hit = match self.matches(i, &r.pattern) {
+                        Ok(h) => h,
+                        Err(Ctl::Fatal(m)) => return self.die(&m),
+                        Err(Ctl::Exit(c)) => {
+                            exit = Some(c);
+                            break 'records;
+                        }
+                        Err(_) => false,
+                    };
+                    if !hit {
+                        continue;
+                    }
+                    let r = match &r.action {
+                        Some(a) => self.block(a),
+                        None => {
+                            let mut line = self.record.to_string();
+                            line.push_str(&self.global_str(ORS));
+                            self.write(&Dest::Stdout, line.as_bytes())
+                        }
+                    };
+                    match r {
+                        Ok(()) | Err(Ctl::Break | Ctl::Continue | Ctl::Return(_)) => {}
+                        Err(Ctl::Next) => continue 'records,
+                        Err(Ctl::NextFile) => {
+                            self.main = None;
+                            continue 'records;
+                        }
+                        Err(Ctl::Exit(c)) => {
+                            exit = Some(c);
+                            break 'records;
+                        }
+                        Err(Ctl::Fatal(m)) => return self.die(&m),
+                    }
+                }
+            }
+        }
+        // END runs after `exit` in BEGIN or a rule, but not after one in END.
+        for r in &prog.rules {
+            if r.pattern == Pattern::End
+                && let Some(a) = &r.action
+            {
+                match self.block(a) {
+                    Ok(()) | Err(Ctl::Next | Ctl::NextFile | Ctl::Break | Ctl::Continue) => {}
+                    Err(Ctl::Return(_)) => {}
+                    Err(Ctl::Exit(c)) => {
+                        exit = Some(c);
+                        break;
+                    }
+                    Err(Ctl::Fatal(m)) => return self.die(&m),
+                }
+            }
+        }
+        self.flush();
+        if self.status_error && exit.is_none() {
+            return 2;
+        }
+        exit.unwrap_or(0)
+    }
+
+    fn die(&mut self, msg: &str) -> i32 {
+        self.flush();
+        self.cx.err(msg);
+        2
+    }
+}
+
+fn syntax_is_name(s: &str) -> bool {
+    crate::syntax::is_name(s)
+}
+
+fn arith(op: &str, x: f64, y: f64) -> Flow<f64> {
+    Ok(match op {
+        "+" => x + y,
+        "-" => x - y,
+        "*" => x * y,
+        "/" => {
+            if y == 0.0 {
+                return fatal("awk: fatal: division by zero attempted");
+            }
+            x / y
+        }
+        "%" => {
+            if y == 0.0 {
+                return fatal("awk: fatal: division by zero attempted in `%'");
+            }
+            x % y
+        }
+        "^" => {
+            if y == y.trunc() && y.abs() < 1024.0 {
+                x.powi(y as i32)
+            } else {
+                x.powf(y)
+            }
+        }
+        _ => return fatal(format!("awk: unknown operator {op}")),
+    })
+}
+
+/// `sub`/`gsub`: `&` is the match, `\&` a literal `&`, `\\` a backslash.
+fn substitute(re: &Regex, text: &str, repl: &str, global: bool) -> (String, usize) {
+    let mut out = String::new();
+    let mut count = 0;
+    let mut last = 0;
+    let mut at = 0;
+    // Where the last non-empty match ended: an empty match there is
+    // skipped (gawk's rule).
+    let mut after_match = None;
+    while at <= text.len() {
+        let Some(m) = re.find_at(text, at) else { break };
+        if m.start() == m.end() && after_match == Some(m.start()) {
+            match text[m.start()..].chars().next() {
+                Some(c) => {
+                    at = m.start() + c.len_utf8();
+                    continue;
+                }
+                None => break,
+            }
+        }
+        out.push_str(&text[last..m.start()]);
+        let mut cs = repl.chars().peekable();
+        while let Some(c) = cs.next() {
+            match c {
+                '\\' if matches!(cs.peek(), Some('&')) => {
+                    out.push('&');
+                    cs.next();
+                }
+                '\\' if matches!(cs.peek(), Some('\\')) => {
+                    out.push('\\');
+                    cs.next();
+                }
+                '&' => out.push_str(m.as_str()),
+                c => out.push(c),
+            }
+        }
+        count += 1;
+        last = m.end();
+        if m.start() == m.end() {
+            match text[m.end()..].chars().next() {
+                Some(c) => {
+                    out.push(c);
+                    last = m.end() + c.len_utf8();
+                    at = last;
+                }
+                None => {
+                    at = text.len() + 1;
+                }
+            }
+        } else {
+            at = m.end();
+            after_match = Some(m.end());
+        }
+        if !global {
+            break;
+        }
+    }
+    if last <= text.len() {
+        out.push_str(&text[last..]);
+    }
+    (out, count)
+}
+
+/// `gensub`: `\0`/`&` the match, `\1`..`\9` groups; `which` 0 for all.
+fn gensub(re: &Regex, text: &str, repl: &str, which: usize) -> String {
+    let mut out = String::new();
+    let mut last = 0;
+    let mut k = 0;
+    for caps in re.captures_iter(text) {
+        let Some(m) = caps.get(0) else { continue };
+        k += 1;
+        if which != 0 && k != which {
+            continue;
+        }
+        out.push_str(&text[last..m.start()]);
+        let mut cs = repl.chars().peekable();
+        while let Some(c) = cs.next() {
+            match c {
+                '\\' => match cs.next() {
+                    Some(d @ '0'..='9') => {
+                        let g = d as usize - '0' as usize;
+                        out.push_str(caps.get(g).map_or("", |m| m.as_str()));
+                    }
+                    Some('&') => out.push('&'),
+                    Some(o) => out.push(o),
+                    None => out.push('\\'),
+                },
+                '&' => out.push_str(m.as_str()),
+                c => out.push(c),
+            }
+        }
+        last = m.end();
+        if which != 0 {
+            break;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The common `strftime` directives, in UTC.
+fn strftime(fmt: &str, ts: i64) -> String {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(ts.max(0) as u64);
+    let c = crate::time::civil(t);
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let wday = DAYS[(ts.div_euclid(86_400).rem_euclid(7)) as usize];
+    let mon = MONTHS[(c.month.saturating_sub(1) as usize).min(11)];
+    let mut out = String::new();
+    let mut cs = fmt.chars();
+    while let Some(ch) = cs.next() {
+        if ch != '%' {
+            out.push(ch);
+            continue;
+        }
+        match cs.next() {
+            Some('Y') => out.push_str(&c.year.to_string()),
+            Some('m') => out.push_str(&format!("{:02}", c.month)),
+            Some('d') => out.push_str(&format!("{:02}", c.day)),
+            Some('e') => out.push_str(&format!("{:2}", c.day)),
+            Some('H') => out.push_str(&format!("{:02}", c.hour)),
+            Some('M') => out.push_str(&format!("{:02}", c.minute)),
+            Some('S') => out.push_str(&format!("{:02}", c.second)),
+            Some('F') => out.push_str(&format!("{}-{:02}-{:02}", c.year, c.month, c.day)),
+            Some('T') => out.push_str(&format!("{:02}:{:02}:{:02}", c.hour, c.minute, c.second)),
+            Some('Z') => out.push_str("UTC"),
+            Some('z') => out.push_str("+0000"),
+            Some('s') => out.push_str(&ts.to_string()),
+            Some('a') => out.push_str(wday),
+            Some('b' | 'h') => out.push_str(mon),
+            Some('y') => out.push_str(&format!("{:02}", c.year.rem_euclid(100))),
+            Some('%') => out.push('%'),
+            Some(o) => {
+                out.push('%');
+                out.push(o);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
+/// Escape sequences in `-v` and operand assignments, as in strings.
+fn unescape(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_owned();
+    }
+    let mut out = String::new();
+    let mut cs = s.chars();
+    while let Some(c) = cs.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match cs.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some('"') => out.push('"'),
+            Some('/') => out.push('/'),
+            Some(o) => {
+                out.push('\\');
+                out.push(o);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+const USAGE: &str = "Usage: awk [-F fs][-v var=value][prog | -f progfile][file ...]";
+
+/// `awk [-F FS] [-v VAR=VALUE]... ('PROGRAM' | -f FILE) [FILE | VAR=VALUE]...`
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut fs = None;
+    let mut assigns = Vec::new();
+    let mut sources = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') || a == "-" {
+            break;
+        }
+        i += 1;
+        let (flag, inline) = if a.starts_with("--") {
+            match a.split_once('=') {
+                Some((f, v)) => (f.to_owned(), Some(v.to_owned())),
+                None => (a.clone(), None),
+            }
+        } else {
+            (a[..2].to_owned(), (a.len() > 2).then(|| a[2..].to_owned()))
+        };
+        let takes = matches!(
+            flag.as_str(),
+            "-F" | "-v" | "-f" | "-e" | "--field-separator" | "--assign" | "--file" | "--source"
+        );
+        let value = if takes {
+            match inline.or_else(|| {
+                let v = args.get(i).cloned();
+                i += 1;
+                v
+            }) {
+                Some(v) => v,
+                None => {
+                    cx.err(format_args!(
+                        "awk: option requires an argument -- {}",
+                        &flag[1..]
+                    ));
+                    cx.err(USAGE);
+                    return 2;
+                }
+            }
+        } else {
+            String::new()
+        };
+        match flag.as_str() {
+            "-F" | "--field-separator" => {
+                fs = Some(if value == "t" {
+                    "\t".to_owned()
+                } else {
+                    unescape(&value)
+                });
+            }
+            "-v" | "--assign" => match value.split_once('=') {
+                Some((n, v)) if syntax_is_name(n) => assigns.push((n.to_owned(), v.to_owned())),
+                _ => {
+                    cx.err(format_args!(
+                        "awk: `{value}' argument to `-v' not in `var=value' form"
+                    ));
+                    return 2;
+                }
+            },
+            "-f" | "--file" => match cx.fs.read(&value) {
+                Ok(d) => sources.push(String::from_utf8_lossy(&d).into_owned()),
+                Err(e) => {
+                    cx.err(format_args!(
+                        "awk: fatal: can't open source file `{value}' for reading: {}",
+                        e.strerror()
+                    ));
+                    return 2;
+                }
+            },
+            "-e" | "--source" => sources.push(value),
+            "--posix" | "--traditional" | "--re-interval" | "-P" | "-c" | "-r" | "--lint"
+            | "--sandbox" | "-S" => {}
+            "--version" | "-V" => {
+                cx.outs("GNU Awk 5.2.1 (vfs-sh awk)\n");
+                return 0;
+            }
+            "--help" | "-h" => {
+                cx.outs(&format!("{USAGE}\n"));
+                return 0;
+            }
+            other => {
+                cx.err(format_args!("awk: not an option: {other}"));
+                cx.err(USAGE);
+                return 2;
+            }
+        }
+    }
+    if sources.is_empty() {
+        match args.get(i) {
+            Some(p) => {
+                sources.push(p.clone());
+                i += 1;
+            }
+            None => {
+                cx.err(USAGE);
+                return 2;
+            }
+        }
+    }
+    let text = sources.join("\n");
+    let prog = match syntax::parse(&text) {
+        Ok(p) => p,
+        Err(e) => {
+            cx.err(e);
+            return 1;
+        }
+    };
+    let operands: Vec<String> = args[i..].to_vec();
+    let mut awk = Awk {
+        prog: &prog,
+        cx,
+        globals: vec![Cell::Val(Val::Uninit); prog.globals.len()],
+        frames: Vec::new(),
+        record: "".into(),
+        fields: None,
+        regexes: HashMap::new(),
+        ranges: vec![false; prog.rules.len()],
+        out: Vec::new(),
+        operands: operands.iter().cloned().collect(),
+        main: None,
+        saw_file: false,
+        files: HashMap::new(),
+        seed: 0.0,
+        rand_state: 0x9E37_79B9_7F4A_7C15,
+        status_error: false,
+    };
+    for (slot, v) in [
+        (FS, Val::str(" ")),
+        (OFS, Val::str(" ")),
+        (ORS, Val::str("\n")),
+        (RS, Val::str("\n")),
+        (SUBSEP, Val::str("\u{1c}")),
+        (CONVFMT, Val::str("%.6g")),
+        (OFMT, Val::str("%.6g")),
+        (NR, Val::Num(0.0)),
+        (NF, Val::Num(0.0)),
+        (FNR, Val::Num(0.0)),
+        (RSTART, Val::Num(0.0)),
+        (RLENGTH, Val::Num(-1.0)),
+        (FILENAME, Val::Uninit),
+        (ARGC, Val::Num((operands.len() + 1) as f64)),
+    ] {
+        awk.set_global(slot, v);
+    }
+    let mut argv = Arr::new();
+    argv.insert("0".into(), Val::str("awk"));
+    for (k, o) in operands.iter().enumerate() {
+        argv.insert((k + 1).to_string().into(), Val::input(o));
+    }
+    awk.globals[ARGV] = Cell::Arr(Rc::new(RefCell::new(argv)));
+    let mut environ = Arr::new();
+    for (k, v) in [
+        ("HOME", "/"),
+        ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        ("LC_ALL", "C.UTF-8"),
+        ("TZ", "UTC"),
+    ] {
+        environ.insert(k.into(), Val::str(v));
+    }
+    awk.globals[ENVIRON] = Cell::Arr(Rc::new(RefCell::new(environ)));
+    if let Some(fs) = fs {
+        awk.set_global(FS, Val::str(&fs));
+    }
+    for (n, v) in assigns {
+        awk.assign_operand(&n, &v);
+    }
+    let code = awk.run();
+    u8::try_from(code.rem_euclid(256)).unwrap_or(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitutions() {
+        let re = Regex::new("o").expect("regex");
+        assert_eq!(
+            substitute(&re, "foo boo", "0", true),
+            ("f00 b00".to_owned(), 4)
+        );
+        assert_eq!(
+            substitute(&re, "foo", "[&]", false),
+            ("f[o]o".to_owned(), 1)
+        );
+        assert_eq!(substitute(&re, "foo", "\\&", false), ("f&o".to_owned(), 1));
+        let empty = Regex::new("x*").expect("regex");
+        assert_eq!(
+            substitute(&empty, "abc", "-", true),
+            ("-a-b-c-".to_owned(), 4)
+        );
+        let g = Regex::new("([a-z]+)-([0-9]+)").expect("regex");
+        assert_eq!(gensub(&g, "ab-12 cd-34", "\\2:\\1", 0), "12:ab 34:cd");
+        assert_eq!(gensub(&g, "ab-12 cd-34", "<&>", 2), "ab-12 <cd-34>");
+    }
+
+    #[test]
+    fn programs_parse() {
+        for src in [
+            "{ print $1 }",
+            "BEGIN { FS = \",\" } $3 > 5 { s += $3 } END { print s }",
+            "/re/,/end/ { print NR\": \"$0 }",
+            "function f(a, b) { return a + b } { print f($1, 2) }",
+            "{ a[$1]++ } END { for (k in a) print k, a[k] }",
+            "{ if ($1 ~ /x/) print; else if ($2) next; else { n++ } }",
+            "BEGIN { while ((getline line < \"f\") > 0) n++; print n }",
+            "{ printf \"%-10s %5.2f\\n\", $1, $2 }",
+            "{ $2 = \"\"; print }",
+            "NR % 2 == 0",
+            "{ print (length($0) > 10 ? \"long\" : \"short\") }",
+            "{ print $1 > \"/dev/stderr\" }",
+            "BEGIN { x = 2 ** 3 ^ 2; print x }",
+            "{ print (1, 2) in a }",
+            "{ sub(/a/, \"b\"); gsub(\"x\", \"y\", $2) }",
+            "BEGIN { do { i++ } while (i < 3) }",
+            "{ n = split($0, parts, /,/) }",
+            "END { print NR }",
+        ] {
+            if let Err(e) = syntax::parse(src) {
+                panic!("{src}: {e}");
+            }
+        }
+        for bad in ["{ print ", "BEGIN", "{ x = }", "{ f(1) }", "/unterminated"] {
+            assert!(syntax::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,1296 @@
+//! The awk language: tokens, the syntax tree, and a recursive-descent
+//! parser for POSIX awk with the gawk extensions scripts use (`**`,
+//! `BEGINFILE`/`ENDFILE`, `length` of an array, `func`, `nextfile`).
+//!
+//! Names are resolved here: globals and each function's parameters get
+//! slots, so the interpreter never hashes a variable name per access.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// How deep expressions and statements may nest.
+const MAX_NESTING: u32 = 200;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(f64),
+    Str(String),
+    Regex(String),
+    Name(String),
+    /// A name directly followed by `(`: a call.
+    FuncName(String),
+    Builtin(&'static str),
+    Kw(&'static str),
+    Punct(&'static str),
+    Newline,
+    Eof,
+}
+
+const KEYWORDS: &[&str] = &[
+    "BEGIN",
+    "END",
+    "BEGINFILE",
+    "ENDFILE",
+    "function",
+    "func",
+    "if",
+    "else",
+    "while",
+    "for",
+    "do",
+    "break",
+    "continue",
+    "next",
+    "nextfile",
+    "exit",
+    "return",
+    "delete",
+    "in",
+    "getline",
+    "print",
+    "printf",
+];
+
+const BUILTINS: &[&str] = &[
+    "length", "substr", "index", "split", "sub", "gsub", "match", "sprintf", "tolower", "toupper",
+    "int", "sqrt", "exp", "log", "sin", "cos", "atan2", "rand", "srand", "system", "close",
+    "fflush", "gensub", "strftime", "systime", "asort", "asorti", "and", "or", "xor", "lshift",
+    "rshift", "compl", "strtonum", "mktime", "typeof", "isarray",
+];
+
+const PUNCT: &[&str] = &[
+    "**=", "&&", "||", "==", "<=", ">=", "!=", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=",
+    ">>", "!~", "**", "{", "}", "(", ")", "[", "]", ";", ",", "+", "-", "*", "/", "%", "^", "!",
+    ">", "<", "|", "?", ":", "~", "$", "=",
+];
+
+/// A variable reference: a global slot or a function's parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Var {
+    Global(usize),
+    Local(usize),
+}
+
+/// Expressions.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Expr {
+    Num(f64),
+    Str(Rc<str>),
+    /// A regex literal: matches `$0` in value context.
+    Regex(Rc<str>),
+    Var(Var),
+    Index(Var, Vec<Expr>),
+    Field(Box<Expr>),
+    /// `(a, b)`: only before `in` or as print's arguments.
+    Group(Vec<Expr>),
+    Assign(Box<Expr>, Option<&'static str>, Box<Expr>),
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    Plus(Box<Expr>),
+    Binary(&'static str, Box<Expr>, Box<Expr>),
+    Compare(&'static str, Box<Expr>, Box<Expr>),
+    Match(bool, Box<Expr>, Box<Expr>),
+    Concat(Box<Expr>, Box<Expr>),
+    In(Vec<Expr>, Var),
+    /// `++x`, `x--`: (lvalue, +1/-1, prefix)
+    Incr(Box<Expr>, f64, bool),
+    Call(usize, Vec<Expr>),
+    Builtin(&'static str, Vec<Expr>),
+    /// `getline [var] [< file]`
+    Getline(Option<Box<Expr>>, Option<Box<Expr>>),
+    /// `cmd | getline`: refused when run.
+    PipeGetline,
+}
+
+/// Where `print` output goes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Dest {
+    Stdout,
+    /// `> file`, `>> file`, `| cmd`: the target and the operator.
+    Redirect(&'static str, Expr),
+}
+
+/// Statements.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stmt {
+    Expr(Expr),
+    Print(Vec<Expr>, Dest),
+    Printf(Vec<Expr>, Dest),
+    If(Expr, Box<Stmt>, Option<Box<Stmt>>),
+    While(Expr, Box<Stmt>),
+    Do(Box<Stmt>, Expr),
+    For(Option<Expr>, Option<Expr>, Option<Expr>, Box<Stmt>),
+    ForIn(Var, Var, Box<Stmt>),
+    Block(Vec<Stmt>),
+    Next,
+    NextFile,
+    Exit(Option<Expr>),
+    Return(Option<Expr>),
+    Break,
+    Continue,
+    Delete(Var, Option<Vec<Expr>>),
+}
+
+/// A rule's pattern.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Pattern {
+    Begin,
+    End,
+    BeginFile,
+    EndFile,
+    All,
+    Expr(Expr),
+    Range(Expr, Expr),
+}
+
+/// A rule: pattern and action (`None`: print the record).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rule {
+    pub(crate) pattern: Pattern,
+    pub(crate) action: Option<Vec<Stmt>>,
+}
+
+/// A user function.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Function {
+    pub(crate) name: String,
+    pub(crate) params: usize,
+    pub(crate) body: Vec<Stmt>,
+}
+
+/// A parsed program.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Program {
+    pub(crate) rules: Vec<Rule>,
+    pub(crate) functions: Vec<Function>,
+    /// Global names, by slot.
+    pub(crate) globals: Vec<String>,
+}
+
+impl Program {
+    /// The slot of a global, if the program names it.
+    pub(crate) fn global(&self, name: &str) -> Option<usize> {
+        self.globals.iter().position(|g| g == name)
+    }
+}
+
+/// The special variables, always at these slots.
+pub(crate) const SPECIALS: &[&str] = &[
+    "NR",
+    "NF",
+    "FNR",
+    "FS",
+    "OFS",
+    "ORS",
+    "RS",
+    "FILENAME",
+    "SUBSEP",
+    "RSTART",
+    "RLENGTH",
+    "CONVFMT",
+    "OFMT",
+    "ENVIRON",
+    "ARGC",
+    "ARGV",
+    "IGNORECASE",
+    "RT",
+    "PROCINFO",
+];
+
+pub(crate) const NR: usize = 0;
+pub(crate) const NF: usize = 1;
+pub(crate) const FNR: usize = 2;
+pub(crate) const FS: usize = 3;
+pub(crate) const OFS: usize = 4;
+pub(crate) const ORS: usize = 5;
+pub(crate) const RS: usize = 6;
+pub(crate) const FILENAME: usize = 7;
+pub(crate) const SUBSEP: usize = 8;
+pub(crate) const RSTART: usize = 9;
+pub(crate) const RLENGTH: usize = 10;
+pub(crate) const CONVFMT: usize = 11;
+pub(crate) const OFMT: usize = 12;
+pub(crate) const ENVIRON: usize = 13;
+pub(crate) const ARGC: usize = 14;
+pub(crate) const ARGV: usize = 15;
+pub(crate) const IGNORECASE: usize = 16;
+pub(crate) const RT: usize = 17;
+
+struct Lexer {
+    s: Vec<char>,
+    i: usize,
+    /// Whether the last token ends an operand (then `/` divides).
+    after_operand: bool,
+}
+
+fn err_at(line: &str) -> String {
+    format!("awk: syntax error at source line 1: {line}")
+}
+
+impl Lexer {
+    fn next_tok(&mut self) -> Result<Tok, String> {
+        loop {
+            match self.s.get(self.i) {
+                Some(' ' | '\t' | '\r') => self.i += 1,
+                Some('\\') if self.s.get(self.i + 1) == Some(&'\n') => self.i += 2,
+                Some('\\') if self.s.get(self.i + 1) == Some(&'\r') => self.i += 3,
+                Some('#') => {
+                    while self.s.get(self.i).is_some_and(|&c| c != '\n') {
+                        self.i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        let Some(&c) = self.s.get(self.i) else {
+            return Ok(Tok::Eof);
+        };
+        let tok = if c == '\n' {
+            self.i += 1;
+            Tok::Newline
+        } else if c == '"' {
+            self.i += 1;
+            Tok::Str(self.string()?)
+        } else if c == '/' && !self.after_operand {
+            self.i += 1;
+            Tok::Regex(self.regex()?)
+        } else if c.is_ascii_digit()
+            || (c == '.' && self.s.get(self.i + 1).is_some_and(char::is_ascii_digit))
+        {
+            Tok::Num(self.number())
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = self.i;
+            while self
+                .s
+                .get(self.i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
+                self.i += 1;
+            }
+            let name: String = self.s[start..self.i].iter().collect();
+            if let Some(k) = KEYWORDS.iter().find(|k| **k == name) {
+                Tok::Kw(k)
+            } else if let Some(b) = BUILTINS.iter().find(|b| **b == name) {
+                Tok::Builtin(b)
+            } else if self.s.get(self.i) == Some(&'(') {
+                Tok::FuncName(name)
+            } else {
+                Tok::Name(name)
+            }
+        } else {
+            let rest: String = self.s[self.i..(self.i + 3).min(self.s.len())]
+                .iter()
+                .collect();
+            match PUNCT.iter().find(|p| rest.starts_with(**p)) {
+                Some(p) => {
+                    self.i += p.chars().count();
+                    Tok::Punct(p)
+                }
+                None => return Err(err_at(&format!("unexpected character '{c}'"))),
+            }
+        };
+        self.after_operand = matches!(
+            tok,
+            Tok::Num(_) | Tok::Str(_) | Tok::Regex(_) | Tok::Name(_) | Tok::Builtin(_)
+        ) || matches!(tok, Tok::Punct(")" | "]" | "$" | "++" | "--"))
+            || tok == Tok::Kw("getline");
+        // `$` followed by `/`? Rare; `a++ / 2` divides.
+        if tok == Tok::Punct("$") {
+            self.after_operand = false;
+        }
+        Ok(tok)
+    }
+
+    fn number(&mut self) -> f64 {
+        let start = self.i;
+        if self.s.get(self.i) == Some(&'0')
+            && matches!(self.s.get(self.i + 1), Some('x' | 'X'))
+            && self.s.get(self.i + 2).is_some_and(char::is_ascii_hexdigit)
+        {
+            self.i += 2;
+            let hs = self.i;
+            while self.s.get(self.i).is_some_and(char::is_ascii_hexdigit) {
+                self.i += 1;
+            }
+            let h: String = self.s[hs..self.i].iter().collect();
+            return i64::from_str_radix(&h, 16).map_or(0.0, |v| v as f64);
+        }
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|c| c.is_ascii_digit() || *c == '.')
+        {
+            self.i += 1;
+        }
+        if matches!(self.s.get(self.i), Some('e' | 'E')) {
+            let save = self.i;
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some('+' | '-')) {
+                self.i += 1;
+            }
+            if self.s.get(self.i).is_some_and(char::is_ascii_digit) {
+                while self.s.get(self.i).is_some_and(char::is_ascii_digit) {
+                    self.i += 1;
+                }
+            } else {
+                self.i = save;
+            }
+        }
+        let text: String = self.s[start..self.i].iter().collect();
+        super::value::leading_number(&text)
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        let mut out = String::new();
+        loop {
+            let Some(&c) = self.s.get(self.i) else {
+                return Err(err_at("non-terminated string"));
+            };
+            self.i += 1;
+            match c {
+                '"' => return Ok(out),
+                '\n' => return Err(err_at("newline in string")),
+                '\\' => {
+                    let Some(&e) = self.s.get(self.i) else {
+                        out.push('\\');
+                        continue;
+                    };
+                    self.i += 1;
+                    match e {
+                        'n' => out.push('\n'),
+                        't' => out.push('\t'),
+                        'r' => out.push('\r'),
+                        '\\' => out.push('\\'),
+                        '"' => out.push('"'),
+                        '/' => out.push('/'),
+                        'a' => out.push('\x07'),
+                        'b' => out.push('\x08'),
+                        'f' => out.push('\x0c'),
+                        'v' => out.push('\x0b'),
+                        '\n' => {}
+                        '0'..='7' => {
+                            let mut v = e.to_digit(8).unwrap_or(0);
+                            for _ in 0..2 {
+                                match self.s.get(self.i).and_then(|c| c.to_digit(8)) {
+                                    Some(d) => {
+                                        v = v * 8 + d;
+                                        self.i += 1;
+                                    }
+                                    None => break,
+                                }
+                            }
+                            out.push(char::from_u32(v).unwrap_or('?'));
+                        }
+                        other => {
+                            // gawk keeps the backslash for unknown escapes
+                            // (and warns); regex metacharacters need it.
+                            out.push('\\');
+                            out.push(other);
+                        }
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+    }
+
+    fn regex(&mut self) -> Result<String, String> {
+        let mut out = String::new();
+        let mut in_class = false;
+        loop {
+            let Some(&c) = self.s.get(self.i) else {
+                return Err(err_at("non-terminated regular expression"));
+            };
+            self.i += 1;
+            match c {
+                '\n' => return Err(err_at("newline in regex")),
+                '\\' => {
+                    if let Some(&n) = self.s.get(self.i) {
+                        self.i += 1;
+                        match n {
+                            '/' => out.push('/'),
+                            '"' => out.push('"'),
+                            'n' => out.push('\n'),
+                            't' => out.push('\t'),
+                            'r' => out.push('\r'),
+                            'f' => out.push('\x0c'),
+                            'v' => out.push('\x0b'),
+                            'a' => out.push('\x07'),
+                            _ => {
+                                out.push('\\');
+                                out.push(n);
+                            }
+                        }
+                    }
+                }
+                '[' if !in_class => {
+                    in_class = true;
+                    out.push(c);
+                    // `[]...]` and `[^]...]`: a leading `]` is literal.
+                    if self.s.get(self.i) == Some(&'^') {
+                        out.push('^');
+                        self.i += 1;
+                    }
+                    if self.s.get(self.i) == Some(&']') {
+                        out.push(']');
+                        self.i += 1;
+                    }
+                }
+                '[' if in_class && self.s.get(self.i) == Some(&':') => {
+                    // `[:alpha:]` inside a class.
+                    out.push('[');
+                    while let Some(&n) = self.s.get(self.i) {
+                        out.push(n);
+                        self.i += 1;
+                        if n == ']' {
+                            break;
+                        }
+                    }
+                }
+                ']' if in_class => {
+                    in_class = false;
+                    out.push(c);
+                }
+                '/' if !in_class => return Ok(out),
+                c => out.push(c),
+            }
+        }
+    }
+}
+
+/// Names in scope while parsing: globals, and the current function's
+/// parameters.
+struct Scope {
+    globals: Vec<String>,
+    locals: Option<Vec<String>>,
+    functions: HashMap<String, usize>,
+    /// Calls to functions not defined yet: name and where it is used.
+    pending_calls: Vec<String>,
+}
+
+impl Scope {
+    fn var(&mut self, name: &str) -> Var {
+        if let Some(l) = &self.locals
+            && let Some(k) = l.iter().position(|n| n == name)
+        {
+            return Var::Local(k);
+        }
+        match self.globals.iter().position(|g| g == name) {
+            Some(k) => Var::Global(k),
+            None => {
+                self.globals.push(name.to_owned());
+                Var::Global(self.globals.len() - 1)
+            }
+        }
+    }
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+    scope: Scope,
+    depth: u32,
+}
+
+type Res<T> = Result<T, String>;
+
+/// Parses a program's text.
+pub(crate) fn parse(src: &str) -> Res<Program> {
+    let mut lx = Lexer {
+        s: src.chars().collect(),
+        i: 0,
+        after_operand: false,
+    };
+    let mut toks = Vec::new();
+    loop {
+        let t = lx.next_tok()?;
+        let end = t == Tok::Eof;
+        toks.push(t);
+        if end {
+            break;
+        }
+    }
+    // Function names first, so calls before definitions resolve.
+    let mut functions = HashMap::new();
+    let mut k = 0;
+    for w in toks.windows(2) {
+        if matches!(w[0], Tok::Kw("function" | "func"))
+            && let Tok::FuncName(n) | Tok::Name(n) = &w[1]
+        {
+            functions.entry(n.clone()).or_insert_with(|| {
+                k += 1;
+                k - 1
+            });
+        }
+    }
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        scope: Scope {
+            globals: SPECIALS.iter().map(|s| (*s).to_owned()).collect(),
+            locals: None,
+            functions,
+            pending_calls: Vec::new(),
+        },
+        depth: 0,
+    };
+    let mut prog = Program::default();
+    let mut funcs: Vec<Option<Function>> = vec![None; p.scope.functions.len()];
+    loop {
+        p.skip_terms();
+        if p.peek() == &Tok::Eof {
+            break;
+        }
+        if matches!(p.peek(), Tok::Kw("function" | "func")) {
+            p.pos += 1;
+            let name = match p.next() {
+                Tok::FuncName(n) | Tok::Name(n) => n,
+                t => return Err(err_at(&format!("bad function name {t:?}"))),
+            };
+            p.expect("(")?;
+            let mut params = Vec::new();
+            while p.peek() != &Tok::Punct(")") {
+                match p.next() {
+                    Tok::Name(n) => params.push(n),
+                    t => return Err(err_at(&format!("bad parameter {t:?}"))),
+                }
+                p.skip_newlines();
+                if p.peek() == &Tok::Punct(",") {
+                    p.pos += 1;
+                    p.skip_newlines();
+                }
+            }
+            p.pos += 1;
+            p.skip_newlines();
+            p.scope.locals = Some(params.clone());
+            let body = p.block()?;
+            p.scope.locals = None;
+            let slot = p.scope.functions[&name];
+            funcs[slot] = Some(Function {
+                name,
+                params: params.len(),
+                body,
+            });
+            continue;
+        }
+        let pattern = match p.peek() {
+            Tok::Kw("BEGIN") => {
+                p.pos += 1;
+                Pattern::Begin
+            }
+            Tok::Kw("END") => {
+                p.pos += 1;
+                Pattern::End
+            }
+            Tok::Kw("BEGINFILE") => {
+                p.pos += 1;
+                Pattern::BeginFile
+            }
+            Tok::Kw("ENDFILE") => {
+                p.pos += 1;
+                Pattern::EndFile
+            }
+            Tok::Punct("{") => Pattern::All,
+            _ => {
+                let a = p.expr(false)?;
+                if p.peek() == &Tok::Punct(",") {
+                    p.pos += 1;
+                    p.skip_newlines();
+                    let b = p.expr(false)?;
+                    Pattern::Range(a, b)
+                } else {
+                    Pattern::Expr(a)
+                }
+            }
+        };
+        let action = if p.peek() == &Tok::Punct("{") {
+            Some(p.block()?)
+        } else {
+            if matches!(
+                pattern,
+                Pattern::Begin | Pattern::End | Pattern::BeginFile | Pattern::EndFile
+            ) {
+                return Err(err_at("BEGIN and END need an action"));
+            }
+            None
+        };
+        prog.rules.push(Rule { pattern, action });
+    }
+    if let Some(name) = p.scope.pending_calls.first() {
+        return Err(format!("awk: function `{name}' called but never defined"));
+    }
+    prog.functions = funcs
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            f.unwrap_or(Function {
+                name: format!("#{i}"),
+                params: 0,
+                body: Vec::new(),
+            })
+        })
+        .collect();
+    prog.globals = p.scope.globals;
+    Ok(prog)
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        self.toks.get(self.pos).unwrap_or(&Tok::Eof)
+    }
+
+    fn next(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn unexpected(&self) -> String {
+        let t = match self.peek() {
+            Tok::Num(n) => n.to_string(),
+            Tok::Str(s) => format!("\"{s}\""),
+            Tok::Regex(r) => format!("/{r}/"),
+            Tok::Name(n) | Tok::FuncName(n) => n.clone(),
+            Tok::Builtin(b) | Tok::Kw(b) | Tok::Punct(b) => (*b).to_owned(),
+            Tok::Newline => "newline".to_owned(),
+            Tok::Eof => "end of program".to_owned(),
+        };
+        err_at(&format!("unexpected {t}"))
+    }
+
+    fn expect(&mut self, p: &'static str) -> Res<()> {
+        if self.peek() == &Tok::Punct(p) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    fn skip_newlines(&mut self) {
+        while self.peek() == &Tok::Newline {
+            self.pos += 1;
+        }
+    }
+
+    fn skip_terms(&mut self) {
+        while matches!(self.peek(), Tok::Newline | Tok::Punct(";")) {
+            self.pos += 1;
+        }
+    }
+
+    fn nest(&mut self) -> Res<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err("awk: the program nests too deeply".to_owned());
+        }
+        Ok(())
+    }
+
+    fn block(&mut self) -> Res<Vec<Stmt>> {
+        self.expect("{")?;
+        self.nest()?;
+        let mut stmts = Vec::new();
+        loop {
+            self.skip_terms();
+            if self.peek() == &Tok::Punct("}") {
+                self.pos += 1;
+                break;
+            }
+            if self.peek() == &Tok::Eof {
+                return Err(err_at("missing }"));
+            }
+            stmts.push(self.stmt()?);
+        }
+        self.depth -= 1;
+        Ok(stmts)
+    }
+
+    /// Ends a simple statement: `;`, a newline, or before `}`.
+    fn end_simple(&mut self) -> Res<()> {
+        match self.peek() {
+            Tok::Punct(";") | Tok::Newline => {
+                self.pos += 1;
+                Ok(())
+            }
+            Tok::Punct("}") | Tok::Eof => Ok(()),
+            _ => Err(self.unexpected()),
+        }
+    }
+
+    fn simple_or_block(&mut self) -> Res<Stmt> {
+        self.skip_newlines();
+        if self.peek() == &Tok::Punct(";") {
+            self.pos += 1;
+            return Ok(Stmt::Block(Vec::new()));
+        }
+        self.stmt()
+    }
+
+    fn stmt(&mut self) -> Res<Stmt> {
+        self.nest()?;
+        let s = self.stmt_inner();
+        self.depth -= 1;
+        s
+    }
+
+    fn stmt_inner(&mut self) -> Res<Stmt> {
+        match self.peek().clone() {
+            Tok::Punct("{") => Ok(Stmt::Block(self.block()?)),
+            Tok::Kw("if") => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr(false)?;
+                self.expect(")")?;
+                let then = self.simple_or_block()?;
+                // `else` may follow newlines or a `;`.
+                let save = self.pos;
+                self.skip_terms();
+                if self.peek() == &Tok::Kw("else") {
+                    self.pos += 1;
+                    let other = self.simple_or_block()?;
+                    Ok(Stmt::If(c, Box::new(then), Some(Box::new(other))))
+                } else {
+                    self.pos = save;
+                    Ok(Stmt::If(c, Box::new(then), None))
+                }
+            }
+            Tok::Kw("while") => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr(false)?;
+                self.expect(")")?;
+                if self.peek() == &Tok::Punct(";") {
+                    self.pos += 1;
+                    return Ok(Stmt::While(c, Box::new(Stmt::Block(Vec::new()))));
+                }
+                let body = self.simple_or_block()?;
+                Ok(Stmt::While(c, Box::new(body)))
+            }
+            Tok::Kw("do") => {
+                self.pos += 1;
+                let body = self.simple_or_block()?;
+                self.skip_terms();
+                if self.next() != Tok::Kw("while") {
+                    return Err(self.unexpected());
+                }
+                self.expect("(")?;
+                let c = self.expr(false)?;
+                self.expect(")")?;
+                self.end_simple()?;
+                Ok(Stmt::Do(Box::new(body), c))
+            }
+            Tok::Kw("for") => {
+                self.pos += 1;
+                self.expect("(")?;
+                // `for (k in a)`
+                if let (Tok::Name(k), Tok::Kw("in"), Tok::Name(a), Tok::Punct(")")) = (
+                    self.peek().clone(),
+                    self.toks.get(self.pos + 1).cloned().unwrap_or(Tok::Eof),
+                    self.toks.get(self.pos + 2).cloned().unwrap_or(Tok::Eof),
+                    self.toks.get(self.pos + 3).cloned().unwrap_or(Tok::Eof),
+                ) {
+                    self.pos += 4;
+                    let kv = self.scope.var(&k);
+                    let av = self.scope.var(&a);
+                    let body = self.simple_or_block()?;
+                    return Ok(Stmt::ForIn(kv, av, Box::new(body)));
+                }
+                let init = if self.peek() == &Tok::Punct(";") {
+                    None
+                } else {
+                    Some(self.expr(false)?)
+                };
+                self.expect(";")?;
+                self.skip_newlines();
+                let cond = if self.peek() == &Tok::Punct(";") {
+                    None
+                } else {
+                    Some(self.expr(false)?)
+                };
+                self.expect(";")?;
+                self.skip_newlines();
+                let step = if self.peek() == &Tok::Punct(")") {
+                    None
+                } else {
+                    Some(self.expr(false)?)
+                };
+                self.expect(")")?;
+                if self.peek() == &Tok::Punct(";") {
+                    self.pos += 1;
+                    return Ok(Stmt::For(
+                        init,
+                        cond,
+                        step,
+                        Box::new(Stmt::Block(Vec::new())),
+                    ));
+                }
+                let body = self.simple_or_block()?;
+                Ok(Stmt::For(init, cond, step, Box::new(body)))
+            }
+            Tok::Punct(";") => {
+                self.pos += 1;
+                Ok(Stmt::Block(Vec::new()))
+            }
+            _ => {
+                let s = self.simple_stmt()?;
+                self.end_simple()?;
+                Ok(s)
+            }
+        }
+    }
+
+    fn simple_stmt(&mut self) -> Res<Stmt> {
+        match self.peek().clone() {
+            Tok::Kw(k @ ("print" | "printf")) => {
+                self.pos += 1;
+                let mut args = Vec::new();
+                if !matches!(
+                    self.peek(),
+                    Tok::Punct(";" | "}" | ">" | ">>" | "|") | Tok::Newline | Tok::Eof
+                ) {
+                    args.push(self.expr(true)?);
+                    while self.peek() == &Tok::Punct(",") {
+                        self.pos += 1;
+                        self.skip_newlines();
+                        args.push(self.expr(true)?);
+                    }
+                }
+                if let [Expr::Group(items)] = args.as_slice() {
+                    args = items.clone();
+                }
+                let dest = match self.peek() {
+                    Tok::Punct(op @ (">" | ">>" | "|")) => {
+                        let op: &'static str = op;
+                        self.pos += 1;
+                        let target = self.concat(true)?;
+                        Dest::Redirect(op, target)
+                    }
+                    _ => Dest::Stdout,
+                };
+                if k == "print" {
+                    Ok(Stmt::Print(args, dest))
+                } else {
+                    if args.is_empty() {
+                        return Err(err_at("printf: no format"));
+                    }
+                    Ok(Stmt::Printf(args, dest))
+                }
+            }
+            Tok::Kw("next") => {
+                self.pos += 1;
+                Ok(Stmt::Next)
+            }
+            Tok::Kw("nextfile") => {
+                self.pos += 1;
+                Ok(Stmt::NextFile)
+            }
+            Tok::Kw("break") => {
+                self.pos += 1;
+                Ok(Stmt::Break)
+            }
+            Tok::Kw("continue") => {
+                self.pos += 1;
+                Ok(Stmt::Continue)
+            }
+            Tok::Kw(k @ ("exit" | "return")) => {
+                self.pos += 1;
+                let e = if matches!(self.peek(), Tok::Punct(";" | "}") | Tok::Newline | Tok::Eof) {
+                    None
+                } else {
+                    Some(self.expr(false)?)
+                };
+                Ok(if k == "exit" {
+                    Stmt::Exit(e)
+                } else {
+                    Stmt::Return(e)
+                })
+            }
+            Tok::Kw("delete") => {
+                self.pos += 1;
+                let name = match self.next() {
+                    Tok::Name(n) => n,
+                    _ => return Err(self.unexpected()),
+                };
+                let v = self.scope.var(&name);
+                if self.peek() == &Tok::Punct("[") {
+                    self.pos += 1;
+                    let idx = self.expr_list("]")?;
+                    Ok(Stmt::Delete(v, Some(idx)))
+                } else {
+                    Ok(Stmt::Delete(v, None))
+                }
+            }
+            _ => Ok(Stmt::Expr(self.expr(false)?)),
+        }
+    }
+
+    fn expr_list(&mut self, close: &'static str) -> Res<Vec<Expr>> {
+        let mut items = Vec::new();
+        self.skip_newlines();
+        if self.peek() == &Tok::Punct(close) {
+            self.pos += 1;
+            return Ok(items);
+        }
+        loop {
+            items.push(self.expr(false)?);
+            self.skip_newlines();
+            match self.next() {
+                Tok::Punct(",") => self.skip_newlines(),
+                Tok::Punct(c) if c == close => return Ok(items),
+                _ => {
+                    self.pos -= 1;
+                    return Err(self.unexpected());
+                }
+            }
+        }
+    }
+
+    /// An expression; `no_gt`: in print's arguments, where `>` redirects.
+    fn expr(&mut self, no_gt: bool) -> Res<Expr> {
+        self.nest()?;
+        let e = self.ternary(no_gt);
+        self.depth -= 1;
+        e
+    }
+
+    fn ternary(&mut self, no_gt: bool) -> Res<Expr> {
+        let c = self.or(no_gt)?;
+        if self.peek() == &Tok::Punct("?") {
+            self.pos += 1;
+            self.skip_newlines();
+            let a = self.ternary(no_gt)?;
+            self.skip_newlines();
+            self.expect(":")?;
+            self.skip_newlines();
+            let b = self.ternary(no_gt)?;
+            return Ok(Expr::Cond(Box::new(c), Box::new(a), Box::new(b)));
+        }
+        if let Tok::Punct(op @ ("=" | "+=" | "-=" | "*=" | "/=" | "%=" | "^=" | "**=")) =
+            self.peek().clone()
+            && is_lvalue(&c)
+        {
+            self.pos += 1;
+            self.skip_newlines();
+            let rhs = self.ternary(no_gt)?;
+            let op = match op {
+                "=" => None,
+                "+=" => Some("+"),
+                "-=" => Some("-"),
+                "*=" => Some("*"),
+                "/=" => Some("/"),
+                "%=" => Some("%"),
+                _ => Some("^"),
+            };
+            return Ok(Expr::Assign(Box::new(c), op, Box::new(rhs)));
+        }
+        Ok(c)
+    }
+
+    fn or(&mut self, no_gt: bool) -> Res<Expr> {
+        let mut l = self.and(no_gt)?;
+        while self.peek() == &Tok::Punct("||") {
+            self.pos += 1;
+            self.skip_newlines();
+            let r = self.and(no_gt)?;
+            l = Expr::Or(Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn and(&mut self, no_gt: bool) -> Res<Expr> {
+        let mut l = self.in_expr(no_gt)?;
+        while self.peek() == &Tok::Punct("&&") {
+            self.pos += 1;
+            self.skip_newlines();
+            let r = self.in_expr(no_gt)?;
+            l = Expr::And(Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn in_expr(&mut self, no_gt: bool) -> Res<Expr> {
+        let mut l = self.matching(no_gt)?;
+        while self.peek() == &Tok::Kw("in") {
+            self.pos += 1;
+            let name = match self.next() {
+                Tok::Name(n) => n,
+                _ => return Err(self.unexpected()),
+            };
+            let v = self.scope.var(&name);
+            let keys = match l {
+                Expr::Group(items) => items,
+                other => vec![other],
+            };
+            l = Expr::In(keys, v);
+        }
+        Ok(l)
+    }
+
+    fn matching(&mut self, no_gt: bool) -> Res<Expr> {
+        let mut l = self.relational(no_gt)?;
+        loop {
+            let neg = match self.peek() {
+                Tok::Punct("~") => false,
+                Tok::Punct("!~") => true,
+                _ => return Ok(l),
+            };
+            self.pos += 1;
+            let r = self.relational(no_gt)?;
+            l = Expr::Match(neg, Box::new(l), Box::new(r));
+        }
+    }
+
+    fn relational(&mut self, no_gt: bool) -> Res<Expr> {
+        let l = self.concat(no_gt)?;
+        let op = match self.peek() {
+            Tok::Punct(op @ ("<" | "<=" | "!=" | "==" | ">=")) => *op,
+            Tok::Punct(">") if !no_gt => ">",
+            _ => return Ok(l),
+        };
+        self.pos += 1;
+        let r = self.concat(no_gt)?;
+        Ok(Expr::Compare(op, Box::new(l), Box::new(r)))
+    }
+
+    /// Whether the next token can start an operand of a concatenation.
+    fn starts_operand(&self) -> bool {
+        matches!(
+            self.peek(),
+            Tok::Num(_)
+                | Tok::Str(_)
+                | Tok::Name(_)
+                | Tok::FuncName(_)
+                | Tok::Builtin(_)
+                | Tok::Regex(_)
+                | Tok::Punct("$" | "(" | "++" | "--")
+        )
+    }
+
+    fn concat(&mut self, no_gt: bool) -> Res<Expr> {
+        let mut l = self.additive(no_gt)?;
+        loop {
+            // `x | getline`
+            if self.peek() == &Tok::Punct("|")
+                && self.toks.get(self.pos + 1) == Some(&Tok::Kw("getline"))
+            {
+                self.pos += 2;
+                if matches!(self.peek(), Tok::Name(_) | Tok::Punct("$")) {
+                    let _ = self.primary(no_gt)?;
+                }
+                l = Expr::PipeGetline;
+                continue;
+            }
+            if !self.starts_operand() {
+                return Ok(l);
+            }
+            let r = self.additive(no_gt)?;
+            l = Expr::Concat(Box::new(l), Box::new(r));
+        }
+    }
+
+    fn additive(&mut self, no_gt: bool) -> Res<Expr> {
+        let mut l = self.multiplicative(no_gt)?;
+        loop {
+            let op = match self.peek() {
+                Tok::Punct("+") => "+",
+                Tok::Punct("-") => "-",
+                _ => return Ok(l),
+            };
+            self.pos += 1;
+            let r = self.multiplicative(no_gt)?;
+            l = Expr::Binary(op, Box::new(l), Box::new(r));
+        }
+    }
+
+    fn multiplicative(&mut self, no_gt: bool) -> Res<Expr> {
+        let mut l = self.unary(no_gt)?;
+        loop {
+            let op = match self.peek() {
+                Tok::Punct("*") => "*",
+                Tok::Punct("/") => "/",
+                Tok::Punct("%") => "%",
+                _ => return Ok(l),
+            };
+            self.pos += 1;
+            let r = self.unary(no_gt)?;
+            l = Expr::Binary(op, Box::new(l), Box::new(r));
+        }
+    }
+
+    fn unary(&mut self, no_gt: bool) -> Res<Expr> {
+        match self.peek() {
+            Tok::Punct("!") => {
+                self.pos += 1;
+                self.nest()?;
+                let e = self.unary(no_gt);
+                self.depth -= 1;
+                Ok(Expr::Not(Box::new(e?)))
+            }
+            Tok::Punct("-") => {
+                self.pos += 1;
+                self.nest()?;
+                let e = self.unary(no_gt);
+                self.depth -= 1;
+                Ok(Expr::Neg(Box::new(e?)))
+            }
+            Tok::Punct("+") => {
+                self.pos += 1;
+                self.nest()?;
+                let e = self.unary(no_gt);
+                self.depth -= 1;
+                Ok(Expr::Plus(Box::new(e?)))
+            }
+            _ => self.power(no_gt),
+        }
+    }
+
+    fn power(&mut self, no_gt: bool) -> Res<Expr> {
+        let base = self.postfix(no_gt)?;
+        if matches!(self.peek(), Tok::Punct("^" | "**")) {
+            self.pos += 1;
+            // Right-associative, and `2^-1` is allowed.
+            self.nest()?;
+            let e = self.unary_power(no_gt);
+            self.depth -= 1;
+            return Ok(Expr::Binary("^", Box::new(base), Box::new(e?)));
+        }
+        Ok(base)
+    }
+
+    fn unary_power(&mut self, no_gt: bool) -> Res<Expr> {
+        match self.peek() {
+            Tok::Punct("-") => {
+                self.pos += 1;
+                Ok(Expr::Neg(Box::new(self.unary_power(no_gt)?)))
+            }
+            Tok::Punct("+") => {
+                self.pos += 1;
+                self.unary_power(no_gt)
+            }
+            _ => self.power(no_gt),
+        }
+    }
+
+    fn postfix(&mut self, no_gt: bool) -> Res<Expr> {
+        if let Tok::Punct(op @ ("++" | "--")) = self.peek() {
+            let d = if *op == "++" { 1.0 } else { -1.0 };
+            self.pos += 1;
+            let e = self.postfix(no_gt)?;
+            if !is_lvalue(&e) {
+                return Err(self.unexpected());
+            }
+            return Ok(Expr::Incr(Box::new(e), d, true));
+        }
+        let e = self.primary(no_gt)?;
+        if is_lvalue(&e)
+            && let Tok::Punct(op @ ("++" | "--")) = self.peek()
+        {
+            let d = if *op == "++" { 1.0 } else { -1.0 };
+            self.pos += 1;
+            return Ok(Expr::Incr(Box::new(e), d, false));
+        }
+        Ok(e)
+    }
+
+    fn primary(&mut self, no_gt: bool) -> Res<Expr> {
+        match self.next() {
+            Tok::Num(n) => Ok(Expr::Num(n)),
+            Tok::Str(s) => Ok(Expr::Str(s.into())),
+            Tok::Regex(r) => Ok(Expr::Regex(r.into())),
+            Tok::Punct("$") => {
+                // `$` binds tighter than everything but grouping and `++`.
+                let e = match self.peek() {
+                    Tok::Punct("++" | "--") => self.postfix(no_gt)?,
+                    Tok::Punct("-") => {
+                        self.pos += 1;
+                        Expr::Neg(Box::new(self.primary(no_gt)?))
+                    }
+                    _ => self.primary(no_gt)?,
+                };
+                Ok(Expr::Field(Box::new(e)))
+            }
+            Tok::Punct("(") => {
+                self.skip_newlines();
+                let first = self.expr(false)?;
+                self.skip_newlines();
+                if self.peek() == &Tok::Punct(",") {
+                    let mut items = vec![first];
+                    while self.peek() == &Tok::Punct(",") {
+                        self.pos += 1;
+                        self.skip_newlines();
+                        items.push(self.expr(false)?);
+                        self.skip_newlines();
+                    }
+                    self.expect(")")?;
+                    return Ok(Expr::Group(items));
+                }
+                self.expect(")")?;
+                Ok(first)
+            }
+            Tok::Punct("-") => Ok(Expr::Neg(Box::new(self.unary(no_gt)?))),
+            Tok::Punct("!") => Ok(Expr::Not(Box::new(self.unary(no_gt)?))),
+            Tok::Name(n) => {
+                let v = self.scope.var(&n);
+                if self.peek() == &Tok::Punct("[") {
+                    self.pos += 1;
+                    let idx = self.expr_list("]")?;
+                    if idx.is_empty() {
+                        return Err(self.unexpected());
+                    }
+                    return Ok(Expr::Index(v, idx));
+                }
+                Ok(Expr::Var(v))
+            }
+            Tok::FuncName(n) => {
+                self.expect("(")?;
+                let args = self.expr_list(")")?;
+                match self.scope.functions.get(&n) {
+                    Some(&slot) => Ok(Expr::Call(slot, args)),
+                    None => {
+                        self.scope.pending_calls.push(n.clone());
+                        Err(format!("awk: function `{n}' is not defined"))
+                    }
+                }
+            }
+            Tok::Builtin(b) => {
+                if self.peek() == &Tok::Punct("(") {
+                    self.pos += 1;
+                    let args = self.expr_list(")")?;
+                    Ok(Expr::Builtin(b, args))
+                } else if b == "length" {
+                    Ok(Expr::Builtin(b, Vec::new()))
+                } else {
+                    Err(self.unexpected())
+                }
+            }
+            Tok::Kw("getline") => {
+                let var = if matches!(self.peek(), Tok::Name(_) | Tok::Punct("$")) {
+                    Some(Box::new(self.postfix(true)?))
+                } else {
+                    None
+                };
+                let file = if self.peek() == &Tok::Punct("<") {
+                    self.pos += 1;
+                    Some(Box::new(self.postfix(true)?))
+                } else {
+                    None
+                };
+                Ok(Expr::Getline(var, file))
+            }
+            _ => {
+                self.pos -= 1;
+                Err(self.unexpected())
+            }
+        }
+    }
+}
+
+fn is_lvalue(e: &Expr) -> bool {
+    matches!(e, Expr::Var(_) | Expr::Index(..) | Expr::Field(_))
+}
