@@ -42,6 +42,18 @@ fn epoch_parts(t: SystemTime) -> (i64, u32) {
     }
 }
 
+/// Days since 1970-01-01 of a civil date (Howard Hinnant's
+/// `days_from_civil`).
+pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// The UTC date and time of `t` (Howard Hinnant's `civil_from_days`).
 pub(crate) fn civil(t: SystemTime) -> Civil {
     let (secs, nanos) = epoch_parts(t);

@@ -1,9 +1,15 @@
 //! `find [PATH]... [EXPRESSION]`: walks depth first, each directory's
 //! entries in name order, and prints what the expression selects.
 //!
-//! Tests: `-name -iname -path -ipath -wholename -type -mtime -mmin -newer
-//! -size -empty -true -false`; operators `! -not -a -and -o -or ( )`;
-//! actions `-print -print0`; global options `-maxdepth -mindepth`.
+//! Tests: `-name -iname -path -ipath -wholename -regex -iregex -type
+//! -mtime -mmin -atime -amin -ctime -cmin -newer -size -empty -perm
+//! -readable -writable -executable -user -group -true -false`; operators
+//! `! -not -a -and -o -or , ( )`; actions `-print -print0 -printf -ls
+//! -exec -execdir -prune -quit`; global options `-maxdepth -mindepth`.
+//! `-exec` runs vfs-sh commands (`sh -c` included), never host processes.
+//! The document filesystem keeps one time per file, so access and change
+//! times are its modification time; `-delete` and the `-f...` actions
+//! would write and are refused.
 
 use std::time::SystemTime;
 
@@ -45,6 +51,8 @@ impl Cmp {
 #[derive(Debug, Clone)]
 enum Expr {
     And(Box<Expr>, Box<Expr>),
+    /// `a , b`: both, the value of `b`.
+    Comma(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
     Name(Pattern, bool),
@@ -58,6 +66,29 @@ enum Expr {
     Empty,
     Const(bool),
     Print(u8),
+    Printf(Vec<Directive>),
+    Ls,
+    /// `-exec`/`-execdir`: the command with `{}` placeholders; `+` batches.
+    Exec {
+        argv: Vec<String>,
+        batch: bool,
+        in_dir: bool,
+        id: usize,
+    },
+    Prune,
+    Quit,
+    Regex(regex::Regex),
+    /// `-perm MODE`, `-perm -MODE` (all bits), `-perm /MODE` (any bit).
+    Perm(u32, char),
+}
+
+/// One piece of a `-printf` format.
+#[derive(Debug, Clone)]
+enum Directive {
+    Lit(String),
+    /// A `%` conversion: its flags and width as written, and its letter
+    /// (`T`, `A`, `C` carry the time format letter).
+    Conv(String, char, Option<char>),
 }
 
 /// One visited path.
@@ -67,6 +98,21 @@ struct Item<'a> {
     kind: Kind,
     len: u64,
     modified: Option<SystemTime>,
+    depth: usize,
+    root: &'a str,
+}
+
+/// What evaluation decides beyond true or false.
+#[derive(Debug, Default)]
+struct Effects {
+    /// Do not descend into this directory.
+    prune: bool,
+    /// Stop the whole walk.
+    quit: bool,
+    /// A command run by `-exec` failed (find then exits 1).
+    failed: bool,
+    /// Paths waiting for each `-exec ... {} +`, by its id.
+    batches: Vec<Vec<String>>,
 }
 
 /// Parsing state over the expression's arguments.
@@ -76,6 +122,10 @@ struct Parser<'a, 'c, 's> {
     maxdepth: Option<usize>,
     mindepth: usize,
     has_action: bool,
+    /// How many `-exec ... +` there are.
+    batches: usize,
+    /// `-regextype`: whether `-regex` is POSIX extended.
+    extended: bool,
     /// How deeply `!` and `(` are nested, bounded so that no expression can
     /// exhaust the stack.
     depth: usize,
@@ -104,19 +154,28 @@ impl Parser<'_, '_, '_> {
 
     fn or(&mut self) -> Parsed<Expr> {
         let mut left = self.and()?;
-        while matches!(self.peek(), Some("-o" | "-or")) {
-            self.i += 1;
-            let right = self.and()?;
-            left = Expr::Or(Box::new(left), Box::new(right));
+        loop {
+            match self.peek() {
+                Some("-o" | "-or") => {
+                    self.i += 1;
+                    let right = self.and()?;
+                    left = Expr::Or(Box::new(left), Box::new(right));
+                }
+                Some(",") => {
+                    self.i += 1;
+                    let right = self.and()?;
+                    left = Expr::Comma(Box::new(left), Box::new(right));
+                }
+                _ => return Ok(left),
+            }
         }
-        Ok(left)
     }
 
     fn and(&mut self) -> Parsed<Expr> {
         let mut left = self.unary()?;
         loop {
             match self.peek() {
-                None | Some("-o" | "-or" | ")") => return Ok(left),
+                None | Some("-o" | "-or" | ")" | ",") => return Ok(left),
                 Some("-a" | "-and") => self.i += 1,
                 Some(_) => {}
             }
@@ -244,10 +303,116 @@ impl Parser<'_, '_, '_> {
             "-depth" | "-xdev" | "-mount" | "-follow" | "-noleaf" | "-daystart" => {
                 Expr::Const(true)
             }
-            "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprintf"
-            | "-fls" | "-printf" | "-ls" => {
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                self.has_action = true;
+                let mut argv = Vec::new();
+                let mut batch = false;
+                loop {
+                    let Some(a) = self.args.get(self.i).cloned() else {
+                        return Err(format!("find: missing argument to `{pred}'"));
+                    };
+                    self.i += 1;
+                    if a == ";" {
+                        break;
+                    }
+                    if a == "+" && argv.last().is_some_and(|l: &String| l == "{}") {
+                        argv.pop();
+                        batch = true;
+                        break;
+                    }
+                    argv.push(a);
+                }
+                if argv.is_empty() {
+                    return Err(format!("find: missing argument to `{pred}'"));
+                }
+                let id = self.batches;
+                if batch {
+                    self.batches += 1;
+                }
+                Expr::Exec {
+                    argv,
+                    batch,
+                    in_dir: pred.ends_with("dir"),
+                    id,
+                }
+            }
+            "-printf" => {
+                self.has_action = true;
+                let v = self.arg(&pred)?;
+                Expr::Printf(printf_directives(&v)?)
+            }
+            "-ls" => {
+                self.has_action = true;
+                Expr::Ls
+            }
+            "-prune" => Expr::Prune,
+            "-quit" => Expr::Quit,
+            "-regextype" => {
+                let v = self.arg(&pred)?;
+                self.extended = match v.as_str() {
+                    "posix-extended" | "egrep" | "posix-egrep" | "awk" | "gnu-awk" => true,
+                    "emacs" | "posix-basic" | "grep" | "posix-awk" | "findutils-default" | "ed"
+                    | "sed" => false,
+                    _ => return Err(format!("find: Unknown regular expression type ‘{v}’")),
+                };
+                Expr::Const(true)
+            }
+            "-regex" | "-iregex" => {
+                let v = self.arg(&pred)?;
+                let body = if self.extended {
+                    crate::pattern::translate(&v, crate::pattern::Syntax::Extended)
+                        .map(|t| t.regex)
+                        .map_err(|e| format!("find: {e}"))?
+                } else {
+                    emacs_regex(&v)
+                };
+                let re = regex::RegexBuilder::new(&format!("^(?:{body})$"))
+                    .case_insensitive(pred == "-iregex")
+                    .size_limit(1 << 20)
+                    .build()
+                    .map_err(|_| format!("find: invalid regular expression ‘{v}’"))?;
+                Expr::Regex(re)
+            }
+            "-perm" => {
+                let v = self.arg(&pred)?;
+                let (how, digits) = match v.chars().next() {
+                    Some(c @ ('-' | '/' | '+')) => (c, &v[1..]),
+                    _ => ('=', v.as_str()),
+                };
+                let mode = u32::from_str_radix(digits, 8)
+                    .ok()
+                    .or_else(|| symbolic_mode(digits))
+                    .ok_or_else(|| format!("find: invalid mode ‘{v}’"))?;
+                Expr::Perm(mode, if how == '+' { '/' } else { how })
+            }
+            "-atime" | "-ctime" | "-amin" | "-cmin" => {
+                let v = self.arg(&pred)?;
+                let cmp = Cmp::parse(&v)
+                    .ok_or_else(|| format!("find: invalid argument '{v}' to '{pred}'"))?;
+                Expr::Age(cmp, if pred.ends_with("time") { 86_400 } else { 60 })
+            }
+            "-anewer" | "-cnewer" => {
+                let v = self.arg(&pred)?;
+                match self.cx.fs.metadata(&v) {
+                    Ok(m) => Expr::Newer(m.modified),
+                    Err(e) => return Err(format!("find: ‘{v}’: {}", e.strerror())),
+                }
+            }
+            "-readable" | "-nouser" | "-nogroup" => Expr::Const(pred == "-readable"),
+            "-writable" => Expr::Const(false),
+            "-executable" => Expr::Type(vec!['d']),
+            "-user" | "-group" | "-uid" | "-gid" | "-links" | "-inum" | "-samefile" => {
+                // Owners and links are not part of the document filesystem:
+                // every document passes.
+                self.arg(&pred)?;
+                Expr::Const(true)
+            }
+            "-ignore_readdir_race" | "-noignore_readdir_race" | "-nowarn" | "-warn" => {
+                Expr::Const(true)
+            }
+            "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
                 return Err(format!(
-                    "find: '{pred}' is not supported in vfs-sh (read-only, no processes); pipe the paths to xargs instead"
+                    "find: '{pred}' would write: the filesystem is read-only"
                 ));
             }
             other if other.starts_with('-') => {
@@ -260,13 +425,25 @@ impl Parser<'_, '_, '_> {
 }
 
 /// Evaluates the expression on one item, printing into `out`.
-fn eval(e: &Expr, it: &Item<'_>, now: SystemTime, cx: &mut Cx<'_>, out: &mut Vec<u8>) -> bool {
+fn eval(
+    e: &Expr,
+    it: &Item<'_>,
+    now: SystemTime,
+    cx: &mut Cx<'_>,
+    out: &mut Vec<u8>,
+    fx: &mut Effects,
+) -> bool {
     match e {
-        Expr::And(a, b) => eval(a, it, now, cx, out) && eval(b, it, now, cx, out),
-        Expr::Or(a, b) => eval(a, it, now, cx, out) || eval(b, it, now, cx, out),
-        Expr::Not(a) => !eval(a, it, now, cx, out),
+        Expr::And(a, b) => eval(a, it, now, cx, out, fx) && eval(b, it, now, cx, out, fx),
+        Expr::Or(a, b) => eval(a, it, now, cx, out, fx) || eval(b, it, now, cx, out, fx),
+        Expr::Comma(a, b) => {
+            eval(a, it, now, cx, out, fx);
+            eval(b, it, now, cx, out, fx)
+        }
+        Expr::Not(a) => !eval(a, it, now, cx, out, fx),
         Expr::Name(p, fold) => p.matches(it.name, *fold),
         Expr::Path(p, fold) => p.matches(it.path, *fold),
+        Expr::Regex(re) => re.is_match(it.path),
         Expr::Type(kinds) => kinds.iter().any(|&k| match k {
             'f' => it.kind == Kind::File,
             'd' => it.kind == Kind::Dir,
@@ -288,12 +465,450 @@ fn eval(e: &Expr, it: &Item<'_>, now: SystemTime, cx: &mut Cx<'_>, out: &mut Vec
             Kind::File => it.len == 0,
             Kind::Dir => cx.fs.read_dir(it.path).is_ok_and(|e| e.is_empty()),
         },
+        Expr::Perm(mode, how) => {
+            let m = mode_bits(it.kind);
+            match how {
+                '-' => m & mode == *mode,
+                '/' => *mode == 0 || m & mode != 0,
+                _ => m & 0o7777 == *mode,
+            }
+        }
         Expr::Const(b) => *b,
         Expr::Print(end) => {
             out.extend_from_slice(it.path.as_bytes());
             out.push(*end);
             true
         }
+        Expr::Printf(dirs) => {
+            out.extend_from_slice(render(dirs, it, now).as_bytes());
+            true
+        }
+        Expr::Ls => {
+            let blocks = it.len.div_ceil(1024);
+            let date = crate::time::ls_date(it.modified, now);
+            out.extend_from_slice(
+                format!(
+                    "{:>9} {:>6} {} {:>3} {:<8} {:<8} {:>8} {date} {}\n",
+                    0,
+                    blocks,
+                    symbolic(it.kind),
+                    1,
+                    "root",
+                    "root",
+                    it.len,
+                    it.path
+                )
+                .as_bytes(),
+            );
+            true
+        }
+        Expr::Prune => {
+            fx.prune = true;
+            true
+        }
+        Expr::Quit => {
+            fx.quit = true;
+            true
+        }
+        Expr::Exec {
+            argv,
+            batch,
+            in_dir,
+            id,
+        } => {
+            if *batch {
+                let p = if *in_dir {
+                    format!("./{}", it.name)
+                } else {
+                    it.path.to_owned()
+                };
+                if let Some(b) = fx.batches.get_mut(*id) {
+                    b.push(p);
+                }
+                return true;
+            }
+            // What find printed so far comes first.
+            cx.out(out);
+            out.clear();
+            let (dir, arg) = if *in_dir {
+                let parent = match it.path.rfind('/') {
+                    Some(0) => "/".to_owned(),
+                    Some(k) => it.path[..k].to_owned(),
+                    None => ".".to_owned(),
+                };
+                (Some(parent), format!("./{}", it.name))
+            } else {
+                (None, it.path.to_owned())
+            };
+            let argv: Vec<String> = argv.iter().map(|a| a.replace("{}", &arg)).collect();
+            let code = run_in(cx, dir.as_deref(), &argv);
+            code == 0
+        }
+    }
+}
+
+/// Runs a command for `-exec` (in `dir`, for `-execdir`).
+fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
+    let name = argv.first().cloned().unwrap_or_default();
+    if !super::exists(&name) {
+        cx.err(format_args!("find: ‘{name}’: No such file or directory"));
+        return 127;
+    }
+    if cx.depth >= MAX_EXEC_DEPTH {
+        cx.err("find: -exec nested too deeply");
+        return 1;
+    }
+    let back = match dir {
+        Some(d) => {
+            let here = cx.fs.cwd();
+            if cx.fs.set_cwd(d).is_err() {
+                return 1;
+            }
+            Some(here)
+        }
+        None => None,
+    };
+    let code = super::dispatch(&mut cx.nested(Vec::new()), argv);
+    if let Some(b) = back {
+        let _ = cx.fs.set_cwd(&b);
+    }
+    code
+}
+
+/// `find -exec` inside `find -exec` (through `sh -c`) at most this deep.
+const MAX_EXEC_DEPTH: u32 = 16;
+
+/// The permission bits the document filesystem shows: read-only.
+fn mode_bits(kind: Kind) -> u32 {
+    match kind {
+        Kind::Dir => 0o555,
+        Kind::File => 0o444,
+    }
+}
+
+fn symbolic(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Dir => "dr-xr-xr-x",
+        Kind::File => "-r--r--r--",
+    }
+}
+
+/// `u+r`, `a=rx`-style modes for `-perm`, as far as scripts use them.
+fn symbolic_mode(s: &str) -> Option<u32> {
+    let mut mode = 0;
+    for clause in s.split(',') {
+        let (who, rest) = clause.split_at(clause.find(['+', '-', '='])?);
+        let perms = &rest[1..];
+        let mut bits = 0;
+        for c in perms.chars() {
+            bits |= match c {
+                'r' => 0o444,
+                'w' => 0o222,
+                'x' => 0o111,
+                _ => return None,
+            };
+        }
+        let mask = if who.is_empty() || who.contains('a') {
+            0o777
+        } else {
+            let mut m = 0;
+            for c in who.chars() {
+                m |= match c {
+                    'u' => 0o700,
+                    'g' => 0o070,
+                    'o' => 0o007,
+                    _ => return None,
+                };
+            }
+            m
+        };
+        mode |= bits & mask;
+    }
+    Some(mode)
+}
+
+/// findutils' default (emacs) regex syntax in Rust's: `\(`, `\)`, `\|`
+/// group and alternate; `(`, `)`, `|`, `{`, `}` are literal.
+fn emacs_regex(src: &str) -> String {
+    let mut out = String::new();
+    let mut cs = src.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = cs.next() {
+        if in_class {
+            if c == ']' {
+                in_class = false;
+            }
+            if c == '\\' || (c == '[' && cs.peek() != Some(&':')) {
+                out.push('\\');
+            }
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\\' => match cs.next() {
+                Some('(') => out.push('('),
+                Some(')') => out.push(')'),
+                Some('|') => out.push('|'),
+                Some(n @ ('w' | 'W' | 'b' | 'B')) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                Some('<') => out.push_str(r"\b"),
+                Some('>') => out.push_str(r"\b"),
+                Some(n) => out.push_str(&regex::escape(&n.to_string())),
+                None => out.push_str(r"\\"),
+            },
+            '(' | ')' | '|' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '[' => {
+                in_class = true;
+                out.push('[');
+                if cs.peek() == Some(&'^') {
+                    out.push('^');
+                    cs.next();
+                }
+                if cs.peek() == Some(&']') {
+                    out.push_str(r"\]");
+                    cs.next();
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Splits a `-printf` format into text and directives.
+fn printf_directives(fmt: &str) -> Parsed<Vec<Directive>> {
+    let mut dirs = Vec::new();
+    let mut lit = String::new();
+    let mut cs = fmt.chars().peekable();
+    while let Some(c) = cs.next() {
+        match c {
+            '\\' => match cs.next() {
+                Some('n') => lit.push('\n'),
+                Some('t') => lit.push('\t'),
+                Some('r') => lit.push('\r'),
+                Some('0') => lit.push('\0'),
+                Some('\\') => lit.push('\\'),
+                Some('a') => lit.push('\x07'),
+                Some('v') => lit.push('\x0b'),
+                Some('f') => lit.push('\x0c'),
+                Some('b') => lit.push('\x08'),
+                Some('c') => break,
+                Some(o) => {
+                    lit.push('\\');
+                    lit.push(o);
+                }
+                None => lit.push('\\'),
+            },
+            '%' => {
+                let mut spec = String::new();
+                while let Some(&f) = cs.peek() {
+                    if matches!(f, '-' | '+' | ' ' | '#' | '0'..='9' | '.') {
+                        spec.push(f);
+                        cs.next();
+                    } else {
+                        break;
+                    }
+                }
+                let Some(k) = cs.next() else {
+                    return Err("find: error: the format directive ‘%’ is incomplete".to_owned());
+                };
+                if k == '%' {
+                    lit.push('%');
+                    continue;
+                }
+                if !lit.is_empty() {
+                    dirs.push(Directive::Lit(std::mem::take(&mut lit)));
+                }
+                let sub = if matches!(k, 'T' | 'A' | 'C' | 'B') {
+                    match cs.next() {
+                        Some(t) => Some(t),
+                        None => {
+                            return Err(format!("find: error: missing time specifier after %{k}"));
+                        }
+                    }
+                } else {
+                    None
+                };
+                dirs.push(Directive::Conv(spec, k, sub));
+            }
+            c => lit.push(c),
+        }
+    }
+    if !lit.is_empty() {
+        dirs.push(Directive::Lit(lit));
+    }
+    Ok(dirs)
+}
+
+const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// One `%T`-style time field.
+fn time_field(t: Option<SystemTime>, k: char) -> String {
+    let Some(t) = t else {
+        return String::new();
+    };
+    let secs = crate::time::epoch_seconds(t);
+    let c = crate::time::civil(t);
+    let wday = WEEKDAYS[secs.div_euclid(86_400).rem_euclid(7) as usize];
+    let mon = MONTHS[(c.month.saturating_sub(1) as usize).min(11)];
+    match k {
+        '@' => format!("{secs}.{:010}", u64::from(c.nanos) * 10),
+        'Y' => c.year.to_string(),
+        'y' => format!("{:02}", c.year.rem_euclid(100)),
+        'm' => format!("{:02}", c.month),
+        'd' => format!("{:02}", c.day),
+        'e' => format!("{:2}", c.day),
+        'H' => format!("{:02}", c.hour),
+        'I' => format!("{:02}", (c.hour + 11) % 12 + 1),
+        'M' => format!("{:02}", c.minute),
+        'S' => format!("{:02}.{:010}", c.second, u64::from(c.nanos) * 10),
+        'T' => format!(
+            "{:02}:{:02}:{:02}.{:010}",
+            c.hour,
+            c.minute,
+            c.second,
+            u64::from(c.nanos) * 10
+        ),
+        'F' | 'D' if k == 'F' => format!("{}-{:02}-{:02}", c.year, c.month, c.day),
+        'D' => format!("{:02}/{:02}/{:02}", c.month, c.day, c.year.rem_euclid(100)),
+        '+' => format!(
+            "{}-{:02}-{:02}+{:02}:{:02}:{:02}.{:010}",
+            c.year,
+            c.month,
+            c.day,
+            c.hour,
+            c.minute,
+            c.second,
+            u64::from(c.nanos) * 10
+        ),
+        'R' => format!("{:02}:{:02}", c.hour, c.minute),
+        'a' => wday.to_owned(),
+        'b' | 'h' => mon.to_owned(),
+        'j' => {
+            let start = crate::time::days_from_civil(c.year, 1, 1);
+            let today = secs.div_euclid(86_400);
+            format!("{:03}", today - start + 1)
+        }
+        'Z' => "UTC".to_owned(),
+        'z' => "+0000".to_owned(),
+        'p' => if c.hour < 12 { "AM" } else { "PM" }.to_owned(),
+        'c' => format!(
+            "{wday} {mon} {:2} {:02}:{:02}:{:02} {}",
+            c.day, c.hour, c.minute, c.second, c.year
+        ),
+        's' => secs.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Renders a `-printf` format for one item.
+fn render(dirs: &[Directive], it: &Item<'_>, _now: SystemTime) -> String {
+    let mut out = String::new();
+    for d in dirs {
+        let (spec, k, sub) = match d {
+            Directive::Lit(s) => {
+                out.push_str(s);
+                continue;
+            }
+            Directive::Conv(spec, k, sub) => (spec, *k, *sub),
+        };
+        let rel = it
+            .path
+            .strip_prefix(it.root)
+            .map(|r| r.trim_start_matches('/'))
+            .unwrap_or(it.path);
+        let text = match k {
+            'p' => it.path.to_owned(),
+            'f' => it.name.to_owned(),
+            'h' => match it.path.rfind('/') {
+                Some(0) => "/".to_owned(),
+                Some(i) => it.path[..i].to_owned(),
+                None => ".".to_owned(),
+            },
+            'P' => rel.to_owned(),
+            'H' => it.root.to_owned(),
+            's' => it.len.to_string(),
+            'k' => it.len.div_ceil(4096).saturating_mul(4).to_string(),
+            'b' => it.len.div_ceil(4096).saturating_mul(8).to_string(),
+            'd' => it.depth.to_string(),
+            'm' => format!("{:o}", mode_bits(it.kind)),
+            'M' => symbolic(it.kind).to_owned(),
+            'y' | 'Y' => if it.kind == Kind::Dir { "d" } else { "f" }.to_owned(),
+            'u' | 'g' => "root".to_owned(),
+            'U' | 'G' => "0".to_owned(),
+            'n' => if it.kind == Kind::Dir { "2" } else { "1" }.to_owned(),
+            'i' => "0".to_owned(),
+            'l' => String::new(),
+            'D' => "0".to_owned(),
+            'F' => "vfs".to_owned(),
+            'S' => "1".to_owned(),
+            't' | 'a' | 'c' => {
+                let t = it.modified;
+                match t {
+                    Some(t) => {
+                        let c = crate::time::civil(t);
+                        let secs = crate::time::epoch_seconds(t);
+                        format!(
+                            "{} {} {:2} {:02}:{:02}:{:02}.{:010} {}",
+                            WEEKDAYS[secs.div_euclid(86_400).rem_euclid(7) as usize],
+                            MONTHS[(c.month.saturating_sub(1) as usize).min(11)],
+                            c.day,
+                            c.hour,
+                            c.minute,
+                            c.second,
+                            u64::from(c.nanos) * 10,
+                            c.year
+                        )
+                    }
+                    None => String::new(),
+                }
+            }
+            'T' | 'A' | 'C' | 'B' => time_field(it.modified, sub.unwrap_or('@')),
+            other => format!("%{other}"),
+        };
+        out.push_str(&pad(spec, &text));
+    }
+    out
+}
+
+/// Applies a `-printf` width (`-` left-aligns).
+fn pad(spec: &str, text: &str) -> String {
+    if spec.is_empty() {
+        return text.to_owned();
+    }
+    let left = spec.contains('-');
+    let (w, prec) = match spec
+        .trim_start_matches(['-', '+', ' ', '#', '0'])
+        .split_once('.')
+    {
+        Some((w, p)) => (w.to_owned(), p.parse::<usize>().ok()),
+        None => (
+            spec.trim_start_matches(['-', '+', ' ', '#', '0'])
+                .to_owned(),
+            None,
+        ),
+    };
+    let text: String = match prec {
+        Some(p) => text.chars().take(p).collect(),
+        None => text.to_owned(),
+    };
+    let width: usize = w.parse().unwrap_or(0);
+    let n = text.chars().count();
+    if n >= width {
+        return text;
+    }
+    if left {
+        format!("{text}{}", " ".repeat(width - n))
+    } else {
+        format!("{}{text}", " ".repeat(width - n))
     }
 }
 
@@ -318,6 +933,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         maxdepth: None,
         mindepth: 0,
         has_action: false,
+        batches: 0,
+        extended: false,
         depth: 0,
         cx,
     };
@@ -331,6 +948,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         })
     };
     let (maxdepth, mindepth, has_action) = (parser.maxdepth, parser.mindepth, parser.has_action);
+    let batches = parser.batches;
     let expr = match expr {
         Ok(e) if has_action => e,
         Ok(e) => Expr::And(Box::new(e), Box::new(Expr::Print(b'\n'))),
@@ -341,7 +959,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let now = cx.env.now;
     let mut status = 0;
-    for root in &paths {
+    let mut fx = Effects {
+        batches: vec![Vec::new(); batches],
+        ..Effects::default()
+    };
+    'roots: for root in &paths {
         let meta = match cx.fs.metadata(root) {
             Ok(m) => m,
             Err(e) => {
@@ -366,6 +988,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         )];
         while let Some((path, name, kind, len, modified, depth)) = stack.pop() {
             let mut out = Vec::new();
+            fx.prune = false;
             if depth >= mindepth {
                 let item = Item {
                     path: &path,
@@ -373,11 +996,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     kind,
                     len,
                     modified,
+                    depth,
+                    root,
                 };
-                eval(&expr, &item, now, cx, &mut out);
+                eval(&expr, &item, now, cx, &mut out, &mut fx);
             }
             cx.out(&out);
-            if kind == Kind::Dir && maxdepth.is_none_or(|m| depth < m) {
+            if fx.quit {
+                break 'roots;
+            }
+            if kind == Kind::Dir && !fx.prune && maxdepth.is_none_or(|m| depth < m) {
                 match cx.fs.read_dir(&path) {
                     Ok(entries) => {
                         for e in entries.into_iter().rev() {
@@ -393,5 +1021,41 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
+    // `-exec ... {} +`: the collected paths, in batches.
+    collect_batches(&expr, &mut fx, cx);
+    if fx.failed {
+        status = 1;
+    }
     status
+}
+
+/// Runs each `-exec ... {} +` over the paths it collected.
+fn collect_batches(e: &Expr, fx: &mut Effects, cx: &mut Cx<'_>) {
+    match e {
+        Expr::And(a, b) | Expr::Or(a, b) | Expr::Comma(a, b) => {
+            collect_batches(a, fx, cx);
+            collect_batches(b, fx, cx);
+        }
+        Expr::Not(a) => collect_batches(a, fx, cx),
+        Expr::Exec {
+            argv,
+            batch: true,
+            in_dir,
+            id,
+        } => {
+            let paths = std::mem::take(&mut fx.batches[*id]);
+            for chunk in paths.chunks(4096) {
+                if chunk.is_empty() {
+                    continue;
+                }
+                let mut full = argv.clone();
+                full.extend(chunk.iter().cloned());
+                let _ = in_dir;
+                if run_in(cx, None, &full) != 0 {
+                    fx.failed = true;
+                }
+            }
+        }
+        _ => {}
+    }
 }
