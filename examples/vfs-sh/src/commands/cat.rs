@@ -1,4 +1,4 @@
-//! `cat [-n] [-b] [-s] [-E] [FILE]...`: concatenates documents (and `-`,
+//! `cat [-n] [-b] [-s] [-E] [-T] [-v] [-A] [-e] [-t] [FILE]...`: concatenates documents (and `-`,
 //! standard input). Line numbering runs on across files, as in GNU cat.
 
 use super::{flag, options};
@@ -11,6 +11,8 @@ struct State {
     nonblank: bool,
     squeeze: bool,
     ends: bool,
+    tabs: bool,
+    nonprinting: bool,
     line: u64,
     at_line_start: bool,
     blank_run: usize,
@@ -18,7 +20,13 @@ struct State {
 
 impl State {
     fn feed(&mut self, data: &[u8], out: &mut Vec<u8>) {
-        if !(self.number || self.nonblank || self.squeeze || self.ends) {
+        if !(self.number
+            || self.nonblank
+            || self.squeeze
+            || self.ends
+            || self.tabs
+            || self.nonprinting)
+        {
             out.extend_from_slice(data);
             return;
         }
@@ -41,7 +49,29 @@ impl State {
             if b == b'\n' && self.ends {
                 out.push(b'$');
             }
-            out.push(b);
+            if b == b'\t' && self.tabs {
+                out.extend_from_slice(b"^I");
+            } else if self.nonprinting && b != b'\n' && b != b'\t' {
+                // GNU's `-v` notation: ^X, M-x, ^?.
+                let (meta, c) = if b >= 0x80 {
+                    (true, b - 0x80)
+                } else {
+                    (false, b)
+                };
+                if meta {
+                    out.extend_from_slice(b"M-");
+                }
+                match c {
+                    0..=31 => {
+                        out.push(b'^');
+                        out.push(c + 64);
+                    }
+                    127 => out.extend_from_slice(b"^?"),
+                    _ => out.push(c),
+                }
+            } else {
+                out.push(b);
+            }
             self.at_line_start = b == b'\n';
         }
     }
@@ -54,6 +84,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('b', "number-nonblank", "b"),
         flag('s', "squeeze-blank", "s"),
         flag('E', "show-ends", "E"),
+        flag('T', "show-tabs", "T"),
+        flag('v', "show-nonprinting", "v"),
+        flag('A', "show-all", "A"),
+        flag('e', "", "e"),
+        flag('t', "", "t"),
         flag('u', "", "u"),
     ];
     let p = match options(cx, "cat", args, SPEC, 1) {
@@ -64,7 +99,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         number: p.has("n"),
         nonblank: p.has("b"),
         squeeze: p.has("s"),
-        ends: p.has("E"),
+        ends: p.has("E") || p.has("A") || p.has("e"),
+        tabs: p.has("T") || p.has("A") || p.has("t"),
+        nonprinting: p.has("v") || p.has("A") || p.has("e") || p.has("t"),
         at_line_start: true,
         ..State::default()
     };

@@ -1,190 +1,1198 @@
-//! `sed` for printing lines only: `sed -n 'Np'`, `'N,Mp'`, `'/re/p'`, `'$p'`
-//! and ranges between such addresses, several joined by `;`. Any other
-//! script is refused with a message naming the supported forms.
+//! `sed`, as GNU sed runs a script: addresses (`N`, `$`, `/re/` with `I`
+//! and `M`, `\cREc`, `first~step`, `addr,+N`, `addr,~N`, `0,/re/`, `!`),
+//! blocks, and the commands `s y p P d D n N g G h H x b t T : = a i c l q
+//! Q r R z F` and `w` to `/dev/stdout` or `/dev/stderr`. Substitutions take
+//! `g`, a count, `p`, `i`/`I`, `m`/`M`; replacements `&`, `\1`..`\9` and
+//! GNU's `\U \L \u \l \E`. Writing a file (`-i`, `w FILE`) and running
+//! commands (`e`, `s///e`) are refused.
 //!
-//! With only numeric addresses and `-n`, a document is read only up to the
-//! last line wanted.
+//! With `-n` and only line-number addresses, a document is read only up to
+//! the last line wanted.
 
-use regex::bytes::Regex;
+use regex::{Regex, RegexBuilder};
 
 use super::read::{self, newlines};
 use super::{flag, options, value};
 use crate::exec::Cx;
 use crate::pattern::{Syntax, translate};
 
-const SUPPORTED: &str = "vfs-sh's sed only prints lines: sed -n 'Np', 'N,Mp', '/RE/p', '$p', ranges such as 'N,$p' or '/RE1/,/RE2/p', several joined by ';'";
-
-/// One address.
+/// The first address of a command.
 #[derive(Debug, Clone)]
 enum Addr {
     Line(u64),
     Last,
-    Re(Regex),
+    /// `None`: the last regex used.
+    Re(Option<Regex>),
+    Step(u64, u64),
+    /// `0` (only as `0,/re/`).
+    Zero,
 }
 
-/// One `[addr[,addr]]p` command, with its range state.
+/// The second address of a range.
+#[derive(Debug, Clone)]
+enum Addr2 {
+    Line(u64),
+    Last,
+    Re(Option<Regex>),
+    Plus(u64),
+    Multiple(u64),
+}
+
+/// One piece of a replacement.
+#[derive(Debug, Clone)]
+enum Repl {
+    Lit(String),
+    Group(usize),
+    /// `\U`, `\L`, `\u`, `\l`, `\E`.
+    Case(char),
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    /// `{`: the index after the matching `}`.
+    Block(usize),
+    EndBlock,
+    LineNumber,
+    Append(String),
+    Insert(String),
+    Change(String),
+    /// `b`, `t`, `T`: the label's index (`None`: the end of the script).
+    Branch(char, Option<usize>),
+    Label,
+    Delete,
+    DeleteFirst,
+    Get,
+    GetAppend,
+    Hold,
+    HoldAppend,
+    Exchange,
+    List(usize),
+    Next,
+    NextAppend,
+    Print,
+    PrintFirst,
+    Quit(i32, bool),
+    ReadFile(String),
+    ReadLine(String),
+    Subst(Box<Subst>),
+    Translit(Vec<(char, char)>),
+    Zap,
+    FileName,
+    /// `w /dev/stdout` or `/dev/stderr` (`true`).
+    Write(bool),
+}
+
+#[derive(Debug, Clone)]
+struct Subst {
+    re: Option<Regex>,
+    repl: Vec<Repl>,
+    global: bool,
+    nth: usize,
+    print: bool,
+    /// `w /dev/stdout` (`Some(false)`) or `/dev/stderr` (`Some(true)`).
+    write: Option<bool>,
+}
+
 #[derive(Debug, Clone)]
 struct Cmd {
-    from: Option<Addr>,
-    to: Option<Addr>,
+    a1: Option<Addr>,
+    a2: Option<Addr2>,
+    negate: bool,
+    kind: Kind,
+    /// Inside the range; and the line that ends a `+N`/`~N` range.
     active: bool,
+    end: u64,
 }
 
-fn parse_addr(s: &[char], i: &mut usize, syntax: Syntax) -> Result<Option<Addr>, String> {
-    match s.get(*i) {
-        Some(c) if c.is_ascii_digit() => {
-            let start = *i;
-            while s.get(*i).is_some_and(char::is_ascii_digit) {
-                *i += 1;
+type Res<T> = Result<T, String>;
+
+fn err(msg: &str) -> String {
+    format!("sed: -e expression #1, char 0: {msg}")
+}
+
+struct Parser {
+    s: Vec<char>,
+    i: usize,
+    syntax: Syntax,
+    fold_default: bool,
+}
+
+/// Compiles a sed regex (BRE or ERE) with GNU's `\n`, `\t` escapes.
+fn compile(src: &str, syntax: Syntax, fold: bool, multi: bool) -> Res<Regex> {
+    let mut pre = String::new();
+    let mut cs = src.chars();
+    while let Some(c) = cs.next() {
+        if c == '\\' {
+            match cs.next() {
+                Some('n') => pre.push('\n'),
+                Some('t') => pre.push('\t'),
+                Some(o) => {
+                    pre.push('\\');
+                    pre.push(o);
+                }
+                None => pre.push('\\'),
             }
-            let n: String = s[start..*i].iter().collect();
-            Ok(Some(Addr::Line(n.parse().unwrap_or(u64::MAX))))
+        } else {
+            pre.push(c);
         }
-        Some('$') => {
-            *i += 1;
-            Ok(Some(Addr::Last))
+    }
+    let t = translate(&pre, syntax).map_err(|e| format!("sed: -e expression #1, char 0: {e}"))?;
+    RegexBuilder::new(&t.regex)
+        .case_insensitive(fold)
+        .multi_line(multi)
+        .size_limit(4 << 20)
+        .build()
+        .map_err(|_| err("invalid regular expression"))
+}
+
+impl Parser {
+    fn peek(&self) -> Option<char> {
+        self.s.get(self.i).copied()
+    }
+
+    fn skip_blanks(&mut self) {
+        while matches!(self.peek(), Some(' ' | '\t')) {
+            self.i += 1;
         }
-        Some('/') => {
-            *i += 1;
-            let mut re = String::new();
-            loop {
-                match s.get(*i) {
-                    None => {
-                        return Err("sed: -e expression #1: unterminated address regex".to_owned());
+    }
+
+    fn number(&mut self) -> u64 {
+        let start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        let t: String = self.s[start..self.i].iter().collect();
+        t.parse().unwrap_or(u64::MAX)
+    }
+
+    /// Text up to an unescaped `delim`; `\delim` is the delimiter itself,
+    /// `\n` a newline (in replacements and `y`).
+    fn delimited(&mut self, delim: char, regex: bool) -> Res<String> {
+        let mut out = String::new();
+        let mut in_class = false;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(err(&format!(
+                    "unterminated `{}' command",
+                    if regex { "s" } else { "y" }
+                )));
+            };
+            self.i += 1;
+            if c == '\\' {
+                let Some(n) = self.peek() else {
+                    out.push('\\');
+                    continue;
+                };
+                self.i += 1;
+                if n == delim {
+                    out.push(n);
+                } else if n == '\n' {
+                    out.push('\n');
+                } else {
+                    out.push('\\');
+                    out.push(n);
+                }
+                continue;
+            }
+            if regex && c == '[' && !in_class {
+                in_class = true;
+                out.push(c);
+                if self.peek() == Some('^') {
+                    out.push('^');
+                    self.i += 1;
+                }
+                if self.peek() == Some(']') {
+                    out.push(']');
+                    self.i += 1;
+                }
+                continue;
+            }
+            if in_class {
+                if c == ']' {
+                    in_class = false;
+                }
+                out.push(c);
+                continue;
+            }
+            if c == delim {
+                return Ok(out);
+            }
+            out.push(c);
+        }
+    }
+
+    fn regex_flags(&mut self) -> (bool, bool) {
+        let (mut fold, mut multi) = (self.fold_default, false);
+        loop {
+            match self.peek() {
+                Some('I') => fold = true,
+                Some('M') => multi = true,
+                _ => return (fold, multi),
+            }
+            self.i += 1;
+        }
+    }
+
+    fn re(&mut self, delim: char) -> Res<Option<Regex>> {
+        let src = self.delimited(delim, true)?;
+        let (fold, multi) = self.regex_flags();
+        if src.is_empty() {
+            return Ok(None);
+        }
+        compile(&src, self.syntax, fold, multi).map(Some)
+    }
+
+    fn addr(&mut self) -> Res<Option<Addr>> {
+        match self.peek() {
+            Some(c) if c.is_ascii_digit() => {
+                let n = self.number();
+                if self.peek() == Some('~') {
+                    self.i += 1;
+                    let step = self.number();
+                    return Ok(Some(Addr::Step(n, step)));
+                }
+                Ok(Some(if n == 0 { Addr::Zero } else { Addr::Line(n) }))
+            }
+            Some('$') => {
+                self.i += 1;
+                Ok(Some(Addr::Last))
+            }
+            Some('/') => {
+                self.i += 1;
+                Ok(Some(Addr::Re(self.re('/')?)))
+            }
+            Some('\\') => {
+                self.i += 1;
+                let Some(d) = self.peek() else {
+                    return Err(err("unexpected `,'"));
+                };
+                self.i += 1;
+                Ok(Some(Addr::Re(self.re(d)?)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn addr2(&mut self) -> Res<Addr2> {
+        self.skip_blanks();
+        match self.peek() {
+            Some('+') => {
+                self.i += 1;
+                Ok(Addr2::Plus(self.number()))
+            }
+            Some('~') => {
+                self.i += 1;
+                Ok(Addr2::Multiple(self.number()))
+            }
+            _ => match self.addr()? {
+                Some(Addr::Line(n)) => Ok(Addr2::Line(n)),
+                Some(Addr::Zero) => Ok(Addr2::Line(0)),
+                Some(Addr::Last) => Ok(Addr2::Last),
+                Some(Addr::Re(r)) => Ok(Addr2::Re(r)),
+                Some(Addr::Step(n, _)) => Ok(Addr2::Line(n)),
+                None => Err(err("unexpected `,'")),
+            },
+        }
+    }
+
+    /// The text of `a`, `i`, `c`: GNU's one-line form or `\` and lines.
+    fn text(&mut self) -> String {
+        self.skip_blanks();
+        if self.peek() == Some('\\') {
+            self.i += 1;
+            if self.peek() == Some('\n') {
+                self.i += 1;
+            }
+        }
+        let mut out = String::new();
+        while let Some(c) = self.peek() {
+            self.i += 1;
+            match c {
+                '\\' => match self.peek() {
+                    Some('\n') => {
+                        out.push('\n');
+                        self.i += 1;
                     }
-                    Some('/') => {
-                        *i += 1;
-                        break;
+                    Some('t') => {
+                        out.push('\t');
+                        self.i += 1;
                     }
-                    Some('\\') if s.get(*i + 1) == Some(&'/') => {
-                        re.push('/');
-                        *i += 2;
+                    Some(n) => {
+                        out.push(n);
+                        self.i += 1;
                     }
-                    Some('\\') => {
-                        re.push('\\');
-                        if let Some(&n) = s.get(*i + 1) {
-                            re.push(n);
+                    None => {}
+                },
+                '\n' => break,
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    fn label(&mut self) -> String {
+        self.skip_blanks();
+        let start = self.i;
+        while self
+            .peek()
+            .is_some_and(|c| c != '\n' && c != ';' && c != '}')
+        {
+            self.i += 1;
+        }
+        self.s[start..self.i]
+            .iter()
+            .collect::<String>()
+            .trim()
+            .to_owned()
+    }
+
+    fn filename(&mut self) -> String {
+        self.skip_blanks();
+        let start = self.i;
+        while self.peek().is_some_and(|c| c != '\n') {
+            self.i += 1;
+        }
+        self.s[start..self.i].iter().collect()
+    }
+
+    fn replacement(&mut self, delim: char) -> Res<Vec<Repl>> {
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(err("unterminated `s' command"));
+            };
+            self.i += 1;
+            match c {
+                '\\' => {
+                    let Some(n) = self.peek() else {
+                        lit.push('\\');
+                        continue;
+                    };
+                    self.i += 1;
+                    match n {
+                        '0'..='9' => {
+                            if !lit.is_empty() {
+                                parts.push(Repl::Lit(std::mem::take(&mut lit)));
+                            }
+                            parts.push(Repl::Group(n as usize - '0' as usize));
                         }
-                        *i += 2;
+                        'n' => lit.push('\n'),
+                        't' => lit.push('\t'),
+                        '\n' => lit.push('\n'),
+                        'U' | 'L' | 'u' | 'l' | 'E' => {
+                            if !lit.is_empty() {
+                                parts.push(Repl::Lit(std::mem::take(&mut lit)));
+                            }
+                            parts.push(Repl::Case(n));
+                        }
+                        '&' => lit.push('&'),
+                        o => lit.push(o),
                     }
-                    Some(&c) => {
-                        re.push(c);
-                        *i += 1;
+                }
+                '&' => {
+                    if !lit.is_empty() {
+                        parts.push(Repl::Lit(std::mem::take(&mut lit)));
+                    }
+                    parts.push(Repl::Group(0));
+                }
+                c if c == delim => break,
+                c => lit.push(c),
+            }
+        }
+        if !lit.is_empty() {
+            parts.push(Repl::Lit(lit));
+        }
+        Ok(parts)
+    }
+
+    fn script(&mut self) -> Res<Vec<Cmd>> {
+        let mut cmds: Vec<Cmd> = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
+        let mut labels: Vec<(String, usize)> = Vec::new();
+        let mut branches: Vec<(usize, String)> = Vec::new();
+        loop {
+            while matches!(self.peek(), Some(' ' | '\t' | '\n' | ';')) {
+                self.i += 1;
+            }
+            let Some(c) = self.peek() else { break };
+            if c == '#' {
+                while self.peek().is_some_and(|c| c != '\n') {
+                    self.i += 1;
+                }
+                continue;
+            }
+            let a1 = self.addr()?;
+            let mut a2 = None;
+            self.skip_blanks();
+            if a1.is_some() && self.peek() == Some(',') {
+                self.i += 1;
+                a2 = Some(self.addr2()?);
+            }
+            if matches!(a1, Some(Addr::Zero)) && !matches!(a2, Some(Addr2::Re(_))) {
+                return Err(err("invalid usage of line address 0"));
+            }
+            self.skip_blanks();
+            let mut negate = false;
+            while self.peek() == Some('!') {
+                negate = true;
+                self.i += 1;
+                self.skip_blanks();
+            }
+            let Some(k) = self.peek() else {
+                return Err(err("missing command"));
+            };
+            self.i += 1;
+            let kind = match k {
+                '{' => {
+                    open.push(cmds.len());
+                    Kind::Block(0)
+                }
+                '}' => {
+                    let Some(o) = open.pop() else {
+                        return Err(err("unexpected `}'"));
+                    };
+                    let after = cmds.len() + 1;
+                    cmds[o].kind = Kind::Block(after);
+                    Kind::EndBlock
+                }
+                '=' => Kind::LineNumber,
+                'a' => Kind::Append(self.text()),
+                'i' => Kind::Insert(self.text()),
+                'c' => Kind::Change(self.text()),
+                'b' | 't' | 'T' => {
+                    let l = self.label();
+                    if !l.is_empty() {
+                        branches.push((cmds.len(), l));
+                    }
+                    Kind::Branch(k, None)
+                }
+                ':' => {
+                    let l = self.label();
+                    if l.is_empty() {
+                        return Err(err("\":\" lacks a label"));
+                    }
+                    labels.push((l, cmds.len()));
+                    Kind::Label
+                }
+                'd' => Kind::Delete,
+                'D' => Kind::DeleteFirst,
+                'g' => Kind::Get,
+                'G' => Kind::GetAppend,
+                'h' => Kind::Hold,
+                'H' => Kind::HoldAppend,
+                'x' => Kind::Exchange,
+                'l' => {
+                    self.skip_blanks();
+                    let n = if self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                        usize::try_from(self.number()).unwrap_or(70)
+                    } else {
+                        70
+                    };
+                    Kind::List(n)
+                }
+                'n' => Kind::Next,
+                'N' => Kind::NextAppend,
+                'p' => Kind::Print,
+                'P' => Kind::PrintFirst,
+                'q' | 'Q' => {
+                    self.skip_blanks();
+                    let code = if self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                        i32::try_from(self.number()).unwrap_or(0)
+                    } else {
+                        0
+                    };
+                    Kind::Quit(code, k == 'q')
+                }
+                'r' => Kind::ReadFile(self.filename()),
+                'R' => Kind::ReadLine(self.filename()),
+                'w' | 'W' => {
+                    let f = self.filename();
+                    match f.as_str() {
+                        "/dev/stdout" => Kind::Write(false),
+                        "/dev/stderr" => Kind::Write(true),
+                        _ => {
+                            return Err(format!(
+                                "sed: couldn't open file {f}: the filesystem is read-only"
+                            ));
+                        }
+                    }
+                }
+                'e' => {
+                    return Err(
+                        "sed: the `e' command is not supported: vfs-sh runs no host commands"
+                            .to_owned(),
+                    );
+                }
+                'z' => Kind::Zap,
+                'F' => Kind::FileName,
+                's' => {
+                    let Some(d) = self.peek() else {
+                        return Err(err("unterminated `s' command"));
+                    };
+                    if d == '\n' || d == '\\' {
+                        return Err(err("unterminated `s' command"));
+                    }
+                    self.i += 1;
+                    let src = self.delimited(d, true)?;
+                    let repl = self.replacement(d)?;
+                    let mut sub = Subst {
+                        re: None,
+                        repl,
+                        global: false,
+                        nth: 1,
+                        print: false,
+                        write: None,
+                    };
+                    let (mut fold, mut multi) = (self.fold_default, false);
+                    loop {
+                        match self.peek() {
+                            Some('g') => sub.global = true,
+                            Some('p') => sub.print = true,
+                            Some('i' | 'I') => fold = true,
+                            Some('m' | 'M') => multi = true,
+                            Some('e') => {
+                                return Err("sed: the `e' flag is not supported: vfs-sh runs no host commands".to_owned());
+                            }
+                            Some(c) if c.is_ascii_digit() => {
+                                sub.nth = usize::try_from(self.number()).unwrap_or(1).max(1);
+                                continue;
+                            }
+                            Some('w') => {
+                                self.i += 1;
+                                let f = self.filename();
+                                sub.write = match f.as_str() {
+                                    "/dev/stdout" => Some(false),
+                                    "/dev/stderr" => Some(true),
+                                    _ => {
+                                        return Err(format!(
+                                            "sed: couldn't open file {f}: the filesystem is read-only"
+                                        ));
+                                    }
+                                };
+                                break;
+                            }
+                            _ => break,
+                        }
+                        self.i += 1;
+                    }
+                    if !src.is_empty() {
+                        sub.re = Some(compile(&src, self.syntax, fold, multi)?);
+                    }
+                    Kind::Subst(Box::new(sub))
+                }
+                'y' => {
+                    let Some(d) = self.peek() else {
+                        return Err(err("unterminated `y' command"));
+                    };
+                    self.i += 1;
+                    let a: Vec<char> = unescape_y(&self.delimited(d, false)?);
+                    let b: Vec<char> = unescape_y(&self.delimited(d, false)?);
+                    if a.len() != b.len() {
+                        return Err(err("strings for `y' command are different lengths"));
+                    }
+                    Kind::Translit(a.into_iter().zip(b).collect())
+                }
+                other => return Err(err(&format!("unknown command: `{other}'"))),
+            };
+            cmds.push(Cmd {
+                a1,
+                a2,
+                negate,
+                kind,
+                active: false,
+                end: 0,
+            });
+            // After a command: blanks, then `;`, a newline, `}` or `#`.
+            self.skip_blanks();
+            match self.peek() {
+                None | Some(';' | '\n' | '}' | '#') => {}
+                Some(c) => {
+                    if !matches!(cmds.last().map(|c| &c.kind), Some(Kind::Block(_))) {
+                        return Err(err(&format!("extra characters after command ({c})")));
                     }
                 }
             }
-            let t = translate(&re, syntax).map_err(|e| format!("sed: -e expression #1: {e}"))?;
-            let re = Regex::new(&t.regex).map_err(|e| format!("sed: -e expression #1: {e}"))?;
-            Ok(Some(Addr::Re(re)))
         }
-        _ => Ok(None),
+        if !open.is_empty() {
+            return Err(err("unmatched `{'"));
+        }
+        for (at, l) in branches {
+            let Some(&(_, target)) = labels.iter().find(|(n, _)| *n == l) else {
+                return Err(format!(
+                    "sed: -e expression #1, char 0: can't find label for jump to `{l}'"
+                ));
+            };
+            if let Kind::Branch(k, _) = cmds[at].kind {
+                cmds[at].kind = Kind::Branch(k, Some(target));
+            }
+        }
+        Ok(cmds)
     }
 }
 
-fn parse_script(script: &str, syntax: Syntax) -> Result<Vec<Cmd>, String> {
-    let s: Vec<char> = script.chars().collect();
-    let mut cmds = Vec::new();
-    let mut i = 0;
-    let unsupported = || format!("sed: unsupported script '{script}'; {SUPPORTED}");
-    let skip_ws = |i: &mut usize| {
-        while s.get(*i).is_some_and(|c| c.is_whitespace()) {
-            *i += 1;
+fn unescape_y(s: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut cs = s.chars();
+    while let Some(c) = cs.next() {
+        if c == '\\' {
+            match cs.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('\\') => out.push('\\'),
+                Some(o) => {
+                    out.push('\\');
+                    out.push(o);
+                }
+                None => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One input line, and whether it ended with a newline.
+struct Line {
+    text: String,
+    nl: bool,
+    /// The last line of its file (for `-s`) or of all input.
+    last: bool,
+    file: String,
+}
+
+struct Run<'a, 'b> {
+    lines: Vec<Line>,
+    next: usize,
+    line_no: u64,
+    out: Vec<u8>,
+    err: Vec<u8>,
+    /// The last write lacked its newline (the input's last line had none).
+    pending_nl: bool,
+    last_re: Option<Regex>,
+    append: Vec<String>,
+    cx: &'a mut Cx<'b>,
+    /// Documents read by `R`, line by line.
+    r_files: std::collections::HashMap<String, (Vec<String>, usize)>,
+}
+
+impl Run<'_, '_> {
+    fn emit(&mut self, text: &str, nl: bool) {
+        if self.pending_nl {
+            self.out.push(b'\n');
+            self.pending_nl = false;
+        }
+        self.out.extend_from_slice(text.as_bytes());
+        if nl {
+            self.out.push(b'\n');
+        } else {
+            self.pending_nl = true;
+        }
+    }
+
+    fn emit_err(&mut self, text: &str) {
+        self.err.extend_from_slice(text.as_bytes());
+        self.err.push(b'\n');
+    }
+
+    fn flush_appends(&mut self) {
+        for a in std::mem::take(&mut self.append) {
+            self.emit(&a, true);
+        }
+    }
+
+    fn regex(&mut self, r: &Option<Regex>) -> Option<Regex> {
+        match r {
+            Some(r) => {
+                self.last_re = Some(r.clone());
+                Some(r.clone())
+            }
+            None => self.last_re.clone(),
+        }
+    }
+
+    fn matches1(&mut self, a: &Addr, ps: &str, last: bool) -> bool {
+        let n = self.line_no;
+        match a {
+            Addr::Line(k) => n == *k,
+            Addr::Last => last,
+            Addr::Re(r) => self.regex(r).is_some_and(|re| re.is_match(ps)),
+            Addr::Step(first, step) => {
+                if *step == 0 {
+                    n == *first
+                } else {
+                    n >= *first && (n - first) % step == 0
+                }
+            }
+            Addr::Zero => false,
+        }
+    }
+
+    fn selects(&mut self, c: &mut Cmd, ps: &str, last: bool) -> bool {
+        let hit = match (&c.a1, &c.a2) {
+            (None, _) => true,
+            (Some(a), None) => {
+                let a = a.clone();
+                self.matches1(&a, ps, last)
+            }
+            (Some(a1), Some(a2)) => {
+                let (a1, a2) = (a1.clone(), a2.clone());
+                let n = self.line_no;
+                if c.active {
+                    let ends = match &a2 {
+                        Addr2::Line(k) => n >= *k,
+                        Addr2::Last => last,
+                        Addr2::Re(r) => self.regex(r).is_some_and(|re| re.is_match(ps)),
+                        Addr2::Plus(_) | Addr2::Multiple(_) => n >= c.end,
+                    };
+                    // A line-number end already passed closes the range
+                    // before this line.
+                    if let Addr2::Line(k) = a2
+                        && n > k
+                    {
+                        c.active = false;
+                        return c.negate;
+                    }
+                    if ends {
+                        c.active = false;
+                    }
+                    true
+                } else {
+                    let starts = match &a1 {
+                        Addr::Zero => n == 1 || false,
+                        other => self.matches1(other, ps, last),
+                    };
+                    if !starts {
+                        false
+                    } else {
+                        c.active = true;
+                        match &a2 {
+                            Addr2::Line(k) if *k <= n => c.active = false,
+                            Addr2::Plus(k) => {
+                                c.end = n + k;
+                                if *k == 0 {
+                                    c.active = false;
+                                }
+                            }
+                            Addr2::Multiple(k) => {
+                                c.end = if *k == 0 { n } else { n.div_ceil(*k) * k };
+                                if c.end <= n {
+                                    c.active = false;
+                                }
+                            }
+                            Addr2::Re(r) if matches!(a1, Addr::Zero) => {
+                                if self.regex(r).is_some_and(|re| re.is_match(ps)) {
+                                    c.active = false;
+                                }
+                            }
+                            Addr2::Last if last => c.active = false,
+                            _ => {}
+                        }
+                        true
+                    }
+                }
+            }
+        };
+        hit != c.negate
+    }
+
+    fn next_line(&mut self) -> Option<(String, bool, bool)> {
+        let l = self.lines.get(self.next)?;
+        self.next += 1;
+        self.line_no += 1;
+        Some((l.text.clone(), l.nl, l.last))
+    }
+}
+
+fn substitute(sub: &Subst, re: &Regex, ps: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    let mut count = 0;
+    let mut done = false;
+    let mut at = 0;
+    let mut prev_end: Option<usize> = None;
+    while at <= ps.len() && !done {
+        let Some(caps) = re.captures_at(ps, at) else {
+            break;
+        };
+        let Some(m) = caps.get(0) else { break };
+        if m.start() == m.end() && prev_end == Some(m.start()) {
+            // No empty match right after a match.
+            match ps[m.start()..].chars().next() {
+                Some(c) => {
+                    at = m.start() + c.len_utf8();
+                    continue;
+                }
+                None => break,
+            }
+        }
+        count += 1;
+        if count >= sub.nth {
+            out.push_str(&ps[last..m.start()]);
+            expand(&sub.repl, &caps, &mut out);
+            last = m.end();
+            if !sub.global {
+                done = true;
+            }
+        }
+        prev_end = Some(m.end());
+        at = if m.start() == m.end() {
+            match ps[m.end()..].chars().next() {
+                Some(c) => m.end() + c.len_utf8(),
+                None => ps.len() + 1,
+            }
+        } else {
+            m.end()
+        };
+    }
+    if count < sub.nth {
+        return None;
+    }
+    out.push_str(&ps[last.min(ps.len())..]);
+    Some(out)
+}
+
+fn expand(repl: &[Repl], caps: &regex::Captures<'_>, out: &mut String) {
+    // Case conversion state: `\U`/`\L` until `\E`; `\u`/`\l` one char.
+    let mut mode: Option<char> = None;
+    let mut one: Option<char> = None;
+    let push = |s: &str, out: &mut String, mode: Option<char>, one: &mut Option<char>| {
+        for c in s.chars() {
+            let c: String = match (one.take(), mode) {
+                (Some('u'), _) => c.to_uppercase().collect(),
+                (Some('l'), _) => c.to_lowercase().collect(),
+                (_, Some('U')) => c.to_uppercase().collect(),
+                (_, Some('L')) => c.to_lowercase().collect(),
+                _ => c.to_string(),
+            };
+            out.push_str(&c);
         }
     };
-    loop {
-        skip_ws(&mut i);
-        while s.get(i) == Some(&';') {
-            i += 1;
-            skip_ws(&mut i);
+    for p in repl {
+        match p {
+            Repl::Lit(s) => push(s, out, mode, &mut one),
+            Repl::Group(g) => {
+                let s = caps.get(*g).map_or("", |m| m.as_str());
+                push(s, out, mode, &mut one);
+            }
+            Repl::Case(c) => match c {
+                'U' | 'L' => mode = Some(*c),
+                'E' => {
+                    mode = None;
+                    one = None;
+                }
+                c => one = Some(*c),
+            },
         }
-        if i >= s.len() {
+    }
+}
+
+/// `l`: the pattern space with escapes, wrapped at `width`.
+fn list(ps: &str, width: usize) -> String {
+    let mut s = String::new();
+    for b in ps.bytes() {
+        match b {
+            b'\\' => s.push_str("\\\\"),
+            b'\x07' => s.push_str("\\a"),
+            b'\x08' => s.push_str("\\b"),
+            b'\x0c' => s.push_str("\\f"),
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            b'\t' => s.push_str("\\t"),
+            b'\x0b' => s.push_str("\\v"),
+            0x20..=0x7e => s.push(char::from(b)),
+            other => s.push_str(&format!("\\{other:03o}")),
+        }
+    }
+    let mut out = String::new();
+    if width > 1 {
+        let mut col = 0;
+        let chars: Vec<char> = s.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            // Keep an escape together.
+            let mut piece = chars[i].to_string();
+            if chars[i] == '\\' && i + 1 < chars.len() {
+                let mut k = i + 1;
+                if chars[k].is_ascii_digit() {
+                    while k < chars.len() && k < i + 4 && chars[k].is_ascii_digit() {
+                        k += 1;
+                    }
+                } else {
+                    k += 1;
+                }
+                piece = chars[i..k].iter().collect();
+                i = k;
+            } else {
+                i += 1;
+            }
+            if col + piece.len() > width - 1 {
+                out.push_str("\\\n");
+                col = 0;
+            }
+            col += piece.len();
+            out.push_str(&piece);
+        }
+    } else {
+        out = s;
+    }
+    out.push('$');
+    out
+}
+
+/// Runs the script over the lines; returns the exit code.
+fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
+    let mut hold = String::new();
+    // Whether each space ends with a newline when printed (GNU tracks this
+    // for a last line without one; `G`, `H` and `x` carry it along).
+    let mut hold_nl = true;
+    'cycle: while let Some((mut ps, mut nl, mut last)) = run.next_line() {
+        let mut tflag = false;
+        let mut pc = 0;
+        // `D` restarts without reading when the pattern space is left.
+        loop {
+            let mut restart = false;
+            while pc < cmds.len() {
+                let mut c = cmds[pc].clone();
+                let hit = run.selects(&mut c, &ps, last);
+                cmds[pc].active = c.active;
+                cmds[pc].end = c.end;
+                if !hit {
+                    if let Kind::Block(after) = c.kind {
+                        pc = after;
+                        continue;
+                    }
+                    pc += 1;
+                    continue;
+                }
+                pc += 1;
+                match &c.kind {
+                    Kind::Block(_) | Kind::EndBlock | Kind::Label => {}
+                    Kind::LineNumber => {
+                        let n = run.line_no.to_string();
+                        run.emit(&n, true);
+                    }
+                    Kind::Append(t) => run.append.push(t.clone()),
+                    Kind::Insert(t) => run.emit(t, true),
+                    Kind::Change(t) => {
+                        // In a range, the text once, at its end.
+                        let in_range = c.a2.is_some() && cmds[pc - 1].active;
+                        if !in_range || c.negate {
+                            run.emit(t, true);
+                        }
+                        run.flush_appends();
+                        continue 'cycle;
+                    }
+                    Kind::Branch(k, target) => {
+                        let go = match k {
+                            't' => std::mem::take(&mut tflag),
+                            'T' => !std::mem::take(&mut tflag),
+                            _ => true,
+                        };
+                        if go {
+                            pc = target.unwrap_or(cmds.len());
+                        }
+                    }
+                    Kind::Delete => {
+                        run.flush_appends();
+                        continue 'cycle;
+                    }
+                    Kind::DeleteFirst => match ps.find('\n') {
+                        Some(k) => {
+                            ps = ps[k + 1..].to_owned();
+                            run.flush_appends();
+                            restart = true;
+                            break;
+                        }
+                        None => {
+                            run.flush_appends();
+                            continue 'cycle;
+                        }
+                    },
+                    Kind::Get => {
+                        ps = hold.clone();
+                        nl = hold_nl;
+                    }
+                    Kind::GetAppend => {
+                        ps.push('\n');
+                        ps.push_str(&hold);
+                        nl = true;
+                    }
+                    Kind::Hold => {
+                        hold = ps.clone();
+                        hold_nl = nl;
+                    }
+                    Kind::HoldAppend => {
+                        hold.push('\n');
+                        hold.push_str(&ps);
+                        hold_nl = true;
+                    }
+                    Kind::Exchange => {
+                        std::mem::swap(&mut ps, &mut hold);
+                        std::mem::swap(&mut nl, &mut hold_nl);
+                    }
+                    Kind::List(w) => {
+                        let t = list(&ps, *w);
+                        run.emit(&t, true);
+                    }
+                    Kind::Next => {
+                        if !quiet {
+                            run.emit(&ps, nl);
+                        }
+                        run.flush_appends();
+                        match run.next_line() {
+                            Some((t, n2, l2)) => {
+                                ps = t;
+                                nl = n2;
+                                last = l2;
+                            }
+                            None => return 0,
+                        }
+                    }
+                    Kind::NextAppend => {
+                        run.flush_appends();
+                        match run.next_line() {
+                            Some((t, n2, l2)) => {
+                                ps.push('\n');
+                                ps.push_str(&t);
+                                nl = n2;
+                                last = l2;
+                            }
+                            None => {
+                                // GNU prints the pattern space and ends.
+                                if !quiet {
+                                    run.emit(&ps, nl);
+                                }
+                                return 0;
+                            }
+                        }
+                    }
+                    Kind::Print => run.emit(&ps.clone(), nl),
+                    Kind::PrintFirst => {
+                        let first = ps.split('\n').next().unwrap_or("").to_owned();
+                        run.emit(&first, true);
+                    }
+                    Kind::Quit(code, print) => {
+                        if *print && !quiet {
+                            run.emit(&ps, nl);
+                        }
+                        if *print {
+                            run.flush_appends();
+                        }
+                        return *code;
+                    }
+                    Kind::ReadFile(f) => {
+                        if let Ok(d) = run.cx.fs.read(f) {
+                            let t = String::from_utf8_lossy(&d);
+                            let t = t.strip_suffix('\n').unwrap_or(&t).to_owned();
+                            if !d.is_empty() {
+                                run.append.push(t);
+                            }
+                        }
+                    }
+                    Kind::ReadLine(f) => {
+                        if !run.r_files.contains_key(f) {
+                            let lines = run.cx.fs.read(f).map_or_else(
+                                |_| Vec::new(),
+                                |d| {
+                                    String::from_utf8_lossy(&d)
+                                        .lines()
+                                        .map(str::to_owned)
+                                        .collect()
+                                },
+                            );
+                            run.r_files.insert(f.clone(), (lines, 0));
+                        }
+                        if let Some((lines, at)) = run.r_files.get_mut(f)
+                            && let Some(l) = lines.get(*at)
+                        {
+                            let l = l.clone();
+                            *at += 1;
+                            run.append.push(l);
+                        }
+                    }
+                    Kind::Subst(sub) => {
+                        let Some(re) = run.regex(&sub.re) else {
+                            run.emit_err("sed: no previous regular expression");
+                            return 1;
+                        };
+                        if let Some(new) = substitute(sub, &re, &ps) {
+                            ps = new;
+                            tflag = true;
+                            if sub.print {
+                                run.emit(&ps.clone(), true);
+                            }
+                            match sub.write {
+                                Some(false) => run.emit(&ps.clone(), true),
+                                Some(true) => {
+                                    let t = ps.clone();
+                                    run.emit_err(&t);
+                                }
+                                None => {}
+                            }
+                        }
+                    }
+                    Kind::Translit(map) => {
+                        ps = ps
+                            .chars()
+                            .map(|c| map.iter().find(|(a, _)| *a == c).map_or(c, |(_, b)| *b))
+                            .collect();
+                    }
+                    Kind::Zap => ps.clear(),
+                    Kind::FileName => {
+                        let f = run
+                            .lines
+                            .get(run.next.saturating_sub(1))
+                            .map_or("-".to_owned(), |l| l.file.clone());
+                        run.emit(&f, true);
+                    }
+                    Kind::Write(to_err) => {
+                        if *to_err {
+                            let t = ps.clone();
+                            run.emit_err(&t);
+                        } else {
+                            run.emit(&ps.clone(), true);
+                        }
+                    }
+                }
+            }
+            if restart {
+                pc = 0;
+                // Without reading a new line; the cycle's end output first.
+                if !quiet {
+                    // `D` with a newline: no autoprint of the deleted part;
+                    // GNU prints nothing here either.
+                }
+                continue;
+            }
             break;
         }
-        let from = parse_addr(&s, &mut i, syntax)?;
-        let mut to = None;
-        if from.is_some() && s.get(i) == Some(&',') {
-            i += 1;
-            to = parse_addr(&s, &mut i, syntax)?;
-            if to.is_none() {
-                return Err("sed: -e expression #1: unexpected `,'".to_owned());
-            }
+        if !quiet {
+            run.emit(&ps, nl);
         }
-        skip_ws(&mut i);
-        if s.get(i) != Some(&'p') {
-            return Err(unsupported());
+        run.flush_appends();
+        if run.out.len() > 64 << 10 {
+            let out = std::mem::take(&mut run.out);
+            run.cx.out(&out);
         }
-        i += 1;
-        skip_ws(&mut i);
-        match s.get(i) {
-            None | Some(';') => {}
-            Some(_) => return Err(unsupported()),
-        }
-        if matches!(from, Some(Addr::Line(0))) {
-            return Err("sed: -e expression #1: invalid usage of line address 0".to_owned());
-        }
-        cmds.push(Cmd {
-            from,
-            to,
-            active: false,
-        });
     }
-    if cmds.is_empty() {
-        return Err(unsupported());
-    }
-    Ok(cmds)
+    0
 }
 
-fn hit(addr: &Addr, n: u64, line: &[u8], last: bool) -> bool {
-    match addr {
-        Addr::Line(k) => *k == n,
-        Addr::Last => last,
-        Addr::Re(re) => re.is_match(line),
-    }
-}
-
-impl Cmd {
-    /// Whether the command prints line `n` (advancing its range state).
-    fn selects(&mut self, n: u64, line: &[u8], last: bool) -> bool {
-        let Some(from) = &self.from else {
-            return true;
-        };
-        let Some(to) = &self.to else {
-            return hit(from, n, line, last);
-        };
-        if self.active {
-            let end = match to {
-                Addr::Line(k) => n >= *k,
-                other => hit(other, n, line, last),
-            };
-            if end {
-                self.active = false;
-            }
-            return true;
-        }
-        if hit(from, n, line, last) {
-            // A numeric end at or before this line closes the range at once.
-            self.active = match to {
-                Addr::Line(k) => *k > n,
-                Addr::Last => !last,
-                Addr::Re(_) => true,
-            };
-            return true;
-        }
-        false
-    }
-}
-
-/// The last line any command can need, when every address is a number.
+/// The last line a script needs, when it names only line numbers (then a
+/// document is read only that far).
 fn last_needed(cmds: &[Cmd]) -> Option<u64> {
     let mut max = 0;
     for c in cmds {
-        for a in [&c.from, &c.to].into_iter().flatten() {
-            match a {
-                Addr::Line(k) => max = max.max(*k),
-                _ => return None,
-            }
+        match (&c.a1, &c.a2) {
+            (Some(Addr::Line(a)), None) => max = max.max(*a),
+            (Some(Addr::Line(a)), Some(Addr2::Line(b))) => max = max.max(*a).max(*b),
+            _ => return None,
         }
-        c.from.as_ref()?;
+        if c.negate || !matches!(c.kind, Kind::Print | Kind::LineNumber | Kind::Quit(..)) {
+            return None;
+        }
     }
     Some(max)
 }
@@ -197,9 +1205,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('E', "regexp-extended", "E"),
         flag('r', "", "E"),
         value('e', "expression", "e"),
+        value('f', "file", "f"),
         flag('s', "separate", "s"),
         flag('u', "unbuffered", "u"),
+        flag('z', "null-data", "z"),
         flag('i', "in-place", "i"),
+        flag('\0', "posix", "posix"),
+        flag('\0', "debug", "debug"),
     ];
     let p = match options(cx, "sed", args, SPEC, 1) {
         Ok(p) => p,
@@ -210,10 +1222,23 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         return 2;
     }
     let mut operands = p.operands.clone();
-    let script = if p.has("e") {
-        p.values("e").join(";")
+    let mut pieces: Vec<String> = p.values("e").iter().map(|s| (*s).to_owned()).collect();
+    for f in p.values("f") {
+        match cx.fs.read(f) {
+            Ok(d) => pieces.push(String::from_utf8_lossy(&d).into_owned()),
+            Err(e) => {
+                cx.err(format_args!(
+                    "sed: couldn't open file {f}: {}",
+                    e.strerror()
+                ));
+                return 1;
+            }
+        }
+    }
+    let script = if !pieces.is_empty() {
+        pieces.join("\n")
     } else if operands.is_empty() {
-        cx.err("Usage: sed [-n] SCRIPT [FILE]...");
+        cx.err("Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...");
         return 1;
     } else {
         operands.remove(0)
@@ -223,7 +1248,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         Syntax::Basic
     };
-    let mut cmds = match parse_script(&script, syntax) {
+    let mut parser = Parser {
+        s: script.chars().collect(),
+        i: 0,
+        syntax,
+        fold_default: false,
+    };
+    let mut cmds = match parser.script() {
         Ok(c) => c,
         Err(e) => {
             cx.err(e);
@@ -231,31 +1262,51 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let quiet = p.has("n");
+    let separate = p.has("s");
+    let delim = if p.has("z") { '\0' } else { '\n' };
     if operands.is_empty() {
         operands.push("-".to_owned());
     }
-    let stop_after = if quiet { last_needed(&cmds) } else { None };
-    // Read every input first: `$` needs to know which line is the last.
-    let mut data = Vec::new();
+    let stop_after = if quiet && delim == '\n' {
+        last_needed(&cmds)
+    } else {
+        None
+    };
+    let mut lines = Vec::new();
     let mut status = 0;
-    for op in &operands {
-        let got = match (op.as_str(), stop_after, operands.len()) {
+    let n_ops = operands.len();
+    for (k, op) in operands.iter().enumerate() {
+        let got = match (op.as_str(), stop_after, n_ops) {
             ("-", _, _) => Ok(cx.stdin()),
             (_, Some(n), 1) => {
                 let n = usize::try_from(n).unwrap_or(usize::MAX);
                 read::prefix(cx.fs, op, |d| newlines(d) >= n)
             }
-            _ => cx.fs.read(op),
+            _ => match cx.fs.metadata(op) {
+                Ok(m) if m.is_dir() => {
+                    cx.err(format_args!("sed: couldn't edit {op}: not a regular file"));
+                    status = 4;
+                    continue;
+                }
+                _ => cx.fs.read(op),
+            },
         };
         match got {
             Ok(d) => {
-                data.extend_from_slice(&d);
-                if !d.is_empty() && !d.ends_with(b"\n") {
-                    data.push(b'\n');
-                    // GNU sed keeps a missing final newline on the last line.
-                    if op == operands.last().map_or("", String::as_str) {
-                        data.pop();
-                    }
+                let text = String::from_utf8_lossy(&d).into_owned();
+                let mut parts: Vec<&str> = text.split(delim).collect();
+                let ends = text.ends_with(delim);
+                if ends || text.is_empty() {
+                    parts.pop();
+                }
+                let count = parts.len();
+                for (i, t) in parts.into_iter().enumerate() {
+                    lines.push(Line {
+                        text: t.to_owned(),
+                        nl: i + 1 < count || ends || k + 1 < n_ops,
+                        last: separate && i + 1 == count,
+                        file: op.clone(),
+                    });
                 }
             }
             Err(e) => {
@@ -264,69 +1315,137 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
-    let lines: Vec<&[u8]> = crate::search::lines(&data).collect();
-    let total = lines.len();
-    let no_newline_at_end = !data.is_empty() && !data.ends_with(b"\n");
-    let mut out = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let n = i as u64 + 1;
-        if stop_after.is_some_and(|s| n > s) {
-            break;
-        }
-        let last = i + 1 == total;
-        let nl: &[u8] = if last && no_newline_at_end {
-            b""
-        } else {
-            b"\n"
-        };
-        let mut times = usize::from(!quiet);
-        for c in &mut cmds {
-            if c.selects(n, line, last) {
-                times += 1;
-            }
-        }
-        for _ in 0..times {
-            out.extend_from_slice(line);
-            out.extend_from_slice(nl);
+    if let Some(l) = lines.last_mut() {
+        l.last = true;
+    }
+    // `-s`: each file's last line; otherwise only the very last.
+    if !separate {
+        let n = lines.len();
+        for (i, l) in lines.iter_mut().enumerate() {
+            l.last = i + 1 == n;
         }
     }
-    cx.out(&out);
-    status
+    let code = {
+        let mut run = Run {
+            lines,
+            next: 0,
+            line_no: 0,
+            out: Vec::new(),
+            err: Vec::new(),
+            pending_nl: false,
+            last_re: None,
+            append: Vec::new(),
+            cx,
+            r_files: std::collections::HashMap::new(),
+        };
+        let code = execute(&mut run, &mut cmds, quiet);
+        let (out, err) = (std::mem::take(&mut run.out), std::mem::take(&mut run.err));
+        let mut out = out;
+        if delim == '\0' {
+            out = out
+                .into_iter()
+                .map(|b| if b == b'\n' { 0 } else { b })
+                .collect();
+        }
+        run.cx.out(&out);
+        if !err.is_empty() {
+            let _ = run.cx.err.write_all(&err);
+        }
+        code
+    };
+    if status != 0 {
+        return status;
+    }
+    u8::try_from(code.rem_euclid(256)).unwrap_or(1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lines_of(script: &str, text: &str) -> Vec<String> {
-        let mut cmds = parse_script(script, Syntax::Basic).expect("parses");
-        let all: Vec<&str> = text.lines().collect();
-        let mut out = Vec::new();
-        for (i, l) in all.iter().enumerate() {
-            let last = i + 1 == all.len();
-            for c in &mut cmds {
-                if c.selects(i as u64 + 1, l.as_bytes(), last) {
-                    out.push((*l).to_owned());
-                }
-            }
+    fn script(s: &str) -> Res<Vec<Cmd>> {
+        Parser {
+            s: s.chars().collect(),
+            i: 0,
+            syntax: Syntax::Basic,
+            fold_default: false,
         }
-        out
+        .script()
     }
 
     #[test]
-    fn addresses() {
-        let t = "a\nb\nc\nd\ne";
-        assert_eq!(lines_of("2p", t), ["b"]);
-        assert_eq!(lines_of("2,4p", t), ["b", "c", "d"]);
-        assert_eq!(lines_of("4,2p", t), ["d"]);
-        assert_eq!(lines_of("$p", t), ["e"]);
-        assert_eq!(lines_of("3,$p", t), ["c", "d", "e"]);
-        assert_eq!(lines_of("/b/,/d/p", t), ["b", "c", "d"]);
-        assert_eq!(lines_of("/[ae]/p", t), ["a", "e"]);
-        assert_eq!(lines_of("1p;3p", t), ["a", "c"]);
-        assert_eq!(lines_of("p", t).len(), 5);
-        for bad in ["s/a/b/", "1d", "2q", "", "1,p", "/a", "0p"] {
-            assert!(parse_script(bad, Syntax::Basic).is_err(), "{bad:?}");
+    fn scripts_parse() {
+        for ok in [
+            "p",
+            "2p",
+            "1,3d",
+            "$!N",
+            "/a/,/b/{s/x/y/g;p}",
+            "s/a/b/2g",
+            "y/abc/xyz/",
+            "1~2p",
+            "0,/re/d",
+            "/x/,+2d",
+            "h;G",
+            ":a;N;$!ba;s/\\n/ /g",
+            "a hello",
+            "3i\\\nline",
+            "=",
+            "l",
+            "q5",
+            "s|/|_|g",
+            "s/\\(a\\)\\(b\\)/\\2\\1/",
+            "/^$/d",
+            "s/x/\\U&/",
+        ] {
+            assert!(script(ok).is_ok(), "{ok}: {:?}", script(ok).err());
         }
+        for bad in [
+            "k",
+            "s/a/b",
+            "y/ab/x/",
+            "{p",
+            "}",
+            "b nowhere",
+            "s/a/b/e",
+            "w out.txt",
+            "0p",
+        ] {
+            assert!(script(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn substitution_rules() {
+        let sub = |re: &str, repl: &str, global: bool, nth: usize, text: &str| {
+            let mut p = Parser {
+                s: format!("{repl}/").chars().collect(),
+                i: 0,
+                syntax: Syntax::Extended,
+                fold_default: false,
+            };
+            let s = Subst {
+                re: None,
+                repl: p.replacement('/').expect("replacement"),
+                global,
+                nth,
+                print: false,
+                write: None,
+            };
+            let re = compile(re, Syntax::Extended, false, false).expect("regex");
+            substitute(&s, &re, text)
+        };
+        assert_eq!(sub("o", "0", true, 1, "foo").as_deref(), Some("f00"));
+        assert_eq!(sub("o", "0", false, 2, "foo").as_deref(), Some("fo0"));
+        assert_eq!(sub("x*", "-", true, 1, "abc").as_deref(), Some("-a-b-c-"));
+        assert_eq!(
+            sub("(a)(b)", "\\2\\1", false, 1, "ab").as_deref(),
+            Some("ba")
+        );
+        assert_eq!(
+            sub("[a-z]+", "\\u&", true, 1, "hi yo").as_deref(),
+            Some("Hi Yo")
+        );
+        assert_eq!(sub("z", "y", false, 1, "abc"), None);
     }
 }
