@@ -722,7 +722,7 @@ impl Run<'_, '_> {
                 if *step == 0 {
                     n == *first
                 } else {
-                    n >= *first && (n - first) % step == 0
+                    n >= *first && (n - first).is_multiple_of(*step)
                 }
             }
             Addr::Zero => false,
@@ -760,7 +760,7 @@ impl Run<'_, '_> {
                     true
                 } else {
                     let starts = match &a1 {
-                        Addr::Zero => n == 1 || false,
+                        Addr::Zero => n == 1,
                         other => self.matches1(other, ps, last),
                     };
                     if !starts {
@@ -781,10 +781,11 @@ impl Run<'_, '_> {
                                     c.active = false;
                                 }
                             }
-                            Addr2::Re(r) if matches!(a1, Addr::Zero) => {
-                                if self.regex(r).is_some_and(|re| re.is_match(ps)) {
-                                    c.active = false;
-                                }
+                            Addr2::Re(r)
+                                if matches!(a1, Addr::Zero)
+                                    && self.regex(r).is_some_and(|re| re.is_match(ps)) =>
+                            {
+                                c.active = false;
                             }
                             Addr2::Last if last => c.active = false,
                             _ => {}
