@@ -74,6 +74,9 @@ fn writes_fail_like_a_read_only_filesystem() {
     );
     assert_eq!(sh("uniq README.md out").status, 2);
     assert_eq!(sh("sed -i -n 1p README.md").status, 2);
+    let r = sh("echo data | tee out.txt");
+    assert_eq!((r.out.as_str(), r.status), ("data\n", 1));
+    assert_eq!(r.err, "tee: out.txt: Read-only file system\n");
     let r = sh("find . -name '*.md' -delete");
     assert_eq!((r.out.as_str(), r.status), ("", 1));
     assert_eq!(

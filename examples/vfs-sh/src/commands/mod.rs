@@ -3,8 +3,10 @@
 
 mod args;
 mod awk;
+mod bytes;
 mod cat;
 mod cut;
+mod du;
 mod echo;
 mod find;
 mod grep;
@@ -18,6 +20,7 @@ mod sed;
 mod sort;
 mod stat;
 mod test;
+mod text;
 mod tr;
 mod tree;
 mod uniq;
@@ -40,6 +43,126 @@ struct Command {
 }
 
 const COMMANDS: &[Command] = &[
+    Command {
+        name: "base64",
+        run: text::base64,
+        usage: "base64 [-d] [-i] [-w COLS] [FILE]",
+    },
+    Command {
+        name: "cmp",
+        run: text::cmp,
+        usage: "cmp [-s] [-l] [-n N] FILE1 [FILE2]",
+    },
+    Command {
+        name: "column",
+        run: text::column,
+        usage: "column [-t] [-s SEPS] [-o SEP] [-c WIDTH] [-x] [FILE]...",
+    },
+    Command {
+        name: "comm",
+        run: text::comm,
+        usage: "comm [-1] [-2] [-3] [--output-delimiter=S] FILE1 FILE2",
+    },
+    Command {
+        name: "du",
+        run: du::run,
+        usage: "du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [--apparent-size] [--exclude=PAT] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
+    },
+    Command {
+        name: "expr",
+        run: text::expr,
+        usage: "expr EXPRESSION  (| & < <= = != >= > + - * / % : match substr index length ( ))",
+    },
+    Command {
+        name: "fold",
+        run: text::fold,
+        usage: "fold [-w N] [-s] [-b] [FILE]...",
+    },
+    Command {
+        name: "join",
+        run: text::join,
+        usage: "join [-t C] [-1 F] [-2 F] [-j F] [-a N] [-v N] [-e S] [-o FMT] [-i] FILE1 FILE2",
+    },
+    Command {
+        name: "md5sum",
+        run: bytes::md5sum,
+        usage: "md5sum [-c] [--quiet] [--status] [--tag] [FILE]...",
+    },
+    Command {
+        name: "nl",
+        run: text::nl,
+        usage: "nl [-b a|t|n|pRE] [-n ln|rn|rz] [-w N] [-s SEP] [-v N] [-i N] [FILE]...",
+    },
+    Command {
+        name: "od",
+        run: bytes::od,
+        usage: "od [-A d|o|x|n] [-t a|c|d|o|u|x[SIZE]]... [-a -b -c -d -o -x -i -l -s] [-j N] [-N N] [-v] [-w N] [FILE]...",
+    },
+    Command {
+        name: "paste",
+        run: text::paste,
+        usage: "paste [-d LIST] [-s] [FILE]...",
+    },
+    Command {
+        name: "readlink",
+        run: text::readlink,
+        usage: "readlink [-f|-e|-m] PATH...  (documents are not links)",
+    },
+    Command {
+        name: "realpath",
+        run: text::realpath,
+        usage: "realpath [-e] [-m] PATH...",
+    },
+    Command {
+        name: "rev",
+        run: text::rev,
+        usage: "rev [FILE]...",
+    },
+    Command {
+        name: "seq",
+        run: text::seq,
+        usage: "seq [-s SEP] [-w] [-f FORMAT] [FIRST [INCREMENT]] LAST",
+    },
+    Command {
+        name: "sha1sum",
+        run: bytes::sha1sum,
+        usage: "sha1sum [-c] [--quiet] [--status] [FILE]...",
+    },
+    Command {
+        name: "sha224sum",
+        run: bytes::sha224sum,
+        usage: "sha224sum [-c] [--quiet] [--status] [FILE]...",
+    },
+    Command {
+        name: "sha256sum",
+        run: bytes::sha256sum,
+        usage: "sha256sum [-c] [--quiet] [--status] [FILE]...",
+    },
+    Command {
+        name: "sha384sum",
+        run: bytes::sha384sum,
+        usage: "sha384sum [-c] [--quiet] [--status] [FILE]...",
+    },
+    Command {
+        name: "sha512sum",
+        run: bytes::sha512sum,
+        usage: "sha512sum [-c] [--quiet] [--status] [FILE]...",
+    },
+    Command {
+        name: "tac",
+        run: text::tac,
+        usage: "tac [-s SEP] [FILE]...",
+    },
+    Command {
+        name: "tee",
+        run: text::tee,
+        usage: "tee [-a] [FILE]...  (to standard output; a file would be written and fails: read-only)",
+    },
+    Command {
+        name: "xxd",
+        run: bytes::xxd,
+        usage: "xxd [-p] [-i] [-u] [-c N] [-g N] [-l N] [-s N] [FILE]",
+    },
     Command {
         name: "[",
         run: test::bracket,
@@ -345,7 +468,9 @@ fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
          timeout nice nohup time trap wait umask.\n\
          Commands:\n",
     );
-    for c in COMMANDS {
+    let mut sorted: Vec<&Command> = COMMANDS.iter().collect();
+    sorted.sort_by_key(|c| c.name);
+    for c in sorted {
         s.push_str(&format!("  {:<9}{}\n", c.name, c.usage));
     }
     cx.outs(&s);

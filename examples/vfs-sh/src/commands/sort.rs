@@ -15,11 +15,23 @@ struct Order {
     reverse: bool,
     fold: bool,
     blanks: bool,
+    /// `-h`: numbers with K, M, G... suffixes.
+    human: bool,
+    /// `-V`: version numbers.
+    version: bool,
+    /// `-g`: floating point.
+    general: bool,
 }
 
 impl Order {
     fn any(self) -> bool {
-        self.numeric || self.reverse || self.fold || self.blanks
+        self.numeric
+            || self.reverse
+            || self.fold
+            || self.blanks
+            || self.human
+            || self.version
+            || self.general
     }
 }
 
@@ -63,6 +75,9 @@ fn parse_pos(s: &str, is_end: bool) -> Result<(usize, usize, Order, bool), Strin
     for c in rest.chars() {
         match c {
             'n' => order.numeric = true,
+            'h' => order.human = true,
+            'V' => order.version = true,
+            'g' => order.general = true,
             'r' => order.reverse = true,
             'f' => order.fold = true,
             'b' => {
@@ -95,6 +110,9 @@ fn parse_key(spec: &str) -> Result<Key, String> {
     if let Some(e) = end {
         let (ef, ec, o2, b2) = parse_pos(e, true)?;
         order.numeric |= o2.numeric;
+        order.human |= o2.human;
+        order.version |= o2.version;
+        order.general |= o2.general;
         order.reverse |= o2.reverse;
         order.fold |= o2.fold;
         key.order = order;
@@ -235,8 +253,128 @@ fn numeric_cmp(a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
+/// `sort -h`: the sign, then the suffix (none < K < M < G ...), then the
+/// number, as GNU compares human sizes.
+fn human_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    fn suffix(s: &[u8]) -> (bool, usize) {
+        let (neg, int, frac) = numeric_parts(s);
+        let _ = int;
+        let _ = frac;
+        // The character after the number.
+        let mut i = 0;
+        while i < s.len() && (is_blank(s[i]) || s[i] == b'-') {
+            i += 1;
+        }
+        while i < s.len() && (s[i].is_ascii_digit() || s[i] == b'.') {
+            i += 1;
+        }
+        let rank = s
+            .get(i)
+            .and_then(|c| {
+                b"KMGTPEZYRQ"
+                    .iter()
+                    .position(|u| u == c || (*c == b'k' && *u == b'K'))
+            })
+            .map_or(0, |p| p + 1);
+        (neg, rank)
+    }
+    let (na, ra) = suffix(a);
+    let (nb, rb) = suffix(b);
+    let sign = |neg: bool, zero: bool| {
+        if neg {
+            0
+        } else if zero {
+            1
+        } else {
+            2
+        }
+    };
+    let (pa, pb) = (numeric_parts(a), numeric_parts(b));
+    let za = pa.1.is_empty() && pa.2.is_empty();
+    let zb = pb.1.is_empty() && pb.2.is_empty();
+    sign(na, za)
+        .cmp(&sign(nb, zb))
+        .then_with(|| {
+            let by_unit = ra.cmp(&rb);
+            if na { by_unit.reverse() } else { by_unit }
+        })
+        .then_with(|| numeric_cmp(a, b))
+}
+
+/// `sort -g`: as floating point numbers; text that is none sorts first.
+fn general_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    let parse = |s: &[u8]| -> Option<f64> {
+        let t = String::from_utf8_lossy(s);
+        let t = t.trim_start();
+        let end = t
+            .char_indices()
+            .take_while(|(_, c)| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))
+            .last()
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        (0..=end).rev().find_map(|k| t[..k].parse::<f64>().ok())
+    };
+    match (parse(a), parse(b)) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+    }
+}
+
+/// `sort -V`: runs of digits compare as numbers, the rest as text with
+/// `~` first and letters before other characters (Debian's version rule,
+/// which GNU's filevercmp uses).
+fn version_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    fn order(c: Option<&u8>) -> i32 {
+        match c {
+            None => 0,
+            Some(b'~') => -1,
+            Some(c) if c.is_ascii_digit() => 0,
+            Some(c) if c.is_ascii_alphabetic() => i32::from(*c),
+            Some(c) => i32::from(*c) + 256,
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        while (i < a.len() && !a[i].is_ascii_digit()) || (j < b.len() && !b[j].is_ascii_digit()) {
+            let (x, y) = (order(a.get(i)), order(b.get(j)));
+            if x != y {
+                return x.cmp(&y);
+            }
+            i += 1;
+            j += 1;
+        }
+        while a.get(i) == Some(&b'0') {
+            i += 1;
+        }
+        while b.get(j) == Some(&b'0') {
+            j += 1;
+        }
+        let (si, sj) = (i, j);
+        while i < a.len() && a[i].is_ascii_digit() {
+            i += 1;
+        }
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        let ord = (i - si)
+            .cmp(&(j - sj))
+            .then_with(|| a[si..i].cmp(&b[sj..j]));
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    Ordering::Equal
+}
+
 fn compare_with(a: &[u8], b: &[u8], order: Order) -> Ordering {
-    let ord = if order.numeric {
+    let ord = if order.human {
+        human_cmp(a, b)
+    } else if order.version {
+        version_cmp(a, b)
+    } else if order.general {
+        general_cmp(a, b)
+    } else if order.numeric {
         numeric_cmp(a, b)
     } else if order.fold {
         a.iter()
@@ -301,6 +439,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         flag('r', "reverse", "r"),
         flag('n', "numeric-sort", "n"),
+        flag('h', "human-numeric-sort", "h"),
+        flag('V', "version-sort", "V"),
+        flag('g', "general-numeric-sort", "g"),
+        flag('z', "zero-terminated", "z"),
         flag('u', "unique", "u"),
         flag('f', "ignore-case", "f"),
         flag('b', "ignore-leading-blanks", "b"),
@@ -322,6 +464,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         reverse: p.has("r"),
         fold: p.has("f"),
         blanks: p.has("b"),
+        human: p.has("h"),
+        version: p.has("V"),
+        general: p.has("g"),
     };
     let sep = match p.value("t") {
         None => None,
@@ -365,13 +510,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         p.operands.clone()
     };
+    let eol = if p.has("z") { 0 } else { b'\n' };
     let mut data = Vec::new();
     for op in &operands {
         match cx.read_operand(op) {
             Ok(d) => {
                 data.extend_from_slice(&d);
-                if !d.is_empty() && !d.ends_with(b"\n") {
-                    data.push(b'\n');
+                if !d.is_empty() && !d.ends_with(&[eol]) {
+                    data.push(eol);
                 }
             }
             Err(e) => {
@@ -384,7 +530,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
-    let mut lines: Vec<&[u8]> = crate::search::lines(&data).collect();
+    let mut lines: Vec<&[u8]> = if eol == b'\n' {
+        crate::search::lines(&data).collect()
+    } else {
+        let body = data.strip_suffix(&[0]).unwrap_or(&data);
+        if data.is_empty() {
+            Vec::new()
+        } else {
+            body.split(|&b| b == 0).collect()
+        }
+    };
     lines.sort_by(|a, b| sorter.cmp(a, b));
     if p.has("u") {
         lines.dedup_by(|b, a| sorter.keys_cmp(a, b) == Ordering::Equal);
@@ -392,7 +547,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut out = Vec::with_capacity(data.len());
     for l in lines {
         out.extend_from_slice(l);
-        out.push(b'\n');
+        out.push(eol);
     }
     cx.out(&out);
     0

@@ -1,0 +1,576 @@
+//! Tools that look at bytes: `md5sum`, `sha1sum`, `sha224sum`,
+//! `sha256sum`, `sha384sum`, `sha512sum` (with `-c`), `od` and `xxd`.
+//! The digests are the RustCrypto crates'.
+
+use md5::Md5;
+use sha1::Sha1;
+use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
+
+use super::{flag, options, value};
+use crate::exec::Cx;
+
+fn digest(algo: &str, data: &[u8]) -> String {
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+    match algo {
+        "md5" => hex(&Md5::digest(data)),
+        "sha1" => hex(&Sha1::digest(data)),
+        "sha224" => hex(&Sha224::digest(data)),
+        "sha384" => hex(&Sha384::digest(data)),
+        "sha512" => hex(&Sha512::digest(data)),
+        _ => hex(&Sha256::digest(data)),
+    }
+}
+
+fn read(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, String> {
+    if op != "-"
+        && let Ok(m) = cx.fs.metadata(op)
+        && m.is_dir()
+    {
+        return Err("Is a directory".to_owned());
+    }
+    cx.read_operand(op).map_err(|e| e.strerror().to_owned())
+}
+
+/// `md5sum`, `sha*sum`: `[-c] [--quiet] [--status] [-b|-t] [FILE]...`
+fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('c', "check", "c"),
+        flag('b', "binary", "b"),
+        flag('t', "text", "t"),
+        flag('\0', "quiet", "quiet"),
+        flag('\0', "status", "status"),
+        flag('w', "warn", "w"),
+        flag('\0', "strict", "strict"),
+        flag('\0', "tag", "tag"),
+        flag('z', "zero", "z"),
+    ];
+    let p = match options(cx, cmd, args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let ops = if p.operands.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        p.operands.clone()
+    };
+    let mut status = 0;
+    if p.has("c") {
+        let (mut bad, mut missing, mut malformed) = (0, 0, 0);
+        let mut out = String::new();
+        for op in &ops {
+            let list = match read(cx, op) {
+                Ok(d) => String::from_utf8_lossy(&d).into_owned(),
+                Err(why) => {
+                    cx.err(format_args!("{cmd}: {op}: {why}"));
+                    status = 1;
+                    continue;
+                }
+            };
+            let mut any = false;
+            for line in list.lines() {
+                let Some((hash, name)) = line.split_once(' ') else {
+                    malformed += 1;
+                    continue;
+                };
+                let name = name.strip_prefix(['*', ' ']).unwrap_or(name);
+                if hash.len() != digest(algo, b"").len()
+                    || !hash.bytes().all(|b| b.is_ascii_hexdigit())
+                {
+                    malformed += 1;
+                    continue;
+                }
+                any = true;
+                match read(cx, name) {
+                    Ok(d) => {
+                        if digest(algo, &d).eq_ignore_ascii_case(hash) {
+                            if !p.has("quiet") && !p.has("status") {
+                                out.push_str(&format!("{name}: OK\n"));
+                            }
+                        } else {
+                            bad += 1;
+                            if !p.has("status") {
+                                out.push_str(&format!("{name}: FAILED\n"));
+                            }
+                        }
+                    }
+                    Err(why) => {
+                        missing += 1;
+                        if !p.has("status") {
+                            cx.outs(&std::mem::take(&mut out));
+                            cx.err(format_args!("{cmd}: {name}: {why}"));
+                            out.push_str(&format!("{name}: FAILED open or read\n"));
+                        }
+                    }
+                }
+            }
+            if !any {
+                cx.outs(&std::mem::take(&mut out));
+                cx.err(format_args!(
+                    "{cmd}: {op}: no properly formatted checksum lines found"
+                ));
+                status = 1;
+            }
+        }
+        cx.outs(&out);
+        if !p.has("status") {
+            let plural = |n: usize, one: &str, many: &str| {
+                if n == 1 {
+                    one.to_owned()
+                } else {
+                    many.to_owned()
+                }
+            };
+            if malformed > 0 && (bad + missing > 0 || status == 0) {
+                cx.err(format_args!(
+                    "{cmd}: WARNING: {malformed} {} improperly formatted",
+                    plural(malformed, "line is", "lines are")
+                ));
+            }
+            if missing > 0 {
+                cx.err(format_args!(
+                    "{cmd}: WARNING: {missing} listed {} could not be read",
+                    plural(missing, "file", "files")
+                ));
+            }
+            if bad > 0 {
+                cx.err(format_args!(
+                    "{cmd}: WARNING: {bad} computed {} did NOT match",
+                    plural(bad, "checksum", "checksums")
+                ));
+            }
+        }
+        return u8::from(bad + missing > 0 || status != 0);
+    }
+    let mut out = String::new();
+    for op in &ops {
+        match read(cx, op) {
+            Ok(d) => {
+                let h = digest(algo, &d);
+                if p.has("tag") {
+                    out.push_str(&format!("{} ({op}) = {h}\n", algo.to_uppercase()));
+                } else {
+                    let star = if p.has("b") { "*" } else { " " };
+                    out.push_str(&format!("{h} {star}{op}\n"));
+                }
+            }
+            Err(why) => {
+                cx.outs(&std::mem::take(&mut out));
+                cx.err(format_args!("{cmd}: {op}: {why}"));
+                status = 1;
+            }
+        }
+    }
+    cx.outs(&out);
+    status
+}
+
+pub(crate) fn md5sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    sum(cx, "md5sum", "md5", args)
+}
+pub(crate) fn sha1sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    sum(cx, "sha1sum", "sha1", args)
+}
+pub(crate) fn sha224sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    sum(cx, "sha224sum", "sha224", args)
+}
+pub(crate) fn sha256sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    sum(cx, "sha256sum", "sha256", args)
+}
+pub(crate) fn sha384sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    sum(cx, "sha384sum", "sha384", args)
+}
+pub(crate) fn sha512sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    sum(cx, "sha512sum", "sha512", args)
+}
+
+/// One `od` output type.
+#[derive(Debug, Clone, Copy)]
+enum OdType {
+    /// `a`: named characters.
+    Named,
+    /// `c`: C escapes.
+    Char,
+    /// Integers: radix letter (`d o u x`), size in bytes.
+    Int(char, usize),
+}
+
+fn od_field(t: OdType, bytes: &[u8]) -> (String, usize) {
+    match t {
+        OdType::Named => {
+            const NAMES: [&str; 33] = [
+                "nul", "soh", "stx", "etx", "eot", "enq", "ack", "bel", "bs", "ht", "nl", "vt",
+                "ff", "cr", "so", "si", "dle", "dc1", "dc2", "dc3", "dc4", "nak", "syn", "etb",
+                "can", "em", "sub", "esc", "fs", "gs", "rs", "us", "sp",
+            ];
+            let b = bytes[0] & 0x7f;
+            let s = match b {
+                0..=32 => NAMES[b as usize].to_owned(),
+                127 => "del".to_owned(),
+                _ => char::from(b).to_string(),
+            };
+            (s, 4)
+        }
+        OdType::Char => {
+            let b = bytes[0];
+            let s = match b {
+                0 => "\\0".to_owned(),
+                7 => "\\a".to_owned(),
+                8 => "\\b".to_owned(),
+                9 => "\\t".to_owned(),
+                10 => "\\n".to_owned(),
+                11 => "\\v".to_owned(),
+                12 => "\\f".to_owned(),
+                13 => "\\r".to_owned(),
+                32..=126 => char::from(b).to_string(),
+                _ => format!("{b:03o}"),
+            };
+            (s, 4)
+        }
+        OdType::Int(radix, size) => {
+            let mut v: u64 = 0;
+            for (i, b) in bytes.iter().enumerate().take(size) {
+                v |= u64::from(*b) << (8 * i);
+            }
+            let bits = size * 8;
+            let (s, width) = match radix {
+                'o' => (
+                    format!("{v:0w$o}", w = bits.div_ceil(3)),
+                    bits.div_ceil(3) + 1,
+                ),
+                'x' => (format!("{v:0w$x}", w = size * 2), size * 2 + 1),
+                'u' => {
+                    let w = match size {
+                        1 => 3,
+                        2 => 5,
+                        4 => 10,
+                        _ => 20,
+                    };
+                    (format!("{v:>w$}"), w + 1)
+                }
+                _ => {
+                    let signed = if bits == 64 {
+                        v as i64
+                    } else if v >> (bits - 1) & 1 == 1 {
+                        v as i64 - (1i64 << bits)
+                    } else {
+                        v as i64
+                    };
+                    let w = match size {
+                        1 => 4,
+                        2 => 6,
+                        4 => 11,
+                        _ => 20,
+                    };
+                    (format!("{signed:>w$}"), w + 1)
+                }
+            };
+            (s, width)
+        }
+    }
+}
+
+fn od_size(t: OdType) -> usize {
+    match t {
+        OdType::Int(_, s) => s,
+        _ => 1,
+    }
+}
+
+/// `od [-A d|o|x|n] [-t TYPE]... [-a -b -c -d -o -x -i -l -s] [-j N] [-N N] [-v] [-w N] [FILE]...`
+pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut types = Vec::new();
+    let mut addr = 'o';
+    let mut skip = 0usize;
+    let mut limit = usize::MAX;
+    let mut verbose = false;
+    let mut width = 16usize;
+    let mut ops = Vec::new();
+    let mut i = 0;
+    let num = |s: &str| -> Option<usize> {
+        let (s, mult) = match s.chars().last() {
+            Some('k' | 'K') => (&s[..s.len() - 1], 1024),
+            Some('b') if !s.starts_with("0x") => (&s[..s.len() - 1], 512),
+            Some('M') => (&s[..s.len() - 1], 1 << 20),
+            _ => (s, 1),
+        };
+        let v = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            usize::from_str_radix(h, 16).ok()
+        } else if s.len() > 1 && s.starts_with('0') {
+            usize::from_str_radix(&s[1..], 8).ok()
+        } else {
+            s.parse().ok()
+        };
+        v.map(|v| v * mult)
+    };
+    while let Some(a) = args.get(i) {
+        i += 1;
+        let (flag, inline) = if a.starts_with("--") || !a.starts_with('-') || a.len() < 2 {
+            (a.as_str(), None)
+        } else {
+            (&a[..2], (a.len() > 2).then(|| a[2..].to_owned()))
+        };
+        let val = |i: &mut usize| -> Option<String> {
+            inline.clone().or_else(|| {
+                let v = args.get(*i).cloned();
+                *i += 1;
+                v
+            })
+        };
+        match flag {
+            "-A" => addr = val(&mut i).and_then(|v| v.chars().next()).unwrap_or('o'),
+            "-t" => {
+                let spec = val(&mut i).unwrap_or_default();
+                let mut cs = spec.chars().peekable();
+                while let Some(c) = cs.next() {
+                    let size = |cs: &mut std::iter::Peekable<std::str::Chars<'_>>,
+                                default: usize|
+                     -> usize {
+                        let mut d = String::new();
+                        while let Some(&n) = cs.peek() {
+                            match n {
+                                '0'..='9' => {
+                                    d.push(n);
+                                    cs.next();
+                                }
+                                'C' => {
+                                    cs.next();
+                                    return 1;
+                                }
+                                'S' => {
+                                    cs.next();
+                                    return 2;
+                                }
+                                'I' => {
+                                    cs.next();
+                                    return 4;
+                                }
+                                'L' => {
+                                    cs.next();
+                                    return 8;
+                                }
+                                _ => break,
+                            }
+                        }
+                        d.parse().unwrap_or(default)
+                    };
+                    match c {
+                        'a' => types.push(OdType::Named),
+                        'c' => types.push(OdType::Char),
+                        'd' | 'o' | 'u' | 'x' => {
+                            let s = size(&mut cs, 4);
+                            if ![1, 2, 4, 8].contains(&s) {
+                                cx.err(format_args!("od: invalid type string ‘{spec}’"));
+                                return 1;
+                            }
+                            types.push(OdType::Int(c, s));
+                        }
+                        'z' => {}
+                        _ => {
+                            cx.err(format_args!(
+                                "od: invalid type string ‘{spec}’; this vfs-sh od reads a c d o u x"
+                            ));
+                            return 1;
+                        }
+                    }
+                }
+            }
+            "-a" => types.push(OdType::Named),
+            "-b" => types.push(OdType::Int('o', 1)),
+            "-c" => types.push(OdType::Char),
+            "-d" => types.push(OdType::Int('u', 2)),
+            "-o" => types.push(OdType::Int('o', 2)),
+            "-x" => types.push(OdType::Int('x', 2)),
+            "-i" => types.push(OdType::Int('d', 4)),
+            "-l" => types.push(OdType::Int('d', 8)),
+            "-s" => types.push(OdType::Int('d', 2)),
+            "-j" => skip = val(&mut i).and_then(|v| num(&v)).unwrap_or(0),
+            "-N" => limit = val(&mut i).and_then(|v| num(&v)).unwrap_or(usize::MAX),
+            "-v" => verbose = true,
+            "-w" => width = inline.as_deref().and_then(num).unwrap_or(32),
+            "--" => {
+                ops.extend(args[i..].iter().cloned());
+                break;
+            }
+            _ => ops.push(a.clone()),
+        }
+    }
+    if types.is_empty() {
+        types.push(OdType::Int('o', 2));
+    }
+    let ops = if ops.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        ops
+    };
+    let mut data = Vec::new();
+    let mut status = 0;
+    for op in &ops {
+        match read(cx, op) {
+            Ok(d) => data.extend(d),
+            Err(why) => {
+                cx.err(format_args!("od: {op}: {why}"));
+                status = 1;
+            }
+        }
+    }
+    let data: &[u8] = &data[skip.min(data.len())..];
+    let data = &data[..data.len().min(limit)];
+    let fmt_addr = |n: usize| -> String {
+        match addr {
+            'd' => format!("{n:07}"),
+            'x' => format!("{n:06x}"),
+            'n' => String::new(),
+            _ => format!("{n:07o}"),
+        }
+    };
+    // Every type's fields share one width per byte column, as GNU aligns.
+    let per_byte = types
+        .iter()
+        .map(|t| {
+            let probe = vec![0u8; od_size(*t)];
+            od_field(*t, &probe).1 as f64 / od_size(*t) as f64
+        })
+        .fold(0.0, f64::max);
+    let mut out = String::new();
+    let mut prev: Option<&[u8]> = None;
+    let mut starred = false;
+    for (row, chunk) in data.chunks(width).enumerate() {
+        let off = skip + row * width;
+        if !verbose && prev == Some(chunk) && chunk.len() == width {
+            if !starred {
+                out.push_str("*\n");
+                starred = true;
+            }
+            continue;
+        }
+        starred = false;
+        prev = Some(chunk);
+        for (k, t) in types.iter().enumerate() {
+            out.push_str(&if k == 0 {
+                fmt_addr(off)
+            } else if addr == 'n' {
+                String::new()
+            } else {
+                " ".repeat(fmt_addr(0).len())
+            });
+            let size = od_size(*t);
+            for piece in chunk.chunks(size) {
+                let mut buf = piece.to_vec();
+                buf.resize(size, 0);
+                let (s, _) = od_field(*t, &buf);
+                let w = (per_byte * size as f64).ceil() as usize;
+                out.push_str(&format!("{s:>w$}"));
+            }
+            out.push('\n');
+        }
+    }
+    if addr != 'n' {
+        out.push_str(&fmt_addr(skip + data.len()));
+        out.push('\n');
+    }
+    cx.outs(&out);
+    status
+}
+
+/// `xxd [-p] [-u] [-c N] [-g N] [-l N] [-s N] [-i] [FILE]`
+pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('p', "ps", "p"),
+        flag('u', "", "u"),
+        flag('i', "include", "i"),
+        flag('r', "revert", "r"),
+        flag('e', "", "e"),
+        value('c', "cols", "c"),
+        value('g', "groupsize", "g"),
+        value('l', "len", "l"),
+        value('s', "seek", "s"),
+    ];
+    let p = match options(cx, "xxd", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    if p.has("r") {
+        cx.err("xxd: -r is not supported (it would write binary data)");
+        return 1;
+    }
+    let op = p
+        .operands
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "-".to_owned());
+    let data = match read(cx, &op) {
+        Ok(d) => d,
+        Err(why) => {
+            cx.err(format_args!("xxd: {op}: {why}"));
+            return 2;
+        }
+    };
+    let n = |k: &str| p.value(k).and_then(|v| v.parse::<usize>().ok());
+    let skip = n("s").unwrap_or(0).min(data.len());
+    let data = &data[skip..];
+    let data = &data[..data.len().min(n("l").unwrap_or(usize::MAX))];
+    let upper = p.has("u");
+    let hex = |b: u8| {
+        if upper {
+            format!("{b:02X}")
+        } else {
+            format!("{b:02x}")
+        }
+    };
+    let mut out = String::new();
+    if p.has("p") {
+        let cols = n("c").unwrap_or(30).max(1);
+        for chunk in data.chunks(cols) {
+            for b in chunk {
+                out.push_str(&hex(*b));
+            }
+            out.push('\n');
+        }
+    } else if p.has("i") {
+        let cols = n("c").unwrap_or(12).max(1);
+        for (k, chunk) in data.chunks(cols).enumerate() {
+            out.push_str("  ");
+            let items: Vec<String> = chunk.iter().map(|b| format!("0x{}", hex(*b))).collect();
+            out.push_str(&items.join(", "));
+            if (k + 1) * cols < data.len() {
+                out.push(',');
+            }
+            out.push('\n');
+        }
+    } else {
+        let cols = n("c").unwrap_or(16).max(1);
+        let group = n("g").unwrap_or(2);
+        let hex_width = if group == 0 {
+            cols * 2
+        } else {
+            cols * 2 + cols.div_ceil(group) - 1
+        };
+        for (row, chunk) in data.chunks(cols).enumerate() {
+            let mut h = String::new();
+            for (i, b) in chunk.iter().enumerate() {
+                if group > 0 && i > 0 && i % group == 0 {
+                    h.push(' ');
+                }
+                h.push_str(&hex(*b));
+            }
+            let text: String = chunk
+                .iter()
+                .map(|&b| {
+                    if (0x20..0x7f).contains(&b) {
+                        char::from(b)
+                    } else {
+                        '.'
+                    }
+                })
+                .collect();
+            out.push_str(&format!(
+                "{:08x}: {h:<hex_width$}  {text}\n",
+                skip + row * cols
+            ));
+        }
+    }
+    cx.outs(&out);
+    0
+}

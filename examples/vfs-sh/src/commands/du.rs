@@ -1,0 +1,224 @@
+//! `du`: disk usage as a Linux filesystem with 4 KiB blocks shows it — a
+//! document takes its size rounded up to whole blocks, a directory one
+//! block of its own (4096 bytes apparent) — since the document store has
+//! no blocks of its own to report.
+
+use super::{flag, options, value};
+use crate::exec::Cx;
+use crate::fs::Kind;
+use crate::glob::Pattern;
+
+const BLOCK: u64 = 4096;
+const DIR_SIZE: u64 = 4096;
+
+/// Sizes in bytes: allocated (block-rounded) and apparent.
+#[derive(Debug, Clone, Copy, Default)]
+struct Size {
+    disk: u64,
+    apparent: u64,
+}
+
+impl Size {
+    fn of(kind: Kind, len: u64) -> Size {
+        match kind {
+            Kind::Dir => Size {
+                disk: DIR_SIZE,
+                apparent: DIR_SIZE,
+            },
+            Kind::File => Size {
+                disk: len.div_ceil(BLOCK) * BLOCK,
+                apparent: len,
+            },
+        }
+    }
+
+    fn add(&mut self, o: Size) {
+        self.disk += o.disk;
+        self.apparent += o.apparent;
+    }
+}
+
+struct Opts {
+    all: bool,
+    summarize: bool,
+    apparent: bool,
+    bytes: bool,
+    human: bool,
+    unit: u64,
+    max_depth: Option<usize>,
+    exclude: Vec<Pattern>,
+    nul: bool,
+}
+
+impl Opts {
+    fn render(&self, s: Size) -> String {
+        let n = if self.apparent || self.bytes {
+            s.apparent
+        } else {
+            s.disk
+        };
+        if self.human {
+            return super::ls::human(n);
+        }
+        if self.bytes {
+            return n.to_string();
+        }
+        n.div_ceil(self.unit).to_string()
+    }
+}
+
+/// Walks `path`; prints the lines depth allows; returns its total.
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    cx: &mut Cx<'_>,
+    o: &Opts,
+    path: &str,
+    kind: Kind,
+    len: u64,
+    depth: usize,
+    out: &mut String,
+    status: &mut u8,
+) -> Size {
+    let mut total = Size::of(kind, len);
+    let show = |depth: usize| !o.summarize && o.max_depth.is_none_or(|m| depth <= m);
+    if kind == Kind::Dir {
+        match cx.fs.read_dir(path) {
+            Ok(entries) => {
+                for e in entries {
+                    if o.exclude.iter().any(|p| p.matches(&e.name, false)) {
+                        continue;
+                    }
+                    let child = super::join(path, &e.name);
+                    if e.is_dir() {
+                        let s = walk(cx, o, &child, Kind::Dir, e.len, depth + 1, out, status);
+                        total.add(s);
+                    } else {
+                        let s = Size::of(Kind::File, e.len);
+                        total.add(s);
+                        if o.all && show(depth + 1) {
+                            line(out, o, s, &child);
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                cx.outs(&std::mem::take(out));
+                cx.err(format_args!(
+                    "du: cannot read directory '{path}': {}",
+                    e.strerror()
+                ));
+                *status = 1;
+            }
+        }
+        if show(depth) {
+            line(out, o, total, path);
+        }
+    } else if show(depth) && (o.all || depth == 0) {
+        line(out, o, total, path);
+    }
+    total
+}
+
+fn line(out: &mut String, o: &Opts, s: Size, path: &str) {
+    out.push_str(&o.render(s));
+    out.push('\t');
+    out.push_str(path);
+    out.push(if o.nul { '\0' } else { '\n' });
+}
+
+/// `du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [--apparent-size] [--exclude=PAT] [PATH]...`
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('a', "all", "a"),
+        flag('s', "summarize", "s"),
+        flag('h', "human-readable", "h"),
+        flag('b', "bytes", "b"),
+        flag('k', "", "k"),
+        flag('m', "", "m"),
+        flag('c', "total", "c"),
+        flag('x', "one-file-system", "x"),
+        flag('L', "dereference", "L"),
+        flag('S', "separate-dirs", "S"),
+        flag('0', "null", "0"),
+        value('d', "max-depth", "d"),
+        value('B', "block-size", "B"),
+        flag('\0', "apparent-size", "apparent"),
+        flag('\0', "si", "si"),
+        value('\0', "exclude", "exclude"),
+    ];
+    let p = match options(cx, "du", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let max_depth = match p.value("d") {
+        Some(v) => match v.parse::<usize>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                cx.err(format_args!("du: invalid maximum depth ‘{v}’"));
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let unit = match (p.has("m"), p.value("B")) {
+        (_, Some(b)) => match b {
+            "1" => 1,
+            "K" | "1K" | "1024" => 1024,
+            "M" | "1M" => 1 << 20,
+            "G" | "1G" => 1 << 30,
+            other => other.parse().unwrap_or(1024),
+        },
+        (true, None) => 1 << 20,
+        _ => 1024,
+    };
+    let o = Opts {
+        all: p.has("a"),
+        summarize: p.has("s"),
+        apparent: p.has("apparent"),
+        bytes: p.has("b"),
+        human: p.has("h") && !p.has("k") && !p.has("m"),
+        unit,
+        max_depth,
+        exclude: p
+            .values("exclude")
+            .iter()
+            .map(|e| Pattern::new(e))
+            .collect(),
+        nul: p.has("0"),
+    };
+    if o.summarize && o.all {
+        cx.err("du: cannot both summarize and show all entries");
+        cx.err("Try 'du --help' for more information.");
+        return 1;
+    }
+    let ops = if p.operands.is_empty() {
+        vec![".".to_owned()]
+    } else {
+        p.operands.clone()
+    };
+    let mut status = 0;
+    let mut grand = Size::default();
+    let mut out = String::new();
+    for op in &ops {
+        match cx.fs.metadata(op) {
+            Ok(m) => {
+                let s = walk(cx, &o, op, m.kind, m.len, 0, &mut out, &mut status);
+                if o.summarize {
+                    line(&mut out, &o, s, op);
+                }
+                grand.add(s);
+            }
+            Err(e) => {
+                cx.outs(&std::mem::take(&mut out));
+                cx.err(format_args!("du: cannot access '{op}': {}", e.strerror()));
+                status = 1;
+            }
+        }
+        cx.outs(&std::mem::take(&mut out));
+    }
+    if p.has("c") {
+        line(&mut out, &o, grand, "total");
+    }
+    cx.outs(&out);
+    status
+}

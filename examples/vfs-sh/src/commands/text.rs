@@ -1,0 +1,1319 @@
+//! Small GNU text tools: `rev`, `tac`, `nl`, `seq`, `paste`, `fold`,
+//! `expr`, `tee`, `base64`, `readlink`, `realpath`, `column`, `comm`,
+//! `join`, `cmp`.
+
+use super::{flag, options, value};
+use crate::exec::Cx;
+use crate::fs::FsError;
+
+/// Reads each operand (`-` or none: standard input), reporting errors as
+/// `cmd: NAME: why`; returns the inputs read and whether any failed.
+fn inputs(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> (Vec<(String, Vec<u8>)>, bool) {
+    let ops: Vec<String> = if ops.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        ops.to_vec()
+    };
+    let mut all = Vec::new();
+    let mut failed = false;
+    for op in ops {
+        match read_one(cx, &op) {
+            Ok(d) => all.push((op, d)),
+            Err(e) => {
+                cx.err(format_args!(
+                    "{cmd}: {}: {}",
+                    super::quote::quote(&op, false),
+                    e.strerror()
+                ));
+                failed = true;
+            }
+        }
+    }
+    (all, failed)
+}
+
+fn read_one(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, FsError> {
+    if op != "-"
+        && let Ok(m) = cx.fs.metadata(op)
+        && m.is_dir()
+    {
+        return Err(FsError::IsADirectory(op.to_owned()));
+    }
+    cx.read_operand(op)
+}
+
+/// Splits into lines, each with its terminator (the last may have none).
+fn records(data: &[u8], sep: u8) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &b) in data.iter().enumerate() {
+        if b == sep {
+            out.push(&data[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < data.len() {
+        out.push(&data[start..]);
+    }
+    out
+}
+
+fn chomp(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n").unwrap_or(line)
+}
+
+/// `rev [FILE]...`
+pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let (ins, failed) = inputs(cx, "rev", args);
+    let mut out = Vec::new();
+    for (_, d) in ins {
+        for line in records(&d, b'\n') {
+            let body = chomp(line);
+            let s: String = String::from_utf8_lossy(body).chars().rev().collect();
+            out.extend_from_slice(s.as_bytes());
+            if body.len() < line.len() {
+                out.push(b'\n');
+            }
+        }
+    }
+    cx.out(&out);
+    u8::from(failed)
+}
+
+/// `tac [-s SEP] [FILE]...`
+pub(crate) fn tac(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[value('s', "separator", "s"), flag('b', "before", "b")];
+    let p = match options(cx, "tac", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let sep = p.value("s").and_then(|s| s.bytes().next()).unwrap_or(b'\n');
+    let (ins, failed) = inputs(cx, "tac", &p.operands);
+    let mut out = Vec::new();
+    for (_, d) in ins {
+        for r in records(&d, sep).into_iter().rev() {
+            out.extend_from_slice(r);
+        }
+    }
+    cx.out(&out);
+    u8::from(failed)
+}
+
+/// `nl [-b a|t|n|pRE] [-n ln|rn|rz] [-w N] [-s SEP] [-v N] [-i N] [FILE]...`
+pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        value('b', "body-numbering", "b"),
+        value('n', "number-format", "n"),
+        value('w', "number-width", "w"),
+        value('s', "number-separator", "s"),
+        value('v', "starting-line-number", "v"),
+        value('i', "line-increment", "i"),
+    ];
+    let p = match options(cx, "nl", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let style = p.value("b").unwrap_or("t").to_owned();
+    let format = p.value("n").unwrap_or("rn").to_owned();
+    let width: usize = p.value("w").and_then(|w| w.parse().ok()).unwrap_or(6);
+    let sep = p.value("s").unwrap_or("\t").to_owned();
+    let mut n: i64 = p.value("v").and_then(|v| v.parse().ok()).unwrap_or(1);
+    let incr: i64 = p.value("i").and_then(|v| v.parse().ok()).unwrap_or(1);
+    let re = match style.strip_prefix('p') {
+        Some(r) => match crate::pattern::translate(r, crate::pattern::Syntax::Basic)
+            .ok()
+            .and_then(|t| regex::Regex::new(&t.regex).ok())
+        {
+            Some(re) => Some(re),
+            None => {
+                cx.err(format_args!("nl: invalid regular expression: {r}"));
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let (ins, failed) = inputs(cx, "nl", &p.operands);
+    let mut out = String::new();
+    for (_, d) in ins {
+        let text = String::from_utf8_lossy(&d);
+        for line in text.split_inclusive('\n') {
+            let body = line.strip_suffix('\n').unwrap_or(line);
+            let numbered = match (style.as_str(), &re) {
+                (_, Some(re)) => re.is_match(body),
+                ("a", _) => true,
+                ("n", _) => false,
+                _ => !body.is_empty(),
+            };
+            if numbered {
+                let num = match format.as_str() {
+                    "ln" => format!("{n:<width$}"),
+                    "rz" => format!("{n:0width$}"),
+                    _ => format!("{n:>width$}"),
+                };
+                out.push_str(&num);
+                out.push_str(&sep);
+                n += incr;
+            } else {
+                out.push_str(&" ".repeat(width + sep.chars().count()));
+            }
+            out.push_str(body);
+            out.push('\n');
+        }
+    }
+    cx.outs(&out);
+    u8::from(failed)
+}
+
+/// Decimal places of a `seq` argument.
+fn decimals(s: &str) -> usize {
+    match s.split_once('.') {
+        Some((_, f)) => f.chars().take_while(char::is_ascii_digit).count(),
+        None => 0,
+    }
+}
+
+/// `seq [-s SEP] [-w] [-f FORMAT] [FIRST [INCREMENT]] LAST`
+pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut sep = "\n".to_owned();
+    let mut equal = false;
+    let mut fmt: Option<String> = None;
+    let mut nums = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        match a.as_str() {
+            "-s" | "--separator" => {
+                sep = args.get(i).cloned().unwrap_or_default();
+                i += 1;
+            }
+            "-f" | "--format" => {
+                fmt = args.get(i).cloned();
+                i += 1;
+            }
+            "-w" | "--equal-width" => equal = true,
+            s if s.starts_with("-s") && s.len() > 2 => sep = s[2..].to_owned(),
+            s if s.starts_with("-f") && s.len() > 2 => fmt = Some(s[2..].to_owned()),
+            s => nums.push(s.to_owned()),
+        }
+    }
+    let parsed: Result<Vec<f64>, String> = nums
+        .iter()
+        .map(|s| {
+            s.parse::<f64>()
+                .map_err(|_| format!("seq: invalid floating point argument: ‘{s}’"))
+        })
+        .collect();
+    let parsed = match parsed {
+        Ok(v) => v,
+        Err(e) => {
+            cx.err(e);
+            cx.err("Try 'seq --help' for more information.");
+            return 1;
+        }
+    };
+    let (first, step, last) = match parsed.as_slice() {
+        [l] => (1.0, 1.0, *l),
+        [f, l] => (*f, 1.0, *l),
+        [f, s, l] => (*f, *s, *l),
+        _ => {
+            cx.err(if nums.is_empty() {
+                "seq: missing operand"
+            } else {
+                "seq: extra operand"
+            });
+            cx.err("Try 'seq --help' for more information.");
+            return 1;
+        }
+    };
+    if step == 0.0 {
+        cx.err(format_args!(
+            "seq: invalid Zero increment value: ‘{}’",
+            nums.get(1).map_or("0", String::as_str)
+        ));
+        return 1;
+    }
+    let prec = nums[..nums.len().saturating_sub(1)]
+        .iter()
+        .chain(std::iter::once(&nums[nums.len() - 1]))
+        .take(if nums.len() == 3 { 2 } else { nums.len() })
+        .map(|s| decimals(s))
+        .max()
+        .unwrap_or(0);
+    let render = |v: f64| -> String {
+        match &fmt {
+            Some(f) => super::printf::format_once(f, &[format!("{v}")])
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default(),
+            None => format!("{v:.prec$}"),
+        }
+    };
+    let mut items = Vec::new();
+    let mut k: f64 = 0.0;
+    loop {
+        let v = first + k * step;
+        if (step > 0.0 && v > last + 1e-10) || (step < 0.0 && v < last - 1e-10) {
+            break;
+        }
+        items.push(render(v));
+        k += 1.0;
+        if items.len() > 10_000_000 {
+            break;
+        }
+    }
+    if equal {
+        let w = items.iter().map(String::len).max().unwrap_or(0);
+        for it in &mut items {
+            if let Some(rest) = it.strip_prefix('-') {
+                *it = format!("-{rest:0>width$}", width = w - 1);
+            } else {
+                *it = format!("{it:0>w$}");
+            }
+        }
+    }
+    if !items.is_empty() {
+        let mut s = items.join(&sep);
+        s.push('\n');
+        cx.outs(&s);
+    }
+    0
+}
+
+/// `paste [-d LIST] [-s] [FILE]...`
+pub(crate) fn paste(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        value('d', "delimiters", "d"),
+        flag('s', "serial", "s"),
+        flag('z', "zero-terminated", "z"),
+    ];
+    let p = match options(cx, "paste", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let delims: Vec<String> = {
+        let raw = p.value("d").unwrap_or("\t");
+        let (b, _) = super::echo::unescape(raw, super::echo::Dialect::Format);
+        let s = String::from_utf8_lossy(&b).into_owned();
+        if raw.is_empty() || s.is_empty() || raw == "\\0" {
+            vec![String::new()]
+        } else {
+            s.chars().map(String::from).collect()
+        }
+    };
+    let ops = if p.operands.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        p.operands.clone()
+    };
+    // Standard input named several times is read in turns, line by line.
+    let mut stdin_lines: Option<Vec<String>> = None;
+    let mut files: Vec<Vec<String>> = Vec::new();
+    let mut stdin_users = Vec::new();
+    let mut failed = false;
+    for (k, op) in ops.iter().enumerate() {
+        if op == "-" {
+            if stdin_lines.is_none() {
+                let d = cx.stdin();
+                stdin_lines = Some(
+                    String::from_utf8_lossy(&d)
+                        .lines()
+                        .map(str::to_owned)
+                        .collect(),
+                );
+            }
+            stdin_users.push(k);
+            files.push(Vec::new());
+            continue;
+        }
+        match read_one(cx, op) {
+            Ok(d) => files.push(
+                String::from_utf8_lossy(&d)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect(),
+            ),
+            Err(e) => {
+                cx.err(format_args!("paste: {op}: {}", e.strerror()));
+                failed = true;
+                files.push(Vec::new());
+            }
+        }
+    }
+    if let Some(lines) = stdin_lines {
+        let n = stdin_users.len();
+        for (i, l) in lines.into_iter().enumerate() {
+            files[stdin_users[i % n]].push(l);
+        }
+    }
+    if failed {
+        return 1;
+    }
+    let mut out = String::new();
+    let d = |i: usize| delims[i % delims.len()].as_str();
+    if p.has("s") {
+        for f in &files {
+            for (i, l) in f.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(d(i - 1));
+                }
+                out.push_str(l);
+            }
+            out.push('\n');
+        }
+    } else {
+        let rows = files.iter().map(Vec::len).max().unwrap_or(0);
+        for r in 0..rows {
+            for (i, f) in files.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(d(i - 1));
+                }
+                if let Some(l) = f.get(r) {
+                    out.push_str(l);
+                }
+            }
+            out.push('\n');
+        }
+    }
+    cx.outs(&out);
+    0
+}
+
+/// `fold [-w N] [-s] [-b] [FILE]...`
+pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| {
+            if a.len() > 1 && a.starts_with('-') && a[1..].bytes().all(|b| b.is_ascii_digit()) {
+                format!("-w{}", &a[1..])
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    const SPEC: &[super::Spec] = &[
+        value('w', "width", "w"),
+        flag('s', "spaces", "s"),
+        flag('b', "bytes", "b"),
+    ];
+    let p = match options(cx, "fold", &args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let width: usize = match p.value("w").map(str::parse) {
+        None => 80,
+        Some(Ok(w)) if w > 0 => w,
+        Some(_) => {
+            cx.err(format_args!(
+                "fold: invalid number of columns: ‘{}’",
+                p.value("w").unwrap_or("")
+            ));
+            return 1;
+        }
+    };
+    let spaces = p.has("s");
+    let (ins, failed) = inputs(cx, "fold", &p.operands);
+    let mut out = String::new();
+    for (_, d) in ins {
+        let text = String::from_utf8_lossy(&d);
+        for line in text.split_inclusive('\n') {
+            let (body, nl) = match line.strip_suffix('\n') {
+                Some(b) => (b, true),
+                None => (line, false),
+            };
+            let mut cur: Vec<char> = Vec::new();
+            let mut col = 0usize;
+            for c in body.chars() {
+                let w = if c == '\t' {
+                    8 - col % 8
+                } else if c == '\u{8}' {
+                    0
+                } else {
+                    1
+                };
+                if col + w > width && !cur.is_empty() {
+                    if spaces && let Some(k) = cur.iter().rposition(|c| *c == ' ' || *c == '\t') {
+                        let rest: Vec<char> = cur.split_off(k + 1);
+                        out.extend(cur.iter());
+                        out.push('\n');
+                        cur = rest;
+                        col = cur
+                            .iter()
+                            .fold(0, |c, ch| if *ch == '\t' { c + 8 - c % 8 } else { c + 1 });
+                    } else {
+                        out.extend(cur.iter());
+                        out.push('\n');
+                        cur.clear();
+                        col = 0;
+                    }
+                }
+                let w = if c == '\t' { 8 - col % 8 } else { w };
+                cur.push(c);
+                col += w;
+            }
+            out.extend(cur.iter());
+            if nl {
+                out.push('\n');
+            }
+        }
+    }
+    cx.outs(&out);
+    u8::from(failed)
+}
+
+/// A value of `expr`: integers where they parse.
+#[derive(Debug, Clone)]
+enum EVal {
+    Int(i64),
+    Str(String),
+}
+
+impl EVal {
+    fn text(&self) -> String {
+        match self {
+            EVal::Int(n) => n.to_string(),
+            EVal::Str(s) => s.clone(),
+        }
+    }
+
+    fn int(&self) -> Option<i64> {
+        match self {
+            EVal::Int(n) => Some(*n),
+            EVal::Str(s) => s.trim().parse().ok(),
+        }
+    }
+
+    fn null(&self) -> bool {
+        match self {
+            EVal::Int(n) => *n == 0,
+            EVal::Str(s) => s.is_empty() || s.parse::<i64>() == Ok(0),
+        }
+    }
+}
+
+struct ExprP<'a> {
+    a: &'a [String],
+    i: usize,
+}
+
+type ERes = Result<EVal, (String, u8)>;
+
+impl ExprP<'_> {
+    fn peek(&self) -> Option<&str> {
+        self.a.get(self.i).map(String::as_str)
+    }
+
+    fn or(&mut self) -> ERes {
+        let mut l = self.and()?;
+        while self.peek() == Some("|") {
+            self.i += 1;
+            let r = self.and()?;
+            l = if !l.null() {
+                l
+            } else if !r.null() {
+                r
+            } else {
+                EVal::Int(0)
+            };
+        }
+        Ok(l)
+    }
+
+    fn and(&mut self) -> ERes {
+        let mut l = self.cmp()?;
+        while self.peek() == Some("&") {
+            self.i += 1;
+            let r = self.cmp()?;
+            l = if l.null() || r.null() {
+                EVal::Int(0)
+            } else {
+                l
+            };
+        }
+        Ok(l)
+    }
+
+    fn cmp(&mut self) -> ERes {
+        let mut l = self.add()?;
+        while let Some(op) = self
+            .peek()
+            .filter(|o| matches!(*o, "<" | "<=" | "=" | "==" | "!=" | ">=" | ">"))
+        {
+            let op = op.to_owned();
+            self.i += 1;
+            let r = self.add()?;
+            let ord = match (l.int(), r.int()) {
+                (Some(a), Some(b)) => a.cmp(&b),
+                _ => l.text().cmp(&r.text()),
+            };
+            use std::cmp::Ordering::*;
+            let v = match op.as_str() {
+                "<" => ord == Less,
+                "<=" => ord != Greater,
+                "=" | "==" => ord == Equal,
+                "!=" => ord != Equal,
+                ">=" => ord != Less,
+                _ => ord == Greater,
+            };
+            l = EVal::Int(i64::from(v));
+        }
+        Ok(l)
+    }
+
+    fn add(&mut self) -> ERes {
+        let mut l = self.mul()?;
+        while let Some(op) = self.peek().filter(|o| matches!(*o, "+" | "-")) {
+            let op = op.to_owned();
+            self.i += 1;
+            let r = self.mul()?;
+            let (Some(a), Some(b)) = (l.int(), r.int()) else {
+                return Err(("expr: non-integer argument".to_owned(), 2));
+            };
+            l = EVal::Int(if op == "+" {
+                a.wrapping_add(b)
+            } else {
+                a.wrapping_sub(b)
+            });
+        }
+        Ok(l)
+    }
+
+    fn mul(&mut self) -> ERes {
+        let mut l = self.matching()?;
+        while let Some(op) = self.peek().filter(|o| matches!(*o, "*" | "/" | "%")) {
+            let op = op.to_owned();
+            self.i += 1;
+            let r = self.matching()?;
+            let (Some(a), Some(b)) = (l.int(), r.int()) else {
+                return Err(("expr: non-integer argument".to_owned(), 2));
+            };
+            if op != "*" && b == 0 {
+                return Err(("expr: division by zero".to_owned(), 2));
+            }
+            l = EVal::Int(match op.as_str() {
+                "*" => a.wrapping_mul(b),
+                "/" => a.wrapping_div(b),
+                _ => a.wrapping_rem(b),
+            });
+        }
+        Ok(l)
+    }
+
+    fn matching(&mut self) -> ERes {
+        let l = self.primary()?;
+        if self.peek() == Some(":") {
+            self.i += 1;
+            let r = self.primary()?;
+            return regex_match(&l.text(), &r.text());
+        }
+        Ok(l)
+    }
+
+    fn primary(&mut self) -> ERes {
+        let Some(t) = self.peek().map(str::to_owned) else {
+            return Err((
+                "expr: syntax error: missing argument after ‘".to_owned()
+                    + self.a.last().map_or("", String::as_str)
+                    + "’",
+                2,
+            ));
+        };
+        self.i += 1;
+        match t.as_str() {
+            "(" => {
+                let v = self.or()?;
+                if self.peek() != Some(")") {
+                    return Err(("expr: syntax error: expecting ')'".to_owned(), 2));
+                }
+                self.i += 1;
+                Ok(v)
+            }
+            "length" => {
+                let v = self.primary()?;
+                Ok(EVal::Int(v.text().chars().count() as i64))
+            }
+            "substr" => {
+                let s = self.primary()?.text();
+                let pos = self.primary()?.int().unwrap_or(0);
+                let len = self.primary()?.int().unwrap_or(0);
+                if pos < 1 || len < 1 {
+                    return Ok(EVal::Str(String::new()));
+                }
+                Ok(EVal::Str(
+                    s.chars()
+                        .skip(pos as usize - 1)
+                        .take(len as usize)
+                        .collect(),
+                ))
+            }
+            "index" => {
+                let s = self.primary()?.text();
+                let chars = self.primary()?.text();
+                let k = s
+                    .chars()
+                    .position(|c| chars.contains(c))
+                    .map_or(0, |k| k + 1);
+                Ok(EVal::Int(k as i64))
+            }
+            "match" => {
+                let s = self.primary()?.text();
+                let re = self.primary()?.text();
+                regex_match(&s, &re)
+            }
+            "+" => Ok(EVal::Str(
+                self.a
+                    .get(self.i)
+                    .cloned()
+                    .inspect(|_| self.i += 1)
+                    .unwrap_or_default(),
+            )),
+            _ => Ok(match t.parse::<i64>() {
+                Ok(n) if !t.starts_with('+') => EVal::Int(n),
+                _ => EVal::Str(t),
+            }),
+        }
+    }
+}
+
+/// `expr STRING : REGEX`: anchored BRE; the first group, or the length.
+fn regex_match(s: &str, re: &str) -> ERes {
+    let t = crate::pattern::translate(re, crate::pattern::Syntax::Basic)
+        .map_err(|e| (format!("expr: {e}"), 2))?;
+    let rx = regex::Regex::new(&format!("^(?:{})", t.regex))
+        .map_err(|_| ("expr: invalid regular expression".to_owned(), 2))?;
+    Ok(match rx.captures(s) {
+        Some(c) if c.len() > 1 => EVal::Str(c.get(1).map_or("", |m| m.as_str()).to_owned()),
+        Some(c) => EVal::Int(c.get(0).map_or(0, |m| m.as_str().chars().count()) as i64),
+        None if rx.captures_len() > 1 => EVal::Str(String::new()),
+        None => EVal::Int(0),
+    })
+}
+
+/// `expr EXPRESSION`
+pub(crate) fn expr(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    if args.is_empty() {
+        cx.err("expr: missing operand");
+        return 2;
+    }
+    let mut p = ExprP { a: args, i: 0 };
+    match p.or() {
+        Ok(_) if p.i < args.len() => {
+            cx.err(format_args!(
+                "expr: syntax error: unexpected argument ‘{}’",
+                args[p.i]
+            ));
+            2
+        }
+        Ok(v) => {
+            cx.outs(&format!("{}\n", v.text()));
+            u8::from(v.null())
+        }
+        Err((m, c)) => {
+            cx.err(m);
+            c
+        }
+    }
+}
+
+/// `tee [-a] [FILE]...`: to standard output; a file would be written,
+/// so each fails as on a read-only filesystem (`/dev/null`,
+/// `/dev/stdout`, `/dev/stderr` excepted).
+pub(crate) fn tee(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let data = cx.stdin();
+    let mut status = 0;
+    let mut copies = 1;
+    for a in args {
+        match a.as_str() {
+            "-a" | "--append" | "-i" | "--ignore-interrupts" | "-p" => {}
+            "/dev/null" => {}
+            "/dev/stdout" | "-" => copies += 1,
+            "/dev/stderr" => {
+                let _ = cx.err.write_all(&data);
+            }
+            f => {
+                cx.err(format_args!("tee: {f}: Read-only file system"));
+                status = 1;
+            }
+        }
+    }
+    for _ in 0..copies {
+        cx.out(&data);
+    }
+    status
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// `base64 [-d] [-i] [-w COLS] [FILE]`
+pub(crate) fn base64(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('d', "decode", "d"),
+        flag('i', "ignore-garbage", "i"),
+        value('w', "wrap", "w"),
+    ];
+    let p = match options(cx, "base64", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let (ins, failed) = inputs(cx, "base64", &p.operands);
+    if failed {
+        return 1;
+    }
+    let data: Vec<u8> = ins.into_iter().flat_map(|(_, d)| d).collect();
+    if p.has("d") {
+        let mut out = Vec::new();
+        let mut acc = 0u32;
+        let mut bits = 0;
+        for &b in &data {
+            let v = match B64.iter().position(|&c| c == b) {
+                Some(v) => v as u32,
+                None if b == b'=' || b.is_ascii_whitespace() => continue,
+                None if p.has("i") => continue,
+                None => {
+                    cx.out(&out);
+                    cx.err("base64: invalid input");
+                    return 1;
+                }
+            };
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+                acc &= (1 << bits) - 1;
+            }
+        }
+        cx.out(&out);
+        return 0;
+    }
+    let wrap: usize = p.value("w").and_then(|w| w.parse().ok()).unwrap_or(76);
+    let mut enc = String::new();
+    for chunk in data.chunks(3) {
+        let n = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= chunk.len() {
+                enc.push(char::from(B64[((n >> (18 - 6 * k)) & 63) as usize]));
+            } else {
+                enc.push('=');
+            }
+        }
+    }
+    let mut out = String::new();
+    if wrap == 0 {
+        out.push_str(&enc);
+    } else {
+        for (i, c) in enc.chars().enumerate() {
+            if i > 0 && i % wrap == 0 {
+                out.push('\n');
+            }
+            out.push(c);
+        }
+        if !enc.is_empty() {
+            out.push('\n');
+        }
+    }
+    cx.outs(&out);
+    0
+}
+
+/// `realpath [-e] [-m] [-s] PATH...` and `readlink -f|-e|-m PATH...`: the
+/// absolute path as the document filesystem resolves it.
+fn canonical(cx: &mut Cx<'_>, cmd: &str, args: &[String], must_exist: bool, quiet: bool) -> u8 {
+    let mut status = 0;
+    let ops: Vec<&String> = args
+        .iter()
+        .filter(|a| !a.starts_with('-') || a.len() == 1)
+        .collect();
+    if ops.is_empty() {
+        cx.err(format_args!("{cmd}: missing operand"));
+        return 1;
+    }
+    for op in ops {
+        match cx.fs.metadata(op) {
+            Ok(m) => cx.outs(&format!("{}\n", m.path)),
+            Err(e) => {
+                // A missing last component is fine unless it must exist.
+                let parent = op
+                    .rsplit_once('/')
+                    .map_or(".", |(d, _)| if d.is_empty() { "/" } else { d });
+                let name = op.rsplit('/').next().unwrap_or(op);
+                match (must_exist, cx.fs.metadata(parent)) {
+                    (false, Ok(pm)) if pm.is_dir() && matches!(e, FsError::NotFound(_)) => {
+                        let p = if pm.path == "/" {
+                            format!("/{name}")
+                        } else {
+                            format!("{}/{name}", pm.path)
+                        };
+                        cx.outs(&format!("{p}\n"));
+                    }
+                    _ => {
+                        if !quiet {
+                            cx.err(format_args!("{cmd}: {op}: {}", e.strerror()));
+                        }
+                        status = 1;
+                    }
+                }
+            }
+        }
+    }
+    status
+}
+
+/// `realpath`
+pub(crate) fn realpath(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let must = args
+        .iter()
+        .any(|a| a == "-e" || a == "--canonicalize-existing");
+    canonical(cx, "realpath", args, must, args.iter().any(|a| a == "-q"))
+}
+
+/// `readlink [-f|-e|-m] PATH...`: documents are not links, so without a
+/// canonicalising flag it prints nothing and fails, as for a file.
+pub(crate) fn readlink(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let flags: String = args
+        .iter()
+        .filter(|a| a.starts_with('-') && a.len() > 1)
+        .map(|a| a[1..].to_owned())
+        .collect();
+    if flags.contains('f')
+        || flags.contains('e')
+        || flags.contains('m')
+        || flags.contains("canonicalize")
+    {
+        return canonical(cx, "readlink", args, flags.contains('e'), true);
+    }
+    1
+}
+
+/// `column -t [-s SEPS] [-o SEP] [FILE]...`; without `-t`, entries
+/// filled into columns for an 80-column terminal, as GNU column does.
+pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('t', "table", "t"),
+        value('s', "separator", "s"),
+        value('o', "output-separator", "o"),
+        value('c', "output-width", "c"),
+        flag('x', "fillrows", "x"),
+        value('N', "table-columns", "N"),
+        value('R', "table-right", "R"),
+    ];
+    let p = match options(cx, "column", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let (ins, failed) = inputs(cx, "column", &p.operands);
+    let text: String = ins
+        .iter()
+        .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
+        .collect();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out = String::new();
+    if p.has("t") {
+        let seps: Vec<char> = p
+            .value("s")
+            .map_or(vec![' ', '\t'], |s| s.chars().collect());
+        let osep = p.value("o").unwrap_or("  ").to_owned();
+        let whitespace = p.value("s").is_none();
+        let rows: Vec<Vec<&str>> = lines
+            .iter()
+            .map(|l| {
+                if whitespace {
+                    l.split(|c| seps.contains(&c))
+                        .filter(|f| !f.is_empty())
+                        .collect()
+                } else {
+                    l.split(|c| seps.contains(&c)).collect()
+                }
+            })
+            .collect();
+        let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let mut widths = vec![0usize; ncols];
+        for r in &rows {
+            for (i, f) in r.iter().enumerate() {
+                widths[i] = widths[i].max(f.chars().count());
+            }
+        }
+        for r in &rows {
+            let mut line = String::new();
+            for (i, f) in r.iter().enumerate() {
+                if i + 1 == r.len() {
+                    line.push_str(f);
+                } else {
+                    line.push_str(f);
+                    line.push_str(&" ".repeat(widths[i] - f.chars().count()));
+                    line.push_str(&osep);
+                }
+            }
+            out.push_str(line.trim_end_matches(' '));
+            out.push('\n');
+        }
+    } else {
+        let width: usize = p.value("c").and_then(|c| c.parse().ok()).unwrap_or(80);
+        let maxlen = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+        let colw = (maxlen / 8 + 1) * 8;
+        let cols = (width / colw).max(1);
+        let rows = lines.len().div_ceil(cols);
+        for r in 0..rows {
+            let mut line = String::new();
+            for c in 0..cols {
+                let idx = if p.has("x") {
+                    r * cols + c
+                } else {
+                    c * rows + r
+                };
+                let Some(item) = lines.get(idx) else { continue };
+                let next_exists = if p.has("x") {
+                    c + 1 < cols && lines.get(idx + 1).is_some()
+                } else {
+                    lines.get(idx + rows).is_some()
+                };
+                line.push_str(item);
+                if next_exists {
+                    let n = item.chars().count();
+                    let pad = colw - n;
+                    line.push_str(&"\t".repeat(pad.div_ceil(8)));
+                }
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    cx.outs(&out);
+    u8::from(failed)
+}
+
+/// `comm [-1] [-2] [-3] [--output-delimiter=S] FILE1 FILE2`
+pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('1', "", "1"),
+        flag('2', "", "2"),
+        flag('3', "", "3"),
+        flag('i', "", "i"),
+        value('\0', "output-delimiter", "d"),
+        flag('\0', "nocheck-order", "n"),
+        flag('\0', "check-order", "c"),
+    ];
+    let p = match options(cx, "comm", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    if p.operands.len() != 2 {
+        cx.err(if p.operands.len() < 2 {
+            format!(
+                "comm: missing operand after ‘{}’",
+                p.operands.last().map_or("comm", String::as_str)
+            )
+        } else {
+            format!("comm: extra operand ‘{}’", p.operands[2])
+        });
+        cx.err("Try 'comm --help' for more information.");
+        return 1;
+    }
+    let (ins, failed) = inputs(cx, "comm", &p.operands);
+    if failed {
+        return 1;
+    }
+    let a: Vec<String> = String::from_utf8_lossy(&ins[0].1)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let b: Vec<String> = String::from_utf8_lossy(&ins[1].1)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let d = p.value("d").unwrap_or("\t").to_owned();
+    let (s1, s2, s3) = (!p.has("1"), !p.has("2"), !p.has("3"));
+    let mut out = String::new();
+    let col = |n: usize| -> String {
+        let mut pre = String::new();
+        if n >= 2 && s1 {
+            pre.push_str(&d);
+        }
+        if n >= 3 && s2 {
+            pre.push_str(&d);
+        }
+        pre
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let ord = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => x.as_bytes().cmp(y.as_bytes()),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match ord {
+            std::cmp::Ordering::Less => {
+                if s1 {
+                    out.push_str(&format!("{}{}\n", col(1), a[i]));
+                }
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                if s2 {
+                    out.push_str(&format!("{}{}\n", col(2), b[j]));
+                }
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                if s3 {
+                    out.push_str(&format!("{}{}\n", col(3), a[i]));
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    cx.outs(&out);
+    0
+}
+
+/// `join [-t C] [-1 F] [-2 F] [-j F] [-a N] [-v N] [-e S] [-o FMT] [-i] FILE1 FILE2`
+pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        value('t', "", "t"),
+        value('1', "", "1"),
+        value('2', "", "2"),
+        value('j', "", "j"),
+        value('a', "", "a"),
+        value('v', "", "v"),
+        value('e', "", "e"),
+        value('o', "", "o"),
+        flag('i', "ignore-case", "i"),
+        flag('\0', "nocheck-order", "n"),
+        flag('\0', "header", "h"),
+    ];
+    let p = match options(cx, "join", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    if p.operands.len() != 2 {
+        cx.err("join: missing operand");
+        cx.err("Try 'join --help' for more information.");
+        return 1;
+    }
+    let (ins, failed) = inputs(cx, "join", &p.operands);
+    if failed {
+        return 1;
+    }
+    let sep = p.value("t").map(|t| t.chars().next().unwrap_or('\t'));
+    let field = |v: Option<&str>| v.and_then(|s| s.parse::<usize>().ok()).unwrap_or(1).max(1) - 1;
+    let j = p.value("j");
+    let (k1, k2) = (field(p.value("1").or(j)), field(p.value("2").or(j)));
+    let split = |l: &str| -> Vec<String> {
+        match sep {
+            Some(c) => l.split(c).map(str::to_owned).collect(),
+            None => l
+                .split([' ', '\t'])
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        }
+    };
+    let rows =
+        |d: &[u8]| -> Vec<Vec<String>> { String::from_utf8_lossy(d).lines().map(split).collect() };
+    let (a, b) = (rows(&ins[0].1), rows(&ins[1].1));
+    let fold = p.has("i");
+    let key = |r: &Vec<String>, k: usize| -> String {
+        let s = r.get(k).cloned().unwrap_or_default();
+        if fold { s.to_lowercase() } else { s }
+    };
+    let osep = sep.map_or(" ".to_owned(), String::from);
+    let empty = p.value("e").unwrap_or("").to_owned();
+    let unpaired: Vec<&str> = p.values("a").into_iter().chain(p.values("v")).collect();
+    let only_unpaired = p.has("v");
+    let format = p.value("o").map(|o| {
+        o.split([',', ' '])
+            .filter(|s| !s.is_empty())
+            .map(|s| match s.split_once('.') {
+                Some((f, n)) => (
+                    f.parse::<usize>().unwrap_or(0),
+                    n.parse::<usize>().unwrap_or(1),
+                ),
+                None => (0, 0),
+            })
+            .collect::<Vec<_>>()
+    });
+    let render = |ra: Option<&Vec<String>>, rb: Option<&Vec<String>>| -> String {
+        let joinf = ra
+            .map(|r| key(r, k1))
+            .or_else(|| rb.map(|r| key(r, k2)))
+            .unwrap_or_default();
+        let joinf = ra
+            .and_then(|r| r.get(k1).cloned())
+            .or_else(|| rb.and_then(|r| r.get(k2).cloned()))
+            .unwrap_or(joinf);
+        let mut parts = Vec::new();
+        match &format {
+            Some(f) => {
+                for &(file, n) in f {
+                    let v = match file {
+                        0 => Some(joinf.clone()),
+                        1 => ra.and_then(|r| r.get(n - 1).cloned()),
+                        _ => rb.and_then(|r| r.get(n - 1).cloned()),
+                    };
+                    parts.push(v.unwrap_or_else(|| empty.clone()));
+                }
+            }
+            None => {
+                parts.push(joinf);
+                if let Some(r) = ra {
+                    parts.extend(
+                        r.iter()
+                            .enumerate()
+                            .filter(|(i, _)| *i != k1)
+                            .map(|(_, s)| s.clone()),
+                    );
+                }
+                if let Some(r) = rb {
+                    parts.extend(
+                        r.iter()
+                            .enumerate()
+                            .filter(|(i, _)| *i != k2)
+                            .map(|(_, s)| s.clone()),
+                    );
+                }
+            }
+        }
+        parts.join(&osep) + "\n"
+    };
+    let mut out = String::new();
+    let (mut i, mut jx) = (0, 0);
+    while i < a.len() || jx < b.len() {
+        let ord = match (a.get(i), b.get(jx)) {
+            (Some(x), Some(y)) => key(x, k1).cmp(&key(y, k2)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match ord {
+            std::cmp::Ordering::Less => {
+                if unpaired.contains(&"1") {
+                    out.push_str(&render(Some(&a[i]), None));
+                }
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                if unpaired.contains(&"2") {
+                    out.push_str(&render(None, Some(&b[jx])));
+                }
+                jx += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                let k = key(&a[i], k1);
+                let ie = (i..a.len()).take_while(|&x| key(&a[x], k1) == k).count() + i;
+                let je = (jx..b.len()).take_while(|&x| key(&b[x], k2) == k).count() + jx;
+                if !only_unpaired {
+                    for ra in &a[i..ie] {
+                        for rb in &b[jx..je] {
+                            out.push_str(&render(Some(ra), Some(rb)));
+                        }
+                    }
+                }
+                i = ie;
+                jx = je;
+            }
+        }
+    }
+    cx.outs(&out);
+    0
+}
+
+/// `cmp [-s] [-l] [-b] FILE1 [FILE2]`
+pub(crate) fn cmp(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('s', "silent", "s"),
+        flag('\0', "quiet", "s"),
+        flag('l', "verbose", "l"),
+        flag('b', "print-bytes", "b"),
+        value('n', "bytes", "n"),
+    ];
+    let p = match options(cx, "cmp", args, SPEC, 2) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let ops: Vec<String> = match p.operands.len() {
+        1 => vec![p.operands[0].clone(), "-".to_owned()],
+        2 => p.operands.clone(),
+        0 => {
+            cx.err("cmp: missing operand after ‘cmp’");
+            cx.err("cmp: Try 'cmp --help' for more information.");
+            return 2;
+        }
+        _ => {
+            cx.err(format_args!(
+                "cmp: invalid --ignore-initial value '{}'",
+                p.operands[2]
+            ));
+            return 2;
+        }
+    };
+    let mut data = Vec::new();
+    for op in &ops {
+        match read_one(cx, op) {
+            Ok(d) => data.push(d),
+            Err(e) => {
+                if !p.has("s") {
+                    cx.err(format_args!("cmp: {op}: {}", e.strerror()));
+                }
+                return 2;
+            }
+        }
+    }
+    let limit: usize = p
+        .value("n")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
+    let (a, b) = (
+        &data[0][..data[0].len().min(limit)],
+        &data[1][..data[1].len().min(limit)],
+    );
+    let mut line = 1;
+    let mut differ = false;
+    let mut out = String::new();
+    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+        if x != y {
+            differ = true;
+            if p.has("s") {
+                return 1;
+            }
+            if p.has("l") {
+                out.push_str(&format!("{} {:o} {:o}\n", i + 1, x, y));
+                continue;
+            }
+            cx.outs(&format!(
+                "{} {} differ: byte {}, line {line}\n",
+                ops[0],
+                ops[1],
+                i + 1
+            ));
+            return 1;
+        }
+        if *x == b'\n' {
+            line += 1;
+        }
+    }
+    cx.outs(&out);
+    if a.len() != b.len() {
+        if !p.has("s") {
+            let (short, n) = if a.len() < b.len() {
+                (&ops[0], a.len())
+            } else {
+                (&ops[1], b.len())
+            };
+            let lines = if a.len() < b.len() { a } else { b }
+                .iter()
+                .filter(|&&c| c == b'\n')
+                .count();
+            let tail = if n == 0 {
+                "EOF on {short} which is empty".replace("{short}", short)
+            } else {
+                format!(
+                    "EOF on {short} after byte {n}, line {}",
+                    lines + usize::from(!(if a.len() < b.len() { a } else { b }).ends_with(b"\n"))
+                )
+            };
+            cx.err(format_args!("cmp: {tail}"));
+        }
+        return 1;
+    }
+    u8::from(differ)
+}
