@@ -542,6 +542,9 @@ fn eval(
             };
             let argv: Vec<String> = argv.iter().map(|a| a.replace("{}", &arg)).collect();
             let code = run_in(cx, dir.as_deref(), &argv);
+            if code == 127 {
+                fx.failed = true;
+            }
             code == 0
         }
     }
