@@ -542,9 +542,6 @@ fn eval(
             };
             let argv: Vec<String> = argv.iter().map(|a| a.replace("{}", &arg)).collect();
             let code = run_in(cx, dir.as_deref(), &argv);
-            if code == 127 {
-                fx.failed = true;
-            }
             code == 0
         }
     }
