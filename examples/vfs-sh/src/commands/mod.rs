@@ -6,6 +6,7 @@ mod awk;
 mod bytes;
 mod cat;
 mod cut;
+mod diff;
 mod du;
 mod echo;
 mod find;
@@ -62,6 +63,11 @@ const COMMANDS: &[Command] = &[
         name: "comm",
         run: text::comm,
         usage: "comm [-1] [-2] [-3] [--output-delimiter=S] FILE1 FILE2",
+    },
+    Command {
+        name: "diff",
+        run: diff::run,
+        usage: "diff [-u|-U N] [-q] [-s] [-r] [-i] [-w] [-b] [-B] FILE1 FILE2  (normal and unified formats)",
     },
     Command {
         name: "du",
@@ -306,7 +312,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "uniq",
         run: uniq::run,
-        usage: "uniq [-c] [-d] [-u] [-i] [FILE]",
+        usage: "uniq [-c] [-d] [-D] [-u] [-i] [-f N] [-s N] [-w N] [-z] [FILE]",
     },
     Command {
         name: "wc",

@@ -1,11 +1,18 @@
-//! `uniq [-c] [-d] [-u] [-i] [FILE]`: collapses runs of equal adjacent
+//! `uniq [-c] [-d] [-D] [-u] [-i] [-f N] [-s N] [-w N] [-z] [FILE]`: collapses runs of equal adjacent
 //! lines. A second operand (an output file) is refused: the filesystem is
 //! read-only.
 
-use super::{flag, options, value};
+use super::{flag, optional, options, value};
 use crate::exec::Cx;
 
-fn same(a: &[u8], b: &[u8], fold: bool, skip_fields: usize, skip_chars: usize) -> bool {
+fn same(
+    a: &[u8],
+    b: &[u8],
+    fold: bool,
+    skip_fields: usize,
+    skip_chars: usize,
+    width: Option<usize>,
+) -> bool {
     let cut = |l: &[u8]| -> Vec<u8> {
         let mut i = 0;
         for _ in 0..skip_fields {
@@ -18,6 +25,15 @@ fn same(a: &[u8], b: &[u8], fold: bool, skip_fields: usize, skip_chars: usize) -
         }
         let rest = l.get(i..).unwrap_or(&[]);
         let rest = rest.get(skip_chars.min(rest.len())..).unwrap_or(&[]);
+        let rest = match width {
+            Some(w) => {
+                let s = String::from_utf8_lossy(rest);
+                let end = s.char_indices().nth(w).map_or(s.len(), |(i, _)| i);
+                s[..end].as_bytes().to_vec()
+            }
+            None => rest.to_vec(),
+        };
+        let rest = rest.as_slice();
         if fold {
             String::from_utf8_lossy(rest).to_lowercase().into_bytes()
         } else {
@@ -36,6 +52,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('i', "ignore-case", "i"),
         value('f', "skip-fields", "f"),
         value('s', "skip-chars", "s"),
+        value('w', "check-chars", "w"),
+        flag('D', "", "D"),
+        optional("all-repeated", "all"),
+        flag('z', "zero-terminated", "z"),
     ];
     let p = match options(cx, "uniq", args, SPEC, 1) {
         Ok(p) => p,
@@ -61,6 +81,19 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(n) => n,
         Err(c) => return c,
     };
+    let width = match p.value("w") {
+        None => None,
+        Some(v) => match super::count(v) {
+            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => {
+                cx.err(format_args!(
+                    "uniq: {v}: invalid number of bytes to compare"
+                ));
+                return 1;
+            }
+        },
+    };
+    let all_repeated = p.has("D") || p.has("all");
     let input = match p.operands.as_slice() {
         [] => "-".to_owned(),
         [one] => one.clone(),
@@ -85,32 +118,58 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let (count, dups, uniques, fold) = (p.has("c"), p.has("d"), p.has("u"), p.has("i"));
+    if count && all_repeated {
+        cx.err("uniq: printing all duplicated lines and repeat counts is meaningless");
+        cx.err("Try 'uniq --help' for more information.");
+        return 1;
+    }
+    let eol = if p.has("z") { 0 } else { b'\n' };
+    let lines: Vec<&[u8]> = if eol == b'\n' {
+        crate::search::lines(&data).collect()
+    } else if data.is_empty() {
+        Vec::new()
+    } else {
+        data.strip_suffix(&[0])
+            .unwrap_or(&data)
+            .split(|&b| b == 0)
+            .collect()
+    };
+    // Runs of equal lines.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        match runs.last_mut() {
+            Some((start, n)) if same(lines[*start], line, fold, skip_fields, skip_chars, width) => {
+                *n += 1
+            }
+            _ => runs.push((i, 1)),
+        }
+    }
     let mut out = Vec::new();
-    let mut emit = |line: &[u8], n: u64| {
+    let method = p.value("all").unwrap_or("none");
+    let mut first_group = true;
+    for (start, n) in runs {
+        if all_repeated {
+            if n < 2 {
+                continue;
+            }
+            if method == "prepend" || (method == "separate" && !first_group) {
+                out.push(eol);
+            }
+            first_group = false;
+            for l in &lines[start..start + n] {
+                out.extend_from_slice(l);
+                out.push(eol);
+            }
+            continue;
+        }
         if (dups && n < 2) || (uniques && n > 1) {
-            return;
+            continue;
         }
         if count {
             out.extend_from_slice(format!("{n:>7} ").as_bytes());
         }
-        out.extend_from_slice(line);
-        out.push(b'\n');
-    };
-    let mut run: Option<(&[u8], u64)> = None;
-    for line in crate::search::lines(&data) {
-        run = match run {
-            Some((first, n)) if same(first, line, fold, skip_fields, skip_chars) => {
-                Some((first, n + 1))
-            }
-            Some((first, n)) => {
-                emit(first, n);
-                Some((line, 1))
-            }
-            None => Some((line, 1)),
-        };
-    }
-    if let Some((first, n)) = run {
-        emit(first, n);
+        out.extend_from_slice(lines[start]);
+        out.push(eol);
     }
     cx.out(&out);
     0

@@ -1,0 +1,468 @@
+//! `diff`: GNU's normal and unified formats, `-q`, `-s`, `-r`, `-i`, `-w`,
+//! `-b`, `-U N`. The edit script is the `similar` crate's Myers diff;
+//! the output is formatted as GNU diff prints it. Exit status: 0 same,
+//! 1 different, 2 trouble.
+
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+use crate::exec::Cx;
+use crate::fs::Kind;
+
+struct Opts {
+    unified: Option<usize>,
+    brief: bool,
+    same: bool,
+    recursive: bool,
+    icase: bool,
+    all_space: bool,
+    space_change: bool,
+    blank_lines: bool,
+    /// The options as given, for `diff -r`'s per-file header lines.
+    switches: String,
+}
+
+/// Lines of a document, each without its newline; and whether the last
+/// one lacked it.
+fn split(data: &[u8]) -> (Vec<String>, bool) {
+    let text = String::from_utf8_lossy(data);
+    let missing = !text.is_empty() && !text.ends_with('\n');
+    (text.lines().map(str::to_owned).collect(), missing)
+}
+
+fn key(o: &Opts, l: &str) -> String {
+    let mut s = if o.icase {
+        l.to_lowercase()
+    } else {
+        l.to_owned()
+    };
+    if o.all_space {
+        s.retain(|c| !c.is_whitespace());
+    } else if o.space_change {
+        s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    }
+    s
+}
+
+fn range(start: usize, len: usize) -> String {
+    // 1-based; an empty range names the line before it.
+    match len {
+        0 => start.to_string(),
+        1 => (start + 1).to_string(),
+        _ => format!("{},{}", start + 1, start + len),
+    }
+}
+
+fn unified_range(start: usize, len: usize) -> String {
+    match len {
+        0 => format!("{start},0"),
+        1 => format!("{}", start + 1),
+        _ => format!("{},{len}", start + 1),
+    }
+}
+
+fn stamp(cx: &mut Cx<'_>, path: &str) -> String {
+    let t = if path == "-" {
+        Some(cx.env.now)
+    } else {
+        cx.fs.metadata(path).ok().and_then(|m| m.modified)
+    };
+    match t {
+        Some(t) => {
+            let c = crate::time::civil(t);
+            format!(
+                "{}-{:02}-{:02} {:02}:{:02}:{:02}.{:09} +0000",
+                c.year, c.month, c.day, c.hour, c.minute, c.second, c.nanos
+            )
+        }
+        None => "1970-01-01 00:00:00.000000000 +0000".to_owned(),
+    }
+}
+
+fn read(cx: &mut Cx<'_>, path: &str) -> Result<Vec<u8>, String> {
+    cx.read_operand(path)
+        .map_err(|e| format!("diff: {path}: {}", e.strerror()))
+}
+
+/// Compares two documents; returns 0, 1 or 2.
+fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u8 {
+    let (da, db) = match (read(cx, a), read(cx, b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            cx.err(e);
+            return 2;
+        }
+    };
+    if da == db {
+        if o.same {
+            cx.outs(&format!("Files {a} and {b} are identical\n"));
+        }
+        return 0;
+    }
+    if da.contains(&0) || db.contains(&0) {
+        if let Some(h) = header {
+            cx.outs(h);
+        }
+        cx.outs(&format!("Binary files {a} and {b} differ\n"));
+        return 1;
+    }
+    let (la, ma) = split(&da);
+    let (lb, mb) = split(&db);
+    let ka: Vec<String> = la.iter().map(|l| key(o, l)).collect();
+    let kb: Vec<String> = lb.iter().map(|l| key(o, l)).collect();
+    let mut ops = capture_diff_slices(Algorithm::Myers, &ka, &kb);
+    // A missing newline at the end makes the last lines differ, as in GNU.
+    let last_differs = ma != mb && !la.is_empty() && !lb.is_empty() && ka.last() == kb.last();
+    if last_differs {
+        let (na, nb) = (la.len(), lb.len());
+        // Split the final equal run so its last line becomes a change.
+        let mut fixed = Vec::new();
+        for op in ops {
+            match op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } if old_index + len == na && new_index + len == nb => {
+                    if len > 1 {
+                        fixed.push(DiffOp::Equal {
+                            old_index,
+                            new_index,
+                            len: len - 1,
+                        });
+                    }
+                    fixed.push(DiffOp::Replace {
+                        old_index: na - 1,
+                        old_len: 1,
+                        new_index: nb - 1,
+                        new_len: 1,
+                    });
+                }
+                other => fixed.push(other),
+            }
+        }
+        ops = fixed;
+    }
+    let changed = ops.iter().any(|op| !matches!(op, DiffOp::Equal { .. }));
+    let blank_only = o.blank_lines
+        && ops.iter().all(|op| match *op {
+            DiffOp::Equal { .. } => true,
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => la[old_index..old_index + old_len]
+                .iter()
+                .all(|l| l.trim().is_empty()),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => lb[new_index..new_index + new_len]
+                .iter()
+                .all(|l| l.trim().is_empty()),
+            DiffOp::Replace { .. } => false,
+        });
+    if !changed || blank_only {
+        if o.same {
+            cx.outs(&format!("Files {a} and {b} are identical\n"));
+        }
+        return 0;
+    }
+    if o.brief {
+        cx.outs(&format!("Files {a} and {b} differ\n"));
+        return 1;
+    }
+    let mut out = String::new();
+    if let Some(h) = header {
+        out.push_str(h);
+    }
+    let no_nl = |out: &mut String, missing: bool, idx: usize, len: usize| {
+        if missing && idx + 1 == len {
+            out.push_str("\\ No newline at end of file\n");
+        }
+    };
+    match o.unified {
+        None => {
+            for op in &ops {
+                let (oi, ol, ni, nl) = match *op {
+                    DiffOp::Equal { .. } => continue,
+                    DiffOp::Delete {
+                        old_index,
+                        old_len,
+                        new_index,
+                    } => (old_index, old_len, new_index, 0),
+                    DiffOp::Insert {
+                        old_index,
+                        new_index,
+                        new_len,
+                    } => (old_index, 0, new_index, new_len),
+                    DiffOp::Replace {
+                        old_index,
+                        old_len,
+                        new_index,
+                        new_len,
+                    } => (old_index, old_len, new_index, new_len),
+                };
+                let kind = match (ol, nl) {
+                    (0, _) => 'a',
+                    (_, 0) => 'd',
+                    _ => 'c',
+                };
+                out.push_str(&format!("{}{kind}{}\n", range(oi, ol), range(ni, nl)));
+                for k in oi..oi + ol {
+                    out.push_str(&format!("< {}\n", la[k]));
+                    no_nl(&mut out, ma, k, la.len());
+                }
+                if ol > 0 && nl > 0 {
+                    out.push_str("---\n");
+                }
+                for k in ni..ni + nl {
+                    out.push_str(&format!("> {}\n", lb[k]));
+                    no_nl(&mut out, mb, k, lb.len());
+                }
+            }
+        }
+        Some(ctx) => {
+            out.push_str(&format!(
+                "--- {a}\t{}\n+++ {b}\t{}\n",
+                stamp(cx, a),
+                stamp(cx, b)
+            ));
+            for group in similar::group_diff_ops(ops, ctx) {
+                let (Some(first), Some(last)) = (group.first(), group.last()) else {
+                    continue;
+                };
+                let os = first.old_range().start;
+                let oe = last.old_range().end;
+                let ns = first.new_range().start;
+                let ne = last.new_range().end;
+                out.push_str(&format!(
+                    "@@ -{} +{} @@\n",
+                    unified_range(os, oe - os),
+                    unified_range(ns, ne - ns)
+                ));
+                for op in &group {
+                    match *op {
+                        DiffOp::Equal { old_index, len, .. } => {
+                            for k in old_index..old_index + len {
+                                out.push_str(&format!(" {}\n", la[k]));
+                                no_nl(&mut out, ma, k, la.len());
+                            }
+                        }
+                        _ => {
+                            for k in op.old_range() {
+                                out.push_str(&format!("-{}\n", la[k]));
+                                no_nl(&mut out, ma, k, la.len());
+                            }
+                            for k in op.new_range() {
+                                out.push_str(&format!("+{}\n", lb[k]));
+                                no_nl(&mut out, mb, k, lb.len());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    cx.outs(&out);
+    1
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// Compares two directories, recursing with `-r`.
+fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
+    let (ea, eb) = match (cx.fs.read_dir(a), cx.fs.read_dir(b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) => {
+            cx.err(format_args!("diff: {a}: {}", e.strerror()));
+            return 2;
+        }
+        (_, Err(e)) => {
+            cx.err(format_args!("diff: {b}: {}", e.strerror()));
+            return 2;
+        }
+    };
+    let mut names: Vec<&str> = ea
+        .iter()
+        .chain(eb.iter())
+        .map(|e| e.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut status = 0;
+    for n in names {
+        let x = ea.iter().find(|e| e.name == n);
+        let y = eb.iter().find(|e| e.name == n);
+        match (x, y) {
+            (Some(_), None) => {
+                cx.outs(&format!("Only in {a}: {n}\n"));
+                status = status.max(1);
+            }
+            (None, Some(_)) => {
+                cx.outs(&format!("Only in {b}: {n}\n"));
+                status = status.max(1);
+            }
+            (Some(x), Some(y)) => {
+                let (pa, pb) = (join(a, n), join(b, n));
+                match (x.kind, y.kind) {
+                    (Kind::Dir, Kind::Dir) => {
+                        if o.recursive {
+                            status = status.max(dirs(cx, o, &pa, &pb));
+                        } else {
+                            cx.outs(&format!("Common subdirectories: {pa} and {pb}\n"));
+                        }
+                    }
+                    (Kind::File, Kind::File) => {
+                        let header = format!("diff{} {pa} {pb}\n", o.switches);
+                        status = status.max(files(
+                            cx,
+                            o,
+                            &pa,
+                            &pb,
+                            (!o.brief).then_some(header.as_str()),
+                        ));
+                    }
+                    (Kind::Dir, _) => {
+                        cx.outs(&format!(
+                            "File {pb} is a regular file while file {pa} is a directory\n"
+                        ));
+                        status = status.max(1);
+                    }
+                    _ => {
+                        cx.outs(&format!(
+                            "File {pa} is a regular file while file {pb} is a directory\n"
+                        ));
+                        status = status.max(1);
+                    }
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    status
+}
+
+/// `diff [-u|-U N] [-q] [-s] [-r] [-i] [-w] [-b] [-B] FILE1 FILE2`
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut o = Opts {
+        unified: None,
+        brief: false,
+        same: false,
+        recursive: false,
+        icase: false,
+        all_space: false,
+        space_change: false,
+        blank_lines: false,
+        switches: String::new(),
+    };
+    let mut ops = Vec::new();
+    let mut i = 0;
+    let mut flags = String::new();
+    while let Some(a) = args.get(i) {
+        i += 1;
+        match a.as_str() {
+            "--" => {
+                ops.extend(args[i..].iter().cloned());
+                break;
+            }
+            "-u" | "--unified" => o.unified = Some(3),
+            "-q" | "--brief" => o.brief = true,
+            "-s" | "--report-identical-files" => o.same = true,
+            "-r" | "--recursive" => o.recursive = true,
+            "-i" | "--ignore-case" => o.icase = true,
+            "-w" | "--ignore-all-space" => o.all_space = true,
+            "-b" | "--ignore-space-change" => o.space_change = true,
+            "-B" | "--ignore-blank-lines" => o.blank_lines = true,
+            "-N" | "--new-file" | "-a" | "--text" | "-d" | "--minimal" | "--strip-trailing-cr" => {}
+            "-U" => {
+                o.unified = args.get(i).and_then(|n| n.parse().ok());
+                i += 1;
+            }
+            "-y" | "--side-by-side" | "-c" | "-C" | "--context" | "-e" | "--ed" | "-n"
+            | "--rcs" => {
+                cx.err(format_args!(
+                    "diff: {a}: this output format is not supported; use the normal format or -u"
+                ));
+                return 2;
+            }
+            s if s.starts_with("--unified=") => o.unified = s[10..].parse().ok(),
+            s if s.starts_with("-U") => o.unified = s[2..].parse().ok(),
+            s if s.starts_with("--color") || s.starts_with("--label") => {}
+            s if s.starts_with('-') && s.len() > 1 && !s.starts_with("--") => {
+                for c in s[1..].chars() {
+                    match c {
+                        'u' => o.unified = Some(3),
+                        'q' => o.brief = true,
+                        's' => o.same = true,
+                        'r' => o.recursive = true,
+                        'i' => o.icase = true,
+                        'w' => o.all_space = true,
+                        'b' => o.space_change = true,
+                        'B' => o.blank_lines = true,
+                        'N' | 'a' | 'd' => {}
+                        other => {
+                            cx.err(format_args!("diff: invalid option -- '{other}'"));
+                            cx.err("diff: Try 'diff --help' for more information.");
+                            return 2;
+                        }
+                    }
+                }
+                flags.push(' ');
+                flags.push_str(s);
+                continue;
+            }
+            s if s.starts_with("--") => {
+                cx.err(format_args!("diff: unrecognized option '{s}'"));
+                cx.err("diff: Try 'diff --help' for more information.");
+                return 2;
+            }
+            _ => {
+                ops.push(a.clone());
+                continue;
+            }
+        }
+        flags.push(' ');
+        flags.push_str(a);
+    }
+    o.switches = flags;
+    let [a, b] = ops.as_slice() else {
+        if ops.len() < 2 {
+            cx.err(format_args!(
+                "diff: missing operand after '{}'",
+                ops.last().map_or("diff", String::as_str)
+            ));
+        } else {
+            cx.err(format_args!("diff: extra operand '{}'", ops[2]));
+        }
+        cx.err("diff: Try 'diff --help' for more information.");
+        return 2;
+    };
+    let kind = |cx: &mut Cx<'_>, p: &str| -> Result<Kind, String> {
+        if p == "-" {
+            return Ok(Kind::File);
+        }
+        cx.fs
+            .metadata(p)
+            .map(|m| m.kind)
+            .map_err(|e| format!("diff: {p}: {}", e.strerror()))
+    };
+    match (kind(cx, a), kind(cx, b)) {
+        (Ok(Kind::Dir), Ok(Kind::Dir)) => dirs(cx, &o, a, b),
+        (Ok(Kind::Dir), Ok(Kind::File)) => {
+            let name = b.rsplit('/').next().unwrap_or(b);
+            files(cx, &o, &join(a, name), b, None)
+        }
+        (Ok(Kind::File), Ok(Kind::Dir)) => {
+            let name = a.rsplit('/').next().unwrap_or(a);
+            files(cx, &o, a, &join(b, name), None)
+        }
+        (Ok(_), Ok(_)) => files(cx, &o, a, b, None),
+        (Err(e), _) | (_, Err(e)) => {
+            cx.err(e);
+            2
+        }
+    }
+}
