@@ -124,7 +124,11 @@ impl DirFs {
     ) -> Result<(Kind, u64, Option<std::time::SystemTime>), FsError> {
         let m = std::fs::metadata(path).map_err(|e| io_error(&e, vpath))?;
         let kind = if m.is_dir() { Kind::Dir } else { Kind::File };
-        let len = if m.is_dir() { 0 } else { m.len() };
+        let len = if m.is_dir() {
+            crate::fs::DIR_SIZE
+        } else {
+            m.len()
+        };
         Ok((kind, len, m.modified().ok()))
     }
 
@@ -191,7 +195,7 @@ impl Fs for DirFs {
             None => Ok(Meta {
                 path: v,
                 kind: Kind::Dir,
-                len: 0,
+                len: crate::fs::DIR_SIZE,
                 modified: None,
             }),
             Some(real) => {
@@ -215,7 +219,7 @@ impl Fs for DirFs {
                 .map(|(n, _)| Entry {
                     name: n.clone(),
                     kind: Kind::Dir,
-                    len: 0,
+                    len: crate::fs::DIR_SIZE,
                     modified: None,
                 })
                 .collect());

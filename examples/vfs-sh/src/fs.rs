@@ -49,6 +49,11 @@ impl FsError {
     }
 }
 
+/// The size a directory shows, as on a Linux filesystem with 4 KiB blocks
+/// (`ls -l`, `find -size`, `stat`): the document store keeps none of its
+/// own, and agents expect Linux's.
+pub const DIR_SIZE: u64 = 4096;
+
 /// Whether a path names a document or a directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -65,7 +70,7 @@ pub struct Meta {
     pub path: String,
     /// File or directory.
     pub kind: Kind,
-    /// Size in bytes (0 for directories).
+    /// Size in bytes ([`DIR_SIZE`] for directories).
     pub len: u64,
     /// Last modification, when known.
     pub modified: Option<SystemTime>,
@@ -85,7 +90,7 @@ pub struct Entry {
     pub name: String,
     /// File or directory.
     pub kind: Kind,
-    /// Size in bytes (0 for directories).
+    /// Size in bytes ([`DIR_SIZE`] for directories).
     pub len: u64,
     /// Last modification, when known.
     pub modified: Option<SystemTime>,

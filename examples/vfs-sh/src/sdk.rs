@@ -73,6 +73,14 @@ fn error(e: vfsbox_guest::Error) -> FsError {
     }
 }
 
+/// A directory's size as Linux shows it; a document's as stored.
+fn size(t: FileType, len: u64) -> u64 {
+    match t {
+        FileType::File => len,
+        FileType::Directory => vfs_sh::fs::DIR_SIZE,
+    }
+}
+
 fn kind(t: FileType) -> Kind {
     match t {
         FileType::File => Kind::File,
@@ -97,7 +105,7 @@ impl Fs for SdkFs {
         Ok(Meta {
             path: m.path().to_owned(),
             kind: kind(m.file_type()),
-            len: m.len(),
+            len: size(m.file_type(), m.len()),
             modified: m.modified(),
         })
     }
@@ -118,7 +126,7 @@ impl Fs for SdkFs {
             .map(|e| Entry {
                 name: e.name().to_owned(),
                 kind: kind(e.file_type()),
-                len: e.len(),
+                len: size(e.file_type(), e.len()),
                 modified: e.modified(),
             })
             .collect())

@@ -10,7 +10,7 @@
 
 use std::time::SystemTime;
 
-use super::{flag, options};
+use super::{flag, options, value};
 use crate::exec::Cx;
 use crate::fs::{Kind, Meta};
 use crate::time::ls_date;
@@ -27,6 +27,17 @@ struct Opts {
     recursive: bool,
     human: bool,
     dirs_as_files: bool,
+    /// `-s`: allocated size in 1 KiB blocks before each name.
+    blocks: bool,
+    /// `-i`: the inode number (the document store has none: 0).
+    inode: bool,
+    /// `--time-style`: 0 locale (default), 1 long-iso, 2 full-iso, 3 iso.
+    time_style: u8,
+}
+
+/// 1 KiB blocks a size takes on a filesystem of 4 KiB blocks.
+fn kib_blocks(len: u64) -> u64 {
+    len.div_ceil(4096) * 4
 }
 
 /// One line of a listing.
@@ -93,8 +104,36 @@ fn sort(items: &mut [Item], o: Opts) {
 /// Prints a block of items: names, or long lines with aligned columns.
 fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
     let mut s = String::new();
+    let block_col = |it: &Item| {
+        if o.human {
+            human(kib_blocks(it.len) * 1024)
+        } else {
+            kib_blocks(it.len).to_string()
+        }
+    };
+    let bw = items.iter().map(|i| block_col(i).len()).max().unwrap_or(1);
+    let prefix = |it: &Item| {
+        let mut p = String::new();
+        if o.inode {
+            p.push_str("0 ");
+        }
+        if o.blocks {
+            p.push_str(&format!("{:>bw$} ", block_col(it)));
+        }
+        p
+    };
     if !o.long {
+        if total && o.blocks {
+            let sum: u64 = items.iter().map(|i| kib_blocks(i.len)).sum();
+            let t = if o.human {
+                human(sum * 1024)
+            } else {
+                sum.to_string()
+            };
+            s.push_str(&format!("total {t}\n"));
+        }
         for it in items {
+            s.push_str(&prefix(it));
             s.push_str(&it.name);
             s.push('\n');
         }
@@ -109,11 +148,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
         }
     };
     if total {
-        let blocks: u64 = items
-            .iter()
-            .filter(|i| i.kind == Kind::File)
-            .map(|i| i.len.div_ceil(1024))
-            .sum();
+        let blocks: u64 = items.iter().map(|i| kib_blocks(i.len)).sum();
         let t = if o.human {
             human(blocks * 1024)
         } else {
@@ -129,14 +164,46 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
         } else {
             "-r--r--r--"
         };
+        let date = match o.time_style {
+            0 => ls_date(it.modified, now),
+            style => iso_date(it.modified, now, style),
+        };
         s.push_str(&format!(
-            "{mode} 1 vfsbox vfsbox {:>width$} {} {}\n",
+            "{}{mode} 1 vfsbox vfsbox {:>width$} {date} {}\n",
+            prefix(it),
             size(it),
-            ls_date(it.modified, now),
             it.name
         ));
     }
     cx.outs(&s);
+}
+
+/// `--time-style=long-iso|full-iso|iso` dates.
+fn iso_date(t: Option<SystemTime>, now: SystemTime, style: u8) -> String {
+    let Some(t) = t else {
+        return "?".to_owned();
+    };
+    let c = crate::time::civil(t);
+    match style {
+        1 => format!(
+            "{}-{:02}-{:02} {:02}:{:02}",
+            c.year, c.month, c.day, c.hour, c.minute
+        ),
+        2 => format!(
+            "{}-{:02}-{:02} {:02}:{:02}:{:02}.{:09} +0000",
+            c.year, c.month, c.day, c.hour, c.minute, c.second, c.nanos
+        ),
+        _ => {
+            let recent = now
+                .duration_since(t)
+                .is_ok_and(|d| d.as_secs() < 31_556_952 / 2);
+            if recent {
+                format!("{:02}-{:02} {:02}:{:02}", c.month, c.day, c.hour, c.minute)
+            } else {
+                format!("{}-{:02}-{:02} ", c.year, c.month, c.day)
+            }
+        }
+    }
 }
 
 /// Lists one directory; returns its subdirectories (in listed order), or
@@ -186,13 +253,13 @@ fn list_one(
                 Ok(m) => Item {
                     name: dot.to_owned(),
                     kind: Kind::Dir,
-                    len: 0,
+                    len: crate::fs::DIR_SIZE,
                     modified: m.modified,
                 },
                 Err(_) => Item {
                     name: dot.to_owned(),
                     kind: Kind::Dir,
-                    len: 0,
+                    len: crate::fs::DIR_SIZE,
                     modified: None,
                 },
             });
@@ -241,6 +308,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('F', "", "F"),
         flag('p', "", "p"),
         flag('C', "", "C"),
+        flag('s', "size", "s"),
+        flag('i', "inode", "i"),
+        value('\0', "time-style", "time-style"),
         optional_color(),
     ];
     let p = match options(cx, "ls", args, SPEC, 2) {
@@ -258,6 +328,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         recursive: p.has("R") && !p.has("d"),
         human: p.has("h"),
         dirs_as_files: p.has("d"),
+        blocks: p.has("s"),
+        inode: p.has("i"),
+        time_style: match p
+            .value("time-style")
+            .map(|s| s.trim_start_matches("posix-"))
+        {
+            Some("long-iso") => 1,
+            Some("full-iso") => 2,
+            Some("iso") => 3,
+            _ => 0,
+        },
     };
     let operands = if p.operands.is_empty() {
         vec![".".to_owned()]

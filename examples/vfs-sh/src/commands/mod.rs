@@ -1,6 +1,7 @@
 //! The commands vfs-sh knows, one module per command or family, and the
 //! table that dispatches to them.
 
+mod archive;
 mod args;
 mod awk;
 mod bytes;
@@ -44,6 +45,31 @@ struct Command {
 }
 
 const COMMANDS: &[Command] = &[
+    Command {
+        name: "yes",
+        run: text::yes,
+        usage: "yes [STRING]...  (stops after 1 MiB)",
+    },
+    Command {
+        name: "zcat",
+        run: archive::zcat,
+        usage: "zcat [FILE]...  (gzip documents to standard output)",
+    },
+    Command {
+        name: "gzip",
+        run: archive::gzip,
+        usage: "gzip (-dc | -l) [FILE]...  (reads only: compressing would write)",
+    },
+    Command {
+        name: "gunzip",
+        run: archive::gunzip_cmd,
+        usage: "gunzip -c [FILE]...",
+    },
+    Command {
+        name: "tar",
+        run: archive::tar,
+        usage: "tar (-t | -xO) [-v] [-z] -f ARCHIVE [MEMBER]...  (lists or prints members; gzip detected)",
+    },
     Command {
         name: "base64",
         run: text::base64,

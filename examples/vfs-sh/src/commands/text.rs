@@ -1317,3 +1317,20 @@ pub(crate) fn cmp(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     u8::from(differ)
 }
+
+/// What `yes` prints at most: a pipeline stage's output is a buffer, so
+/// an endless stream is cut here (the reader, like `head`, takes what it
+/// needs).
+const YES_LIMIT: usize = 1 << 20;
+
+/// `yes [STRING]...`: the line, repeated up to [`YES_LIMIT`] bytes.
+pub(crate) fn yes(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let line = if args.is_empty() {
+        "y".to_owned()
+    } else {
+        args.join(" ")
+    } + "\n";
+    let n = (YES_LIMIT / line.len()).max(1);
+    cx.outs(&line.repeat(n));
+    0
+}

@@ -1,0 +1,384 @@
+//! Reading archives in the documents: `zcat`, `gzip -dc`, `gunzip -c`
+//! (the `flate2` crate) and `tar -t` / `tar -xO` (the `tar` crate), gzip
+//! detected by its magic bytes as GNU tar does. Anything that would write
+//! (compressing to a file, extracting to disk) is refused.
+
+use std::io::Read;
+
+use flate2::read::MultiGzDecoder;
+
+use crate::exec::Cx;
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Cap on what one decompression may produce: a small archive must not
+/// expand into the script's whole memory.
+const MAX_EXPANDED: u64 = 256 << 20;
+
+fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    MultiGzDecoder::new(data)
+        .take(MAX_EXPANDED + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    if out.len() as u64 > MAX_EXPANDED {
+        return Err(format!("expands to more than {} MiB", MAX_EXPANDED >> 20));
+    }
+    Ok(out)
+}
+
+fn read(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, String> {
+    if op != "-"
+        && let Ok(m) = cx.fs.metadata(op)
+        && m.is_dir()
+    {
+        return Err("Is a directory".to_owned());
+    }
+    cx.read_operand(op).map_err(|e| e.strerror().to_owned())
+}
+
+/// `gzip`/`gunzip`/`zcat`: decompression to standard output only.
+fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> u8 {
+    let ops = if ops.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        ops.to_vec()
+    };
+    let mut status = 0;
+    for op in &ops {
+        let data = match read(cx, op) {
+            Ok(d) => d,
+            Err(why) => {
+                cx.err(format_args!("{cmd}: {op}: {why}"));
+                status = 1;
+                continue;
+            }
+        };
+        if !data.starts_with(&GZIP_MAGIC) {
+            cx.err(format_args!("{cmd}: {op}: not in gzip format"));
+            status = 1;
+            continue;
+        }
+        match gunzip(&data) {
+            Ok(d) => cx.out(&d),
+            Err(why) => {
+                cx.err(format_args!("{cmd}: {op}: {why}"));
+                status = 1;
+            }
+        }
+    }
+    status
+}
+
+/// `zcat [FILE]...`
+pub(crate) fn zcat(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let ops: Vec<String> = args
+        .iter()
+        .filter(|a| !a.starts_with('-') || *a == "-")
+        .cloned()
+        .collect();
+    decompress(cx, "gzip", &ops)
+}
+
+/// `gzip -d -c`, `gunzip -c`: to standard output; `-l` lists sizes.
+pub(crate) fn gzip(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    gzip_like(cx, args, false)
+}
+
+pub(crate) fn gunzip_cmd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    gzip_like(cx, args, true)
+}
+
+fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
+    let mut stdout = false;
+    let mut list = false;
+    let mut ops = Vec::new();
+    for a in args {
+        if a.starts_with("--") {
+            match a.as_str() {
+                "--decompress" | "--uncompress" => decode = true,
+                "--stdout" | "--to-stdout" => stdout = true,
+                "--list" => list = true,
+                "--keep" | "--force" | "--quiet" => {}
+                _ => {}
+            }
+        } else if a.starts_with('-') && a.len() > 1 {
+            for c in a[1..].chars() {
+                match c {
+                    'd' => decode = true,
+                    'c' => stdout = true,
+                    'l' => list = true,
+                    _ => {}
+                }
+            }
+        } else {
+            ops.push(a.clone());
+        }
+    }
+    if list {
+        let mut out =
+            String::from("         compressed        uncompressed  ratio uncompressed_name\n");
+        let mut status = 0;
+        for op in &ops {
+            match read(cx, op).and_then(|d| gunzip(&d).map(|u| (d.len(), u.len()))) {
+                Ok((c, u)) => {
+                    let ratio = if u == 0 {
+                        0.0
+                    } else {
+                        100.0 * (1.0 - c as f64 / u as f64)
+                    };
+                    let name = op.strip_suffix(".gz").unwrap_or(op);
+                    out.push_str(&format!("{c:>19} {u:>19} {ratio:5.1}% {name}\n"));
+                }
+                Err(why) => {
+                    cx.err(format_args!("gzip: {op}: {why}"));
+                    status = 1;
+                }
+            }
+        }
+        cx.outs(&out);
+        return status;
+    }
+    if !decode {
+        cx.err("gzip: compressing is not supported: vfs-sh reads documents and writes none (use gzip -dc or zcat to read .gz files)");
+        return 1;
+    }
+    if !stdout && !ops.is_empty() && ops.iter().any(|o| o != "-") {
+        cx.err("gzip: decompressing in place would write a file: the filesystem is read-only (use gzip -dc or zcat)");
+        return 1;
+    }
+    decompress(cx, "gzip", &ops)
+}
+
+fn mode_string(kind: tar::EntryType, mode: u32) -> String {
+    let t = match kind {
+        tar::EntryType::Directory => 'd',
+        tar::EntryType::Symlink => 'l',
+        tar::EntryType::Link => 'h',
+        _ => '-',
+    };
+    let mut s = String::from(t);
+    for shift in [6, 3, 0] {
+        let bits = (mode >> shift) & 7;
+        s.push(if bits & 4 != 0 { 'r' } else { '-' });
+        s.push(if bits & 2 != 0 { 'w' } else { '-' });
+        s.push(if bits & 1 != 0 { 'x' } else { '-' });
+    }
+    s
+}
+
+/// `tar -t` and `tar -x -O` over an archive in the documents (`-z`, or
+/// gzip detected), with member names or directories to select.
+pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut mode = None;
+    let mut verbose = false;
+    let mut to_stdout = false;
+    let mut file = None;
+    let mut members = Vec::new();
+    let mut i = 0;
+    // The first word may be old-style bundled options without a dash.
+    let mut words: Vec<String> = args.to_vec();
+    if let Some(first) = words.first()
+        && !first.starts_with('-')
+        && first.chars().all(|c| "ctxvzfjJOpPk".contains(c))
+    {
+        words[0] = format!("-{first}");
+    }
+    while let Some(a) = words.get(i) {
+        i += 1;
+        match a.as_str() {
+            "--list" => mode = Some('t'),
+            "--extract" | "--get" => mode = Some('x'),
+            "--create" | "--append" | "--update" | "--delete" => mode = Some('c'),
+            "--verbose" => verbose = true,
+            "--to-stdout" => to_stdout = true,
+            "--gzip" | "--gunzip" | "--ungzip" | "--auto-compress" | "--no-same-owner"
+            | "--wildcards" => {}
+            "--file" => {
+                file = words.get(i).cloned();
+                i += 1;
+            }
+            s if s.starts_with("--file=") => file = Some(s[7..].to_owned()),
+            "-C" | "--directory" => i += 1,
+            s if s.starts_with("--") => {}
+            s if s.starts_with('-') && s.len() > 1 => {
+                let cs: Vec<char> = s[1..].chars().collect();
+                for (k, c) in cs.iter().enumerate() {
+                    match c {
+                        't' => mode = Some('t'),
+                        'x' => mode = Some('x'),
+                        'c' | 'r' | 'u' => mode = Some('c'),
+                        'v' => verbose = true,
+                        'O' => to_stdout = true,
+                        'z' | 'p' | 'P' | 'k' => {}
+                        'j' | 'J' => {
+                            cx.err("tar: bzip2 and xz archives are not supported (gzip is)");
+                            return 2;
+                        }
+                        'f' => {
+                            let rest: String = cs[k + 1..].iter().collect();
+                            if rest.is_empty() {
+                                file = words.get(i).cloned();
+                                i += 1;
+                            } else {
+                                file = Some(rest);
+                            }
+                            break;
+                        }
+                        'C' => {
+                            i += 1;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => members.push(a.clone()),
+        }
+    }
+    match mode {
+        None => {
+            cx.err(
+                "tar: You must specify one of the '-Acdtrux', '--delete' or '--test-label' options",
+            );
+            cx.err("Try 'tar --help' or 'tar --usage' for more information.");
+            return 2;
+        }
+        Some('c') => {
+            cx.err("tar: creating or changing an archive would write: the filesystem is read-only");
+            return 2;
+        }
+        Some('x') if !to_stdout => {
+            cx.err("tar: extracting would write files: the filesystem is read-only (use tar -xOf to print members, or tar -tf to list)");
+            return 2;
+        }
+        _ => {}
+    }
+    let file = file.unwrap_or_else(|| "-".to_owned());
+    let mut data = match read(cx, &file) {
+        Ok(d) => d,
+        Err(why) => {
+            cx.err(format_args!("tar: {file}: Cannot open: {why}"));
+            cx.err("tar: Error is not recoverable: exiting now");
+            return 2;
+        }
+    };
+    if data.starts_with(&GZIP_MAGIC) {
+        data = match gunzip(&data) {
+            Ok(d) => d,
+            Err(why) => {
+                cx.err(format_args!("tar: {file}: {why}"));
+                return 2;
+            }
+        };
+    }
+    let wanted = |name: &str| {
+        members.is_empty()
+            || members.iter().any(|m| {
+                let m = m.trim_end_matches('/');
+                name.trim_end_matches('/') == m || name.starts_with(&format!("{m}/"))
+            })
+    };
+    let mut archive = tar::Archive::new(data.as_slice());
+    let entries = match archive.entries() {
+        Ok(e) => e,
+        Err(_) => {
+            cx.err("tar: This does not look like a tar archive");
+            return 2;
+        }
+    };
+    let mut out = Vec::new();
+    let mut seen = vec![false; members.len()];
+    for entry in entries {
+        let mut entry = match entry {
+            Ok(e) => e,
+            Err(_) => {
+                cx.out(&out);
+                cx.err("tar: This does not look like a tar archive");
+                cx.err("tar: Exiting with failure status due to previous errors");
+                return 2;
+            }
+        };
+        let name = entry
+            .path()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !wanted(&name) {
+            continue;
+        }
+        for (k, m) in members.iter().enumerate() {
+            let m = m.trim_end_matches('/');
+            if name.trim_end_matches('/') == m || name.starts_with(&format!("{m}/")) {
+                seen[k] = true;
+            }
+        }
+        let h = entry.header();
+        if mode == Some('t') {
+            if verbose {
+                let kind = h.entry_type();
+                let perm = mode_string(kind, h.mode().unwrap_or(0o644));
+                let user = h
+                    .username()
+                    .ok()
+                    .flatten()
+                    .map_or_else(|| h.uid().unwrap_or(0).to_string(), str::to_owned);
+                let group = h
+                    .groupname()
+                    .ok()
+                    .flatten()
+                    .map_or_else(|| h.gid().unwrap_or(0).to_string(), str::to_owned);
+                let size = h.size().unwrap_or(0).to_string();
+                let ug = format!("{user}/{group}");
+                let pad = 19usize.saturating_sub(ug.len() + size.len()).max(1);
+                let t =
+                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(h.mtime().unwrap_or(0));
+                let c = crate::time::civil(t);
+                let link = match kind {
+                    tar::EntryType::Symlink => entry
+                        .link_name()
+                        .ok()
+                        .flatten()
+                        .map(|l| format!(" -> {}", l.to_string_lossy()))
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                out.extend_from_slice(
+                    format!(
+                        "{perm} {ug}{}{size} {}-{:02}-{:02} {:02}:{:02} {name}{link}\n",
+                        " ".repeat(pad),
+                        c.year,
+                        c.month,
+                        c.day,
+                        c.hour,
+                        c.minute
+                    )
+                    .as_bytes(),
+                );
+            } else {
+                out.extend_from_slice(name.as_bytes());
+                out.push(b'\n');
+            }
+        } else {
+            if verbose {
+                cx.err(&name);
+            }
+            if h.entry_type().is_file() {
+                let _ = (&mut entry).take(MAX_EXPANDED).read_to_end(&mut out);
+            }
+        }
+        if out.len() > 64 << 10 {
+            cx.out(&std::mem::take(&mut out));
+        }
+    }
+    cx.out(&out);
+    let mut status = 0;
+    for (k, m) in members.iter().enumerate() {
+        if !seen[k] {
+            cx.err(format_args!("tar: {m}: Not found in archive"));
+            status = 2;
+        }
+    }
+    if status != 0 {
+        cx.err("tar: Exiting with failure status due to previous errors");
+    }
+    status
+}
