@@ -55,6 +55,7 @@ fn main() {
         section!("request", service::request_overhead(&mut table));
         section!("limits", sandbox::limit_overhead(&mut table));
         section!("grep", peers::grep_throughput(&mut table));
+        section!("shell", peers::shell_pipelines(&mut table));
         section!("admission", service::admission(&mut table));
         section!("incident", service::incident(&mut table));
         section!("deadline", sandbox::deadline_precision(&mut table));

@@ -213,3 +213,130 @@ pub(crate) async fn grep_throughput(t: &mut Table) {
         );
     }
 }
+
+/// A text file of `size` bytes or more for the shell rows: lines of a word
+/// and two numbers, made the same way on every run.
+fn numbers_file(dir: &Path, size: u64) -> PathBuf {
+    let path = dir.join("numbers.txt");
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() >= size) {
+        return path;
+    }
+    const WORDS: [&str; 8] = [
+        "refund", "policy", "invoice", "travel", "north", "south", "widget", "gadget",
+    ];
+    let mut text = String::with_capacity(size as usize + 64);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    while (text.len() as u64) < size {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let w = WORDS[(x % 8) as usize];
+        text.push_str(&format!("{w} {} {}\n", x % 1000, (x >> 20) % 100_000));
+    }
+    std::fs::create_dir_all(dir).expect("bench dir");
+    std::fs::write(&path, text).expect("writes the numbers file");
+    path
+}
+
+/// Runs a bash pipeline `n` times; the median time and its output.
+fn bash(n: usize, script: &str) -> Option<(Duration, Vec<u8>)> {
+    external(n, "bash", &["-c", script])
+}
+
+/// The shell's pipelines and commands beside bash and the GNU tools in the
+/// same run: `awk` summing a column and `sort | uniq -c | sort -rn` over a
+/// 50 MB text file, `find -exec md5sum {} +` over the grep corpus.
+pub(crate) async fn shell_pipelines(t: &mut Table) {
+    let Some(corpus) = std::env::var_os("VFSBOX_BENCH_CORPUS").map(PathBuf::from) else {
+        t.row(
+            "shell pipelines",
+            "not measured".to_owned(),
+            "no corpus: run bench/run".to_owned(),
+            "—".to_owned(),
+            "—".to_owned(),
+        );
+        return;
+    };
+    let data_dir = corpus.with_file_name("shell-bench");
+    let numbers = numbers_file(&data_dir, 50_000_000);
+    let size = std::fs::metadata(&numbers).map_or(0, |m| m.len());
+    let limits = Limits {
+        deadline: Duration::from_secs(600),
+        fuel: u64::MAX,
+        memory: 2 << 30,
+        stdout: 512 << 20,
+        bytes_read: 1 << 30,
+        document_reads: 1_000_000,
+        list_entries: 1_000_000,
+        ..Limits::default()
+    };
+    let rt = Runtime::new(limits.clone(), AuditLog::disabled()).expect("runtime");
+    let mount = |p: &str, dir: &Path| Mount {
+        path: VPath::parse_absolute(p).expect("path"),
+        backend: Arc::new(LocalBackend::open(dir).expect("directory")),
+    };
+    let vfs = Vfs::new([mount("/data", &data_dir), mount("/files", &corpus)]).expect("mounts");
+    let permit = rt.try_admit(None).expect("slot");
+    let shell = Script::Compiled(rt.compile(&permit, sh::component()).await.expect("shell"));
+    drop(permit);
+    let spec = || RunSpec {
+        program: "vfs-sh".to_owned(),
+        args: Vec::new(),
+        stdin: Stdin::Empty,
+        cwd: "/".to_owned(),
+        vfs: vfs.clone(),
+        limits: limits.clone(),
+        caller: Default::default(),
+    };
+    let numbers_path = numbers.to_str().expect("UTF-8 path");
+    let corpus_path = corpus.to_str().expect("UTF-8 path");
+    let rows: [(&str, String, String); 3] = [
+        (
+            "awk '{s+=$3} END {print s}'",
+            "awk '{s+=$3} END {print s}' /data/numbers.txt".to_owned(),
+            format!("awk '{{s+=$3}} END {{print s}}' {numbers_path}"),
+        ),
+        (
+            "sort | uniq -c | sort -rn",
+            "cut -d' ' -f1 /data/numbers.txt | sort | uniq -c | sort -rn".to_owned(),
+            format!("cut -d' ' -f1 {numbers_path} | sort | uniq -c | sort -rn"),
+        ),
+        (
+            "find -exec md5sum {} +",
+            "find /files -type f -name '*.rst' -exec md5sum {} + | sort | md5sum".to_owned(),
+            format!(
+                "cd {corpus_path} && find . -type f -name '*.rst' -exec md5sum {{}} + | sed 's|  \\./|  /files/|' | sort | md5sum"
+            ),
+        ),
+    ];
+    for (name, ours_script, theirs_script) in rows {
+        let (ours, out) = sandboxed(&rt, &shell, || sh::shell_spec(spec(), &ours_script), 3).await;
+        let theirs = bash(3, &theirs_script);
+        let same = match &theirs {
+            Some((_, o)) if *o == out => "same output".to_owned(),
+            Some(_) => "**output differs**".to_owned(),
+            None => "bash not found".to_owned(),
+        };
+        let ratio = theirs
+            .as_ref()
+            .map_or(f64::NAN, |(d, _)| d.as_secs_f64() / ours.as_secs_f64());
+        let over = if name.starts_with("find") {
+            "the grep corpus' .rst files".to_owned()
+        } else {
+            format!("{} MB of text", size / 1_000_000)
+        };
+        t.row(
+            &format!("`{name}` over {over}"),
+            format!("vfs-sh {:.2} s", ours.as_secs_f64()),
+            format!(
+                "bash + GNU {} ({same})",
+                theirs.as_ref().map_or("—".to_owned(), |(d, _)| format!(
+                    "{:.2} s",
+                    d.as_secs_f64()
+                ))
+            ),
+            format!("{ratio:.2}× GNU"),
+            "none set yet: recorded to watch".to_owned(),
+        );
+    }
+}

@@ -16,6 +16,7 @@ use crate::server::*;
 fn limits() -> Limits {
     Limits {
         deadline: Duration::from_secs(2),
+        fuel: SPIN_FUEL,
         ..Limits::default()
     }
 }

@@ -14,6 +14,7 @@ use crate::common::*;
 async fn every_ending_frees_the_slot() {
     let rt = runtime(Limits {
         deadline: Duration::from_millis(300),
+        fuel: SPIN_FUEL,
         ..Limits::default()
     });
     let exited = |code| move |o: &Outcome| *o == Outcome::Exited { exit_code: code };

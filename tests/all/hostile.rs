@@ -15,6 +15,7 @@ use crate::server::*;
 fn limits() -> Limits {
     Limits {
         deadline: Duration::from_secs(5),
+        fuel: SPIN_FUEL,
         ..Limits::default()
     }
 }

@@ -68,6 +68,7 @@ async fn json(r: reqwest::Response) -> (StatusCode, Value) {
 fn limits_with(f: impl FnOnce(&mut Limits)) -> Limits {
     let mut l = Limits {
         deadline: Duration::from_secs(10),
+        fuel: SPIN_FUEL,
         ..Limits::default()
     };
     f(&mut l);

@@ -25,6 +25,7 @@ async fn sh(c: &Client, server: &TestServer, body: Value) -> (StatusCode, Value)
 fn limits() -> Limits {
     Limits {
         deadline: Duration::from_secs(10),
+        fuel: SPIN_FUEL,
         ..Limits::default()
     }
 }
@@ -363,4 +364,95 @@ async fn a_grep_cut_by_the_host_scan_budget_says_how_far_it_got() {
     .await;
     assert_eq!(body["stderr"], "");
     assert_eq!(body["usage"]["files_scanned"], 10);
+}
+
+/// The shell language inside the sandbox: loops end at the script's
+/// deadline, recursion and nested shells are bounded, reads through
+/// redirections and substitutions are budgeted and stay in the mounts,
+/// writes fail, background jobs are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
+    let tree = small_tree()
+        .file("loop.sh", "sh /files/loop.sh\n")
+        .file("sum.txt", "1\n2\n3\n");
+    let server = TestServer::anonymous(limits(), vfs_of(tree));
+    let c = Client::new();
+    let run = |script: &str, limits: Value| {
+        let c = c.clone();
+        let body = json!({"script": script, "limits": limits});
+        let server = &server;
+        async move { sh(&c, server, body).await }
+    };
+    // A spinning loop ends as any spinning script does: at its deadline.
+    let (status, body) = run("while true; do :; done", json!({"deadline_ms": 1000})).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["limit"], "deadline", "{body}");
+    // Output of an endless loop is capped and the run still ends.
+    let (status, body) = run("while true; do echo x; done", json!({"deadline_ms": 1000})).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["stdout_truncated"], true);
+    // Unbounded recursion is stopped by the shell, not by a trap.
+    let (status, body) = run("f() { f; }; f", json!({})).await;
+    assert_eq!(
+        (status, body["exit_code"].as_i64()),
+        (StatusCode::OK, Some(1)),
+        "{body}"
+    );
+    assert!(
+        body["stderr"]
+            .as_str()
+            .is_some_and(|e| e.contains("maximum function nesting level")),
+        "{body}"
+    );
+    // A script that runs itself through `sh` is stopped at a fixed depth.
+    let (status, body) = run("sh /files/loop.sh", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        body["stderr"]
+            .as_str()
+            .is_some_and(|e| e.contains("shells inside each other")),
+        "{body}"
+    );
+    // Redirections and substitutions read through the same budget.
+    let (status, body) = run(
+        "for f in /files/a.txt /files/notes/*.txt; do x=$(cat < \"$f\"); echo \"${x^^}\"; done",
+        json!({"document_reads": 2}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["limit"], "document_reads");
+    assert_eq!(
+        body["stdout"], "ALPHA\nBETA TODO\n",
+        "the output before the cap is kept"
+    );
+    // Paths in redirections stay inside the mounts.
+    let (_, body) = run("cat < /files/../../etc/passwd; echo $?", json!({})).await;
+    assert_eq!(body["stdout"], "1\n");
+    assert!(
+        body["stderr"]
+            .as_str()
+            .is_some_and(|e| e.contains("No such file")),
+        "{body}"
+    );
+    // Writing fails for the command; the script goes on.
+    let (_, body) = run("echo hi > /files/out.txt; echo $?; ls /files", json!({})).await;
+    assert_eq!(body["stdout"], "1\na.txt\nloop.sh\nnotes\nsum.txt\n");
+    // A fork bomb is refused before anything runs.
+    let (_, body) = run(":(){ :|:& };:", json!({})).await;
+    assert_eq!(body["exit_code"], 2);
+    assert!(
+        body["stderr"]
+            .as_str()
+            .is_some_and(|e| e.contains("background")),
+        "{body}"
+    );
+    // The language works end to end in the sandbox.
+    let (_, body) = run(
+        "t=0; while read -r n; do t=$((t + n)); done < /files/sum.txt; echo $t; \
+         awk '{s += $1} END {print s}' /files/sum.txt; \
+         find /files -name '*.txt' -exec wc -l {} + | tail -1 | awk '{print $1}'; yes | head -2",
+        json!({}),
+    )
+    .await;
+    assert_eq!(body["stdout"], "6\n6\n7\ny\ny\n", "{body}");
 }

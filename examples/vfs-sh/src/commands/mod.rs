@@ -208,7 +208,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "awk",
         run: awk::run,
-        usage: "awk [-F FS] [-v VAR=VALUE]... ('PROGRAM' | -f FILE) [FILE | VAR=VALUE]...  (POSIX awk and gawk's common extensions; no system() or pipes; also gawk, mawk)",
+        usage: "awk [-F FS] [-v VAR=VALUE]... ('PROGRAM' | -f FILE) [FILE | VAR=VALUE]...  (POSIX awk and gawk's common extensions; system() and pipes refused)",
     },
     Command {
         name: "bash",
@@ -218,7 +218,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "cat",
         run: cat::run,
-        usage: "cat [-n] [-b] [-s] [-E] [FILE]...",
+        usage: "cat [-n] [-b] [-s] [-E] [-T] [-v] [-A] [FILE]...",
     },
     Command {
         name: "cd",
@@ -248,7 +248,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "find",
         run: find::run,
-        usage: "find [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name GLOB] [-iname GLOB] [-path GLOB] [-ipath GLOB] [-mtime [+-]N] [-mmin [+-]N] [-newer FILE] [-size [+-]N[ckMG]] [-empty] [! -not -a -o ( )] [-print]",
+        usage: "find [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name -iname -path -ipath GLOB] [-regex -iregex RE] [-regextype T] [-mtime -mmin -atime -amin -ctime -cmin [+-]N] [-newer FILE] [-size [+-]N[ckMG]] [-empty] [-perm [-/]MODE] [! -not -a -o , ( )] [-print -print0 -printf FMT -ls -prune -quit] [-exec -execdir CMD {} ; | {} +]",
     },
     Command {
         name: "gawk",
@@ -273,7 +273,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "ls",
         run: ls::run,
-        usage: "ls [-l -a -A -t -S -r -1 -R -h -d] [PATH]...",
+        usage: "ls [-l -a -A -t -S -r -1 -R -h -d -s -i] [--time-style=long-iso|full-iso|iso] [PATH]...",
     },
     Command {
         name: "printf",
@@ -293,7 +293,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sed",
         run: sed::run,
-        usage: "sed [-n] [-E] 'Np' | 'N,Mp' | '/RE/p' | '$p' (also ranges N,$ and /RE/,/RE/, several joined by ;) [FILE]...",
+        usage: "sed [-n] [-E] [-s] [-z] [-e SCRIPT]... [-f FILE] [SCRIPT] [FILE]...  (s y p P d D n N g G h H x b t T : = a i c l q Q r R z F {}; addresses N $ /RE/ first~step addr,+N 0,/RE/ !)",
     },
     Command {
         name: "sh",
@@ -303,7 +303,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sort",
         run: sort::run,
-        usage: "sort [-r -n -u -f -b -s] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]...",
+        usage: "sort [-r -n -h -V -g -u -f -b -s -z] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]...",
     },
     Command {
         name: "stat",
