@@ -197,6 +197,8 @@ pub(crate) struct Shell<'a> {
     pending_err: Vec<u8>,
     /// The standard input a command substitution inherits.
     cur_input: Input,
+    /// `trap CMD EXIT`: run when the script ends.
+    exit_trap: Option<String>,
 }
 
 impl arith::Vars for Shell<'_> {
@@ -325,6 +327,7 @@ impl<'a> Shell<'a> {
             seed,
             pending_err: Vec::new(),
             cur_input: InBuf::bytes(Vec::new()),
+            exit_trap: None,
         }
     }
 
@@ -338,7 +341,15 @@ impl<'a> Shell<'a> {
     ) -> u8 {
         let mut io = Io { input, out, err };
         let r = self.list(list, &mut io);
-        let status = flow_status(r, self.status);
+        let mut status = flow_status(r, self.status);
+        if let Some(trap) = self.exit_trap.take()
+            && let Ok(l) = syntax::parse(&trap)
+        {
+            self.status = status;
+            if let Err(Flow::Exit(c)) = self.list(&l, &mut io) {
+                status = c;
+            }
+        }
         let _ = io.out.flush();
         status
     }

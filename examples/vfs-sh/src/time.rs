@@ -124,6 +124,118 @@ pub(crate) fn epoch_seconds(t: SystemTime) -> i64 {
     epoch_parts(t).0
 }
 
+const WEEKDAYS: [&str; 7] = [
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+];
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// C's `strftime` in UTC, for `date +FORMAT` and awk's `strftime`.
+pub(crate) fn strftime(fmt: &str, secs: i64, nanos: u32) -> String {
+    let t = if secs >= 0 {
+        UNIX_EPOCH + Duration::new(secs as u64, nanos)
+    } else {
+        UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs())
+    };
+    let c = civil(t);
+    let days = secs.div_euclid(86_400);
+    let wd = WEEKDAYS[days.rem_euclid(7) as usize];
+    // 0 = Sunday.
+    let wnum = (days + 4).rem_euclid(7);
+    let month = MONTH_NAMES[(c.month.saturating_sub(1) as usize).min(11)];
+    let yday = days - days_from_civil(c.year, 1, 1) + 1;
+    let h12 = (c.hour + 11) % 12 + 1;
+    let mut out = String::new();
+    let mut cs = fmt.chars();
+    while let Some(ch) = cs.next() {
+        if ch != '%' {
+            out.push(ch);
+            continue;
+        }
+        let Some(k) = cs.next() else {
+            out.push('%');
+            break;
+        };
+        let piece = match k {
+            'Y' => c.year.to_string(),
+            'C' => format!("{:02}", c.year.div_euclid(100)),
+            'y' => format!("{:02}", c.year.rem_euclid(100)),
+            'm' => format!("{:02}", c.month),
+            'd' => format!("{:02}", c.day),
+            'e' => format!("{:2}", c.day),
+            'H' => format!("{:02}", c.hour),
+            'k' => format!("{:2}", c.hour),
+            'I' => format!("{h12:02}"),
+            'l' => format!("{h12:2}"),
+            'M' => format!("{:02}", c.minute),
+            'S' => format!("{:02}", c.second),
+            'N' => format!("{:09}", c.nanos),
+            'p' => if c.hour < 12 { "AM" } else { "PM" }.to_owned(),
+            'P' => if c.hour < 12 { "am" } else { "pm" }.to_owned(),
+            'F' => format!("{}-{:02}-{:02}", c.year, c.month, c.day),
+            'D' => format!("{:02}/{:02}/{:02}", c.month, c.day, c.year.rem_euclid(100)),
+            'T' => format!("{:02}:{:02}:{:02}", c.hour, c.minute, c.second),
+            'R' => format!("{:02}:{:02}", c.hour, c.minute),
+            'r' => format!(
+                "{h12:02}:{:02}:{:02} {}",
+                c.minute,
+                c.second,
+                if c.hour < 12 { "AM" } else { "PM" }
+            ),
+            'c' => format!(
+                "{} {} {:2} {:02}:{:02}:{:02} {}",
+                &wd[..3],
+                &month[..3],
+                c.day,
+                c.hour,
+                c.minute,
+                c.second,
+                c.year
+            ),
+            'x' => format!("{:02}/{:02}/{:02}", c.month, c.day, c.year.rem_euclid(100)),
+            'X' => format!("{:02}:{:02}:{:02}", c.hour, c.minute, c.second),
+            'a' => wd[..3].to_owned(),
+            'A' => wd.to_owned(),
+            'b' | 'h' => month[..3].to_owned(),
+            'B' => month.to_owned(),
+            'j' => format!("{yday:03}"),
+            'u' => (if wnum == 0 { 7 } else { wnum }).to_string(),
+            'w' => wnum.to_string(),
+            's' => secs.to_string(),
+            'Z' => "UTC".to_owned(),
+            'z' => "+0000".to_owned(),
+            ':' if cs.clone().next() == Some('z') => {
+                cs.next();
+                "+00:00".to_owned()
+            }
+            'n' => "\n".to_owned(),
+            't' => "\t".to_owned(),
+            '%' => "%".to_owned(),
+            other => format!("%{other}"),
+        };
+        out.push_str(&piece);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

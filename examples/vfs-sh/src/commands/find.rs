@@ -126,6 +126,8 @@ struct Parser<'a, 'c, 's> {
     batches: usize,
     /// `-regextype`: whether `-regex` is POSIX extended.
     extended: bool,
+    /// `-depth`: a directory after what it holds.
+    post_order: bool,
     /// How deeply `!` and `(` are nested, bounded so that no expression can
     /// exhaust the stack.
     depth: usize,
@@ -300,9 +302,11 @@ impl Parser<'_, '_, '_> {
                 }
                 Expr::Const(true)
             }
-            "-depth" | "-xdev" | "-mount" | "-follow" | "-noleaf" | "-daystart" => {
+            "-depth" | "-d" => {
+                self.post_order = true;
                 Expr::Const(true)
             }
+            "-xdev" | "-mount" | "-follow" | "-noleaf" | "-daystart" => Expr::Const(true),
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 self.has_action = true;
                 let mut argv = Vec::new();
@@ -935,6 +939,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         has_action: false,
         batches: 0,
         extended: false,
+        post_order: false,
         depth: 0,
         cx,
     };
@@ -949,6 +954,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let (maxdepth, mindepth, has_action) = (parser.maxdepth, parser.mindepth, parser.has_action);
     let batches = parser.batches;
+    let post_order = parser.post_order;
     let expr = match expr {
         Ok(e) if has_action => e,
         Ok(e) => Expr::And(Box::new(e), Box::new(Expr::Print(b'\n'))),
@@ -978,7 +984,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             base_name(root, "")
         };
         // Entries still to visit, the next one last.
-        let mut stack = vec![(
+        let stack = vec![(
             root.clone(),
             root_name,
             meta.kind,
@@ -986,10 +992,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             meta.modified,
             0usize,
         )];
-        while let Some((path, name, kind, len, modified, depth)) = stack.pop() {
+        // With `-depth`, a directory comes back onto the stack, marked, to
+        // be evaluated after its entries.
+        let mut stack: Vec<(String, String, Kind, u64, Option<SystemTime>, usize, bool)> = stack
+            .into_iter()
+            .map(|(p, n, k, l, m, d)| (p, n, k, l, m, d, false))
+            .collect();
+        while let Some((path, name, kind, len, modified, depth, revisit)) = stack.pop() {
             let mut out = Vec::new();
             fx.prune = false;
-            if depth >= mindepth {
+            let evaluate_now = !post_order || kind != Kind::Dir || revisit;
+            if evaluate_now && depth >= mindepth {
                 let item = Item {
                     path: &path,
                     name: &name,
@@ -1005,12 +1018,26 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             if fx.quit {
                 break 'roots;
             }
+            if revisit {
+                continue;
+            }
+            if post_order && kind == Kind::Dir {
+                stack.push((path.clone(), name.clone(), kind, len, modified, depth, true));
+            }
             if kind == Kind::Dir && !fx.prune && maxdepth.is_none_or(|m| depth < m) {
                 match cx.fs.read_dir(&path) {
                     Ok(entries) => {
                         for e in entries.into_iter().rev() {
                             let child = super::join(&path, &e.name);
-                            stack.push((child, e.name, e.kind, e.len, e.modified, depth + 1));
+                            stack.push((
+                                child,
+                                e.name,
+                                e.kind,
+                                e.len,
+                                e.modified,
+                                depth + 1,
+                                false,
+                            ));
                         }
                     }
                     Err(e) => {

@@ -21,6 +21,7 @@ mod read;
 mod sed;
 mod sort;
 mod stat;
+mod sys;
 mod test;
 mod text;
 mod tr;
@@ -45,6 +46,21 @@ struct Command {
 }
 
 const COMMANDS: &[Command] = &[
+    Command {
+        name: "date",
+        run: sys::date,
+        usage: "date [-u] [-d STRING] [-r FILE] [-I[FMT]] [-R] [+FORMAT]  (UTC; -d takes @SECONDS or YYYY-MM-DD [HH:MM[:SS]])",
+    },
+    Command {
+        name: "which",
+        run: sys::which,
+        usage: "which NAME...",
+    },
+    Command {
+        name: "file",
+        run: sys::file,
+        usage: "file [-b] [-i] PATH...  (text, empty, directory, scripts and common binary formats)",
+    },
     Command {
         name: "yes",
         run: text::yes,

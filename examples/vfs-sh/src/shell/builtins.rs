@@ -202,8 +202,18 @@ impl Shell<'_> {
                 }
                 Ok(0)
             }
-            "trap" | "wait" | "hash" | "alias" | "unalias" | "times" | "jobs" | "disown"
-            | "enable" | "history" => Ok(0),
+            "trap" => {
+                // `trap CMD EXIT` (or `0`) runs CMD when the script ends;
+                // there are no signals to catch in the sandbox.
+                if let [cmd, sigs @ ..] = args
+                    && sigs.iter().any(|s| s == "EXIT" || s == "0")
+                {
+                    self.exit_trap = (!cmd.is_empty() && cmd != "-").then(|| cmd.clone());
+                }
+                Ok(0)
+            }
+            "wait" | "hash" | "alias" | "unalias" | "times" | "jobs" | "disown" | "enable"
+            | "history" => Ok(0),
             "getopts" => Ok(self.getopts(args, io)),
             "help" => Ok(self.external(&["help".to_owned()], io)),
             "timeout" | "nice" | "nohup" | "stdbuf" | "time" => {

@@ -1023,7 +1023,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 } else {
                     crate::time::epoch_seconds(self.cx.env.now) as f64
                 };
-                Ok(Val::Str(strftime(&fmt, ts as i64).into()))
+                Ok(Val::Str(crate::time::strftime(&fmt, ts as i64, 0).into()))
             }
             "system" => fatal("awk: system() is not supported: vfs-sh runs no host commands"),
             "close" | "fflush" => {
@@ -1570,50 +1570,6 @@ fn gensub(re: &Regex, text: &str, repl: &str, which: usize) -> String {
         }
     }
     out.push_str(&text[last..]);
-    out
-}
-
-/// The common `strftime` directives, in UTC.
-fn strftime(fmt: &str, ts: i64) -> String {
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(ts.max(0) as u64);
-    let c = crate::time::civil(t);
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let wday = DAYS[(ts.div_euclid(86_400).rem_euclid(7)) as usize];
-    let mon = MONTHS[(c.month.saturating_sub(1) as usize).min(11)];
-    let mut out = String::new();
-    let mut cs = fmt.chars();
-    while let Some(ch) = cs.next() {
-        if ch != '%' {
-            out.push(ch);
-            continue;
-        }
-        match cs.next() {
-            Some('Y') => out.push_str(&c.year.to_string()),
-            Some('m') => out.push_str(&format!("{:02}", c.month)),
-            Some('d') => out.push_str(&format!("{:02}", c.day)),
-            Some('e') => out.push_str(&format!("{:2}", c.day)),
-            Some('H') => out.push_str(&format!("{:02}", c.hour)),
-            Some('M') => out.push_str(&format!("{:02}", c.minute)),
-            Some('S') => out.push_str(&format!("{:02}", c.second)),
-            Some('F') => out.push_str(&format!("{}-{:02}-{:02}", c.year, c.month, c.day)),
-            Some('T') => out.push_str(&format!("{:02}:{:02}:{:02}", c.hour, c.minute, c.second)),
-            Some('Z') => out.push_str("UTC"),
-            Some('z') => out.push_str("+0000"),
-            Some('s') => out.push_str(&ts.to_string()),
-            Some('a') => out.push_str(wday),
-            Some('b' | 'h') => out.push_str(mon),
-            Some('y') => out.push_str(&format!("{:02}", c.year.rem_euclid(100))),
-            Some('%') => out.push('%'),
-            Some(o) => {
-                out.push('%');
-                out.push(o);
-            }
-            None => out.push('%'),
-        }
-    }
     out
 }
 

@@ -1,0 +1,288 @@
+//! `date`, `which` and `file`: what agents ask about the machine and the
+//! documents.
+
+use crate::exec::Cx;
+use crate::time::{days_from_civil, epoch_seconds, strftime};
+
+/// Parses `date -d` strings: `@SECONDS`, `now`, `today`, `YYYY-MM-DD`,
+/// `YYYY-MM-DD HH:MM[:SS]` (also with `T`), all UTC.
+fn parse_date(s: &str, now: i64) -> Option<i64> {
+    let t = s.trim();
+    if let Some(n) = t.strip_prefix('@') {
+        return n.trim().parse::<f64>().ok().map(|v| v.floor() as i64);
+    }
+    match t {
+        "" | "now" => return Some(now),
+        "today" => return Some(now),
+        "yesterday" => return Some(now - 86_400),
+        "tomorrow" => return Some(now + 86_400),
+        _ => {}
+    }
+    let (date, time) = match t.split_once([' ', 'T']) {
+        Some((d, tm)) => (d, Some(tm.trim_end_matches('Z').trim_end_matches(" UTC"))),
+        None => (t, None),
+    };
+    let mut parts = date.split('-');
+    let y: i64 = parts.next()?.parse().ok()?;
+    let m: u32 = parts.next()?.parse().ok()?;
+    let d: u32 = parts.next()?.parse().ok()?;
+    if parts.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let mut secs = days_from_civil(y, m, d) * 86_400;
+    if let Some(tm) = time {
+        let mut f = tm.split(':');
+        let h: i64 = f.next()?.parse().ok()?;
+        let mi: i64 = f.next().map_or(Some(0), |x| x.parse().ok())?;
+        let se: f64 = f.next().map_or(Some(0.0), |x| x.parse().ok())?;
+        secs += h * 3600 + mi * 60 + se as i64;
+    }
+    Some(secs)
+}
+
+/// `date [-u] [-d STRING] [-r FILE] [-I[FMT]] [-R] [+FORMAT]`, in UTC.
+pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let (now, nanos) = {
+        let d = cx
+            .env
+            .now
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        (d.as_secs() as i64, d.subsec_nanos())
+    };
+    let mut when = (now, nanos);
+    let mut format = "%a %b %e %H:%M:%S %Z %Y".to_owned();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        let value = |i: &mut usize, inline: Option<&str>| -> Option<String> {
+            inline.map(str::to_owned).or_else(|| {
+                let v = args.get(*i).cloned();
+                *i += 1;
+                v
+            })
+        };
+        match a.as_str() {
+            "-u" | "--utc" | "--universal" => {}
+            "-d" | "--date" => {
+                let Some(v) = value(&mut i, None) else {
+                    cx.err("date: option requires an argument -- 'd'");
+                    return 1;
+                };
+                match parse_date(&v, now) {
+                    Some(s) => when = (s, 0),
+                    None => {
+                        cx.err(format_args!("date: invalid date ‘{v}’"));
+                        return 1;
+                    }
+                }
+            }
+            s if s.starts_with("--date=") => match parse_date(&s[7..], now) {
+                Some(v) => when = (v, 0),
+                None => {
+                    cx.err(format_args!("date: invalid date ‘{}’", &s[7..]));
+                    return 1;
+                }
+            },
+            "-r" | "--reference" => {
+                let Some(f) = value(&mut i, None) else {
+                    cx.err("date: option requires an argument -- 'r'");
+                    return 1;
+                };
+                match cx.fs.metadata(&f) {
+                    Ok(m) => {
+                        let t = m.modified.unwrap_or(std::time::UNIX_EPOCH);
+                        let n = t
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |d| d.subsec_nanos());
+                        when = (epoch_seconds(t), n);
+                    }
+                    Err(e) => {
+                        cx.err(format_args!("date: {f}: {}", e.strerror()));
+                        return 1;
+                    }
+                }
+            }
+            "-R" | "--rfc-email" => format = "%a, %d %b %Y %H:%M:%S %z".to_owned(),
+            "-I" | "--iso-8601" | "-Idate" | "--iso-8601=date" => format = "%F".to_owned(),
+            "-Iseconds" | "--iso-8601=seconds" => format = "%FT%T%:z".to_owned(),
+            "-Iminutes" | "--iso-8601=minutes" => format = "%FT%H:%M%:z".to_owned(),
+            "-Ihours" | "--iso-8601=hours" => format = "%FT%H%:z".to_owned(),
+            "-Ins" | "--iso-8601=ns" => format = "%FT%T,%N%:z".to_owned(),
+            s if s.starts_with('+') => format = s[1..].to_owned(),
+            s if s.starts_with("-d") => match parse_date(&s[2..], now) {
+                Some(v) => when = (v, 0),
+                None => {
+                    cx.err(format_args!("date: invalid date ‘{}’", &s[2..]));
+                    return 1;
+                }
+            },
+            s => {
+                cx.err(format_args!(
+                    "date: setting the time is not allowed, or invalid option ‘{s}’"
+                ));
+                return 1;
+            }
+        }
+    }
+    cx.outs(&format!("{}\n", strftime(&format, when.0, when.1)));
+    0
+}
+
+/// `which [-a] NAME...`: where each of vfs-sh's commands would be found.
+pub(crate) fn which(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut status = 0;
+    let mut out = String::new();
+    for n in args.iter().filter(|a| !a.starts_with('-')) {
+        if super::exists(n) && !matches!(n.as_str(), "help") {
+            out.push_str(&super::path_of(n));
+            out.push('\n');
+        } else {
+            status = 1;
+        }
+    }
+    cx.outs(&out);
+    status
+}
+
+/// What `file` says of a document, from its bytes (a small part of
+/// libmagic: text encodings and line endings, empty files, directories,
+/// gzip, tar, ELF, PDF, PNG, JPEG, ZIP, shebang scripts).
+fn describe(data: &[u8]) -> String {
+    if data.is_empty() {
+        return "empty".to_owned();
+    }
+    let starts = |m: &[u8]| data.starts_with(m);
+    if starts(&[0x1f, 0x8b]) {
+        let mut d = String::from("gzip compressed data");
+        if data.get(9) == Some(&3) {
+            d.push_str(", from Unix");
+        }
+        if data.len() >= 18 {
+            let n = data.len();
+            let size = u32::from_le_bytes([data[n - 4], data[n - 3], data[n - 2], data[n - 1]]);
+            d.push_str(&format!(", original size modulo 2^32 {size}"));
+        }
+        return d;
+    }
+    if data.len() > 262 && &data[257..262] == b"ustar" {
+        return "POSIX tar archive (GNU)".to_owned();
+    }
+    if starts(b"\x7fELF") {
+        return "ELF".to_owned();
+    }
+    if starts(b"%PDF-") {
+        return "PDF document".to_owned();
+    }
+    if starts(b"\x89PNG") {
+        return "PNG image data".to_owned();
+    }
+    if starts(&[0xff, 0xd8, 0xff]) {
+        return "JPEG image data".to_owned();
+    }
+    if starts(b"PK\x03\x04") {
+        return "Zip archive data".to_owned();
+    }
+    let Ok(text) = std::str::from_utf8(data) else {
+        return "data".to_owned();
+    };
+    if text
+        .bytes()
+        .any(|b| b < 0x20 && !matches!(b, b'\n' | b'\t' | b'\r' | 0x0c | 0x1b | 0x08))
+    {
+        return "data".to_owned();
+    }
+    let commas: Vec<usize> = text.lines().map(|l| l.matches(',').count()).collect();
+    let csv = commas.len() >= 2 && commas[0] > 0 && commas.iter().all(|&c| c == commas[0]);
+    let mut kind = if csv {
+        "CSV text".to_owned()
+    } else if text.is_ascii() {
+        "ASCII text".to_owned()
+    } else {
+        "Unicode text, UTF-8 text".to_owned()
+    };
+    if let Some(first) = text.lines().next()
+        && let Some(interp) = first.strip_prefix("#!")
+    {
+        let prog = interp
+            .split_whitespace()
+            .map(|w| w.rsplit('/').next().unwrap_or(w))
+            .find(|w| *w != "env")
+            .unwrap_or("sh");
+        let name = match prog {
+            "sh" => "POSIX shell script".to_owned(),
+            "bash" => "Bourne-Again shell script".to_owned(),
+            p if p.starts_with("python") => "Python script".to_owned(),
+            p => format!("{p} script"),
+        };
+        kind = format!("{name}, {kind} executable");
+    }
+    let long = text.lines().any(|l| l.len() > 300);
+    let crlf = text.contains("\r\n");
+    let mut extras = Vec::new();
+    if long {
+        extras.push("with very long lines");
+    }
+    if crlf {
+        extras.push("with CRLF line terminators");
+    }
+    if !text.contains('\n') {
+        extras.push("with no line terminators");
+    }
+    if !extras.is_empty() {
+        kind.push_str(", ");
+        kind.push_str(&extras.join(", "));
+    }
+    kind
+}
+
+/// `file [-b] [-i] PATH...`
+pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let brief = args.iter().any(|a| a == "-b" || a == "--brief");
+    let mime = args.iter().any(|a| a == "-i" || a == "--mime");
+    let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    if ops.is_empty() {
+        cx.err("Usage: file [-bi] FILE...");
+        return 1;
+    }
+    let width = ops.iter().map(|o| o.chars().count()).max().unwrap_or(0) + 1;
+    let mut out = String::new();
+    for op in ops {
+        let what = match cx.fs.metadata(op) {
+            Ok(m) if m.is_dir() => {
+                if mime {
+                    "inode/directory; charset=binary".to_owned()
+                } else {
+                    "directory".to_owned()
+                }
+            }
+            Ok(_) => match cx.fs.read_range(op, 0, 64 << 10) {
+                Ok(d) => {
+                    let k = describe(&d);
+                    if mime {
+                        match k.as_str() {
+                            "empty" => "inode/x-empty; charset=binary".to_owned(),
+                            k if k.contains("ASCII") => "text/plain; charset=us-ascii".to_owned(),
+                            k if k.contains("UTF-8") => "text/plain; charset=utf-8".to_owned(),
+                            k if k.starts_with("gzip") => {
+                                "application/gzip; charset=binary".to_owned()
+                            }
+                            _ => "application/octet-stream; charset=binary".to_owned(),
+                        }
+                    } else {
+                        k
+                    }
+                }
+                Err(e) => format!("cannot open `{op}' ({})", e.strerror()),
+            },
+            Err(e) => format!("cannot open `{op}' ({})", e.strerror()),
+        };
+        if brief {
+            out.push_str(&format!("{what}\n"));
+        } else {
+            out.push_str(&format!("{:<width$} {what}\n", format!("{op}:")));
+        }
+    }
+    cx.outs(&out);
+    0
+}
