@@ -551,6 +551,10 @@ fn eval(
     }
 }
 
+/// A path still to visit: path, name, kind, size, modification time,
+/// depth, and whether it is a directory back for its `-depth` turn.
+type Pending = (String, String, Kind, u64, Option<SystemTime>, usize, bool);
+
 /// Runs a command for `-exec` (in `dir`, for `-execdir`).
 fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
     let name = argv.first().cloned().unwrap_or_default();
@@ -994,7 +998,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         )];
         // With `-depth`, a directory comes back onto the stack, marked, to
         // be evaluated after its entries.
-        let mut stack: Vec<(String, String, Kind, u64, Option<SystemTime>, usize, bool)> = stack
+        let mut stack: Vec<Pending> = stack
             .into_iter()
             .map(|(p, n, k, l, m, d)| (p, n, k, l, m, d, false))
             .collect();
