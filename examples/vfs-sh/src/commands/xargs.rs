@@ -141,6 +141,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('L', "max-lines", "L"),
         value('P', "max-procs", "P"),
         flag('x', "exit", "x"),
+        value('a', "arg-file", "a"),
+        value('s', "max-chars", "s"),
+        value('E', "", "E"),
     ];
     let split = command_start(args);
     let p = match options(cx, "xargs", &args[..split], SPEC, 1) {
@@ -165,7 +168,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
     };
     let replace = p.value("I").map(str::to_owned);
-    let input = cx.stdin();
+    let input = match p.value("a") {
+        Some(f) => match cx.fs.read(f) {
+            Ok(d) => d,
+            Err(e) => {
+                cx.err(format_args!("xargs: {f}: {}", e.strerror()));
+                return 1;
+            }
+        },
+        None => cx.stdin(),
+    };
     let items = if p.has("0") {
         split_on(&input, 0)
     } else if let Some(d) = p.value("d") {
