@@ -199,6 +199,8 @@ pub(crate) struct Shell<'a> {
     cur_input: Input,
     /// `trap CMD EXIT`: run when the script ends.
     exit_trap: Option<String>,
+    /// `pushd`'s directory stack (below the working directory).
+    dir_stack: Vec<String>,
 }
 
 impl arith::Vars for Shell<'_> {
@@ -272,6 +274,9 @@ const BUILTINS: &[&str] = &[
     "nohup",
     "stdbuf",
     "time",
+    "pushd",
+    "popd",
+    "dirs",
 ];
 
 /// Whether `name` is a builtin (for `type` and `command -v`).
@@ -328,6 +333,7 @@ impl<'a> Shell<'a> {
             pending_err: Vec::new(),
             cur_input: InBuf::bytes(Vec::new()),
             exit_trap: None,
+            dir_stack: Vec::new(),
         }
     }
 

@@ -187,6 +187,19 @@ fn invocation() {
 }
 
 #[test]
+fn pushd_and_popd_keep_a_directory_stack() {
+    let r = sh("pushd /files/docs; pushd /files/data; pwd; popd; pwd; dirs; popd; popd");
+    assert_eq!(
+        r.out,
+        "/files/docs /files\n/files/data /files/docs /files\n/files/data\n/files/docs /files\n/files/docs\n/files/docs /files\n/files\n"
+    );
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("vfs-sh: popd: directory stack empty\n", 1)
+    );
+}
+
+#[test]
 fn cd_has_no_home() {
     assert_eq!(sh("cd; pwd").out, "/\n");
     assert_eq!(sh("cd ~; pwd").out, "/\n");

@@ -47,6 +47,31 @@ struct Command {
 
 const COMMANDS: &[Command] = &[
     Command {
+        name: "egrep",
+        run: egrep,
+        usage: "egrep ...  (grep -E)",
+    },
+    Command {
+        name: "fgrep",
+        run: fgrep,
+        usage: "fgrep ...  (grep -F)",
+    },
+    Command {
+        name: "less",
+        run: cat::run,
+        usage: "less [FILE]...  (no terminal: prints like cat)",
+    },
+    Command {
+        name: "more",
+        run: more,
+        usage: "more [FILE]...  (no terminal: prints like cat)",
+    },
+    Command {
+        name: "sleep",
+        run: sleep,
+        usage: "sleep DURATION  (returns at once: nothing in the sandbox changes while waiting)",
+    },
+    Command {
         name: "date",
         run: sys::date,
         usage: "date [-u] [-d STRING] [-r FILE] [-I[FMT]] [-R] [+FORMAT]  (UTC; -d takes @SECONDS or YYYY-MM-DD [HH:MM[:SS]])",
@@ -369,7 +394,74 @@ const COMMANDS: &[Command] = &[
 ];
 
 fn find_command(name: &str) -> Option<&'static Command> {
+    // `/usr/bin/find`, `/bin/sh`: the command of that name.
+    let name = [
+        "/usr/local/bin/",
+        "/usr/bin/",
+        "/bin/",
+        "//bin/",
+        "/usr/sbin/",
+        "/sbin/",
+    ]
+    .iter()
+    .find_map(|p| name.strip_prefix(p))
+    .unwrap_or(name);
     COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// `egrep`: `grep -E`.
+fn egrep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut a = vec!["-E".to_owned()];
+    a.extend(args.iter().cloned());
+    grep::grep(cx, &a)
+}
+
+/// `fgrep`: `grep -F`.
+fn fgrep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut a = vec!["-F".to_owned()];
+    a.extend(args.iter().cloned());
+    grep::grep(cx, &a)
+}
+
+/// `more`: without a terminal, each file under a `::::` header, as
+/// util-linux's more prints to a pipe.
+fn more(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    if ops.is_empty() {
+        return cat::run(cx, &[]);
+    }
+    let mut status = 0;
+    for op in ops {
+        match cx.read_operand(op) {
+            Ok(d) => {
+                cx.outs(&format!("::::::::::::::\n{op}\n::::::::::::::\n"));
+                cx.out(&d);
+            }
+            Err(e) => {
+                cx.err(format_args!("more: cannot open {op}: {}", e.strerror()));
+                status = 1;
+            }
+        }
+    }
+    status
+}
+
+/// `sleep DURATION`: checks the operand, then returns at once.
+fn sleep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    if args.is_empty() {
+        cx.err("sleep: missing operand");
+        cx.err("Try 'sleep --help' for more information.");
+        return 1;
+    }
+    for a in args {
+        let n = a.trim_end_matches(['s', 'm', 'h', 'd']);
+        if n.parse::<f64>().is_err() && a != "infinity" {
+            cx.err(format_args!("sleep: invalid time interval ‘{a}’"));
+            cx.err("Try 'sleep --help' for more information.");
+            return 1;
+        }
+    }
+    0
 }
 
 /// Runs one command; unknown commands print an error and return 127.

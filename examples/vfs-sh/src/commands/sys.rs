@@ -110,6 +110,19 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-Ihours" | "--iso-8601=hours" => format = "%FT%H%:z".to_owned(),
             "-Ins" | "--iso-8601=ns" => format = "%FT%T,%N%:z".to_owned(),
             s if s.starts_with('+') => format = s[1..].to_owned(),
+            "-ud" | "-du" => {
+                let Some(v) = value(&mut i, None) else {
+                    cx.err("date: option requires an argument -- 'd'");
+                    return 1;
+                };
+                match parse_date(&v, now) {
+                    Some(s) => when = (s, 0),
+                    None => {
+                        cx.err(format_args!("date: invalid date ‘{v}’"));
+                        return 1;
+                    }
+                }
+            }
             s if s.starts_with("-d") => match parse_date(&s[2..], now) {
                 Some(v) => when = (v, 0),
                 None => {

@@ -215,6 +215,7 @@ impl Shell<'_> {
             "wait" | "hash" | "alias" | "unalias" | "times" | "jobs" | "disown" | "enable"
             | "history" => Ok(0),
             "getopts" => Ok(self.getopts(args, io)),
+            "pushd" | "popd" | "dirs" => Ok(self.dir_stack_builtin(name, args, io)),
             "help" => Ok(self.external(&["help".to_owned()], io)),
             "timeout" | "nice" | "nohup" | "stdbuf" | "time" => {
                 let rest = wrapped_command(name, args);
@@ -312,6 +313,43 @@ impl Shell<'_> {
                 1
             }
         }
+    }
+
+    /// `pushd DIR`, `popd`, `dirs`: bash's directory stack; each prints
+    /// the stack, the working directory first.
+    fn dir_stack_builtin(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> u8 {
+        let quiet = args.iter().any(|a| a == "-n" || a == "-q");
+        let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        match name {
+            "pushd" => {
+                let Some(dir) = ops.first() else {
+                    Self::say(io, "pushd: no other directory");
+                    return 1;
+                };
+                let before = self.fs.cwd();
+                if self.cd(&[(*dir).clone()], io) != 0 {
+                    return 1;
+                }
+                self.dir_stack.insert(0, before);
+            }
+            "popd" => {
+                if self.dir_stack.is_empty() {
+                    Self::say(io, "popd: directory stack empty");
+                    return 1;
+                }
+                let top = self.dir_stack.remove(0);
+                if self.cd(&[top], io) != 0 {
+                    return 1;
+                }
+            }
+            _ => {}
+        }
+        if !quiet {
+            let mut all = vec![self.fs.cwd()];
+            all.extend(self.dir_stack.iter().cloned());
+            let _ = writeln!(io.out, "{}", all.join(" "));
+        }
+        0
     }
 
     fn set(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
