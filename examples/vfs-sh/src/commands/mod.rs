@@ -4,6 +4,7 @@
 mod archive;
 mod args;
 mod awk;
+mod bc;
 mod bytes;
 mod cat;
 mod cut;
@@ -46,6 +47,11 @@ struct Command {
 }
 
 const COMMANDS: &[Command] = &[
+    Command {
+        name: "bc",
+        run: bc::run,
+        usage: "bc [-l] [FILE]...  (decimal arithmetic: + - * / % ^, comparisons, variables, scale, sqrt, length; about 38 digits)",
+    },
     Command {
         name: "egrep",
         run: egrep,

@@ -1,0 +1,598 @@
+//! `bc`: the calculator as scripts use it (`echo 'scale=2; 10/3' | bc`,
+//! `paste -sd+ | bc`): decimal numbers with bc's scale rules, `+ - * / %
+//! ^`, comparisons, `!`, `&&`, `||`, parentheses, variables, `scale`,
+//! `sqrt()`, `length()`, `scale()`, `-l` (scale 20). Numbers are 128-bit
+//! fixed point (about 38 digits), which covers what scripts compute; past
+//! it bc reports an overflow rather than a wrong digit.
+
+use std::collections::HashMap;
+
+use crate::exec::Cx;
+
+/// A decimal: `mant / 10^scale`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Dec {
+    mant: i128,
+    scale: u32,
+}
+
+type Res<T> = Result<T, String>;
+
+const OVERFLOW: &str = "bc: number too large for vfs-sh's bc (about 38 digits)";
+
+fn pow10(n: u32) -> Res<i128> {
+    10i128.checked_pow(n).ok_or_else(|| OVERFLOW.to_owned())
+}
+
+impl Dec {
+    fn int(n: i128) -> Dec {
+        Dec { mant: n, scale: 0 }
+    }
+
+    fn rescale(self, scale: u32) -> Res<i128> {
+        if scale >= self.scale {
+            self.mant
+                .checked_mul(pow10(scale - self.scale)?)
+                .ok_or_else(|| OVERFLOW.to_owned())
+        } else {
+            Ok(self.mant / pow10(self.scale - scale)?)
+        }
+    }
+
+    fn truncate(self, scale: u32) -> Res<Dec> {
+        if scale >= self.scale {
+            return Ok(self);
+        }
+        Ok(Dec {
+            mant: self.rescale(scale)?,
+            scale,
+        })
+    }
+
+    fn add(self, o: Dec, neg: bool) -> Res<Dec> {
+        let s = self.scale.max(o.scale);
+        let (a, b) = (self.rescale(s)?, o.rescale(s)?);
+        let m = if neg {
+            a.checked_sub(b)
+        } else {
+            a.checked_add(b)
+        };
+        Ok(Dec {
+            mant: m.ok_or_else(|| OVERFLOW.to_owned())?,
+            scale: s,
+        })
+    }
+
+    fn mul(self, o: Dec, scale: u32) -> Res<Dec> {
+        let full = Dec {
+            mant: self
+                .mant
+                .checked_mul(o.mant)
+                .ok_or_else(|| OVERFLOW.to_owned())?,
+            scale: self.scale + o.scale,
+        };
+        full.truncate((self.scale + o.scale).min(scale.max(self.scale).max(o.scale)))
+    }
+
+    fn div(self, o: Dec, scale: u32) -> Res<Dec> {
+        if o.mant == 0 {
+            return Err("Runtime error (func=(main), adr=0): Divide by zero".to_owned());
+        }
+        // (a / 10^sa) / (b / 10^sb) at `scale` digits.
+        let num = self.rescale(scale + o.scale)?;
+        Ok(Dec {
+            mant: num / o.mant,
+            scale,
+        })
+    }
+
+    fn rem(self, o: Dec, scale: u32) -> Res<Dec> {
+        // a - (a / b) * b, the quotient at `scale`.
+        let q = self.div(o, scale)?;
+        let s = (scale + o.scale).max(self.scale);
+        let prod = q.mul(o, s)?;
+        self.add(prod, true)
+    }
+
+    fn pow(self, e: Dec, scale: u32) -> Res<Dec> {
+        if e.scale > 0 && e.mant % pow10(e.scale)? != 0 {
+            return Err("Runtime warning: non-zero scale in exponent".to_owned());
+        }
+        let n = e.rescale(0)?;
+        if n < 0 {
+            let p = self.pow(Dec::int(-n), scale)?;
+            return Dec::int(1).div(p, scale);
+        }
+        let mut acc = Dec::int(1);
+        for _ in 0..n.min(10_000) {
+            acc = Dec {
+                mant: acc
+                    .mant
+                    .checked_mul(self.mant)
+                    .ok_or_else(|| OVERFLOW.to_owned())?,
+                scale: acc.scale + self.scale,
+            };
+            if acc.scale > 60 {
+                acc = acc.truncate(60)?;
+            }
+        }
+        let want = (self.scale * u32::try_from(n).unwrap_or(u32::MAX)).min(scale.max(self.scale));
+        acc.truncate(want)
+    }
+
+    fn sqrt(self, scale: u32) -> Res<Dec> {
+        if self.mant < 0 {
+            return Err(
+                "Runtime error (func=(main), adr=0): Square root of a negative number".to_owned(),
+            );
+        }
+        let s = scale.max(self.scale);
+        // isqrt(a * 10^(2s - sa)).
+        let n = self.rescale(2 * s)?;
+        let mut x = (n as f64).sqrt() as i128;
+        while x > 0 && x * x > n {
+            x -= 1;
+        }
+        while (x + 1) * (x + 1) <= n {
+            x += 1;
+        }
+        Ok(Dec { mant: x, scale: s })
+    }
+
+    fn is_zero(self) -> bool {
+        self.mant == 0
+    }
+
+    fn cmp(self, o: Dec) -> Res<std::cmp::Ordering> {
+        let s = self.scale.max(o.scale);
+        Ok(self.rescale(s)?.cmp(&o.rescale(s)?))
+    }
+
+    /// bc's output: no leading zero before the point, digits to the
+    /// number's scale, lines cut at 70 characters with `\`.
+    fn render(self) -> String {
+        let neg = self.mant < 0;
+        let digits = self.mant.unsigned_abs().to_string();
+        let scale = self.scale as usize;
+        let (int, frac) = if digits.len() > scale {
+            (
+                digits[..digits.len() - scale].to_owned(),
+                digits[digits.len() - scale..].to_owned(),
+            )
+        } else {
+            (String::new(), format!("{digits:0>scale$}"))
+        };
+        let int = if int.is_empty() && frac.is_empty() {
+            "0".to_owned()
+        } else {
+            int.trim_start_matches('0').to_owned()
+        };
+        let int = if int.is_empty() && frac.is_empty() {
+            "0".to_owned()
+        } else {
+            int
+        };
+        let mut s = String::new();
+        if neg && !(int.chars().all(|c| c == '0') && frac.chars().all(|c| c == '0')) {
+            s.push('-');
+        }
+        s.push_str(&int);
+        if scale > 0 {
+            s.push('.');
+            s.push_str(&frac);
+        }
+        if s.is_empty() {
+            s.push('0');
+        }
+        let mut out = String::new();
+        let chars: Vec<char> = s.chars().collect();
+        for (i, chunk) in chars.chunks(69).enumerate() {
+            if i > 0 {
+                out.push_str("\\\n");
+            }
+            out.extend(chunk);
+        }
+        out
+    }
+}
+
+fn parse_number(s: &str) -> Res<Dec> {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let digits = format!("{int}{frac}");
+    let mant: i128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().map_err(|_| OVERFLOW.to_owned())?
+    };
+    Ok(Dec {
+        mant,
+        scale: u32::try_from(frac.len()).unwrap_or(u32::MAX),
+    })
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(String),
+    Name(String),
+    Op(&'static str),
+    End,
+}
+
+fn tokenize(src: &str) -> Res<Vec<Tok>> {
+    const OPS: &[&str] = &[
+        "==", "!=", "<=", ">=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "^=", "++", "--", "+",
+        "-", "*", "/", "%", "^", "<", ">", "=", "!", "(", ")", ",",
+    ];
+    let cs: Vec<char> = src.chars().collect();
+    let mut i = 0;
+    let mut toks = Vec::new();
+    while let Some(&c) = cs.get(i) {
+        if c == '\\' && cs.get(i + 1) == Some(&'\n') {
+            i += 2;
+            continue;
+        }
+        if c == '/' && cs.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i < cs.len() && !(cs[i] == '*' && cs.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        }
+        if c == '#' {
+            while i < cs.len() && cs[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == '\n' || c == ';' {
+            toks.push(Tok::End);
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() || c == '.' {
+            let start = i;
+            while cs.get(i).is_some_and(|c| c.is_ascii_digit() || *c == '.') {
+                i += 1;
+            }
+            if i == start {
+                i += 1;
+            }
+            toks.push(Tok::Num(cs[start..i].iter().collect()));
+            continue;
+        }
+        if c.is_ascii_lowercase() || c == '_' {
+            let start = i;
+            while cs
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
+                i += 1;
+            }
+            toks.push(Tok::Name(cs[start..i].iter().collect()));
+            continue;
+        }
+        let rest: String = cs[i..(i + 2).min(cs.len())].iter().collect();
+        match OPS.iter().find(|o| rest.starts_with(**o)) {
+            Some(o) => {
+                toks.push(Tok::Op(o));
+                i += o.len();
+            }
+            None => {
+                if c == '{' || c == '}' || c == '"' || c == '[' {
+                    return Err("bc: functions, strings, blocks and arrays are not supported by vfs-sh's bc".to_owned());
+                }
+                return Err(format!("(standard_in) 1: illegal character: {c}"));
+            }
+        }
+    }
+    toks.push(Tok::End);
+    Ok(toks)
+}
+
+struct Bc {
+    vars: HashMap<String, Dec>,
+    scale: u32,
+}
+
+struct P<'a> {
+    t: &'a [Tok],
+    i: usize,
+}
+
+impl P<'_> {
+    fn peek(&self) -> &Tok {
+        self.t.get(self.i).unwrap_or(&Tok::End)
+    }
+
+    fn eat(&mut self, op: &str) -> bool {
+        if matches!(self.peek(), Tok::Op(o) if *o == op) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+const SYNTAX: &str = "(standard_in) 1: syntax error";
+
+impl Bc {
+    fn expr(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        // Assignment: NAME op= expr.
+        if let (Tok::Name(n), Some(Tok::Op(op))) = (p.peek().clone(), p.t.get(p.i + 1).cloned())
+            && matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "^=")
+        {
+            p.i += 2;
+            let v = self.expr(p)?;
+            let cur = self.get(&n);
+            let v = match op {
+                "=" => v,
+                "+=" => cur.add(v, false)?,
+                "-=" => cur.add(v, true)?,
+                "*=" => cur.mul(v, self.scale)?,
+                "/=" => cur.div(v, self.scale)?,
+                "%=" => cur.rem(v, self.scale)?,
+                _ => cur.pow(v, self.scale)?,
+            };
+            self.set(&n, v)?;
+            return Ok(v);
+        }
+        self.or(p)
+    }
+
+    fn get(&self, n: &str) -> Dec {
+        if n == "scale" {
+            return Dec::int(i128::from(self.scale));
+        }
+        self.vars.get(n).copied().unwrap_or(Dec::int(0))
+    }
+
+    fn set(&mut self, n: &str, v: Dec) -> Res<()> {
+        if n == "scale" {
+            let s = v.rescale(0)?;
+            self.scale = u32::try_from(s.clamp(0, 38)).unwrap_or(0);
+        } else if n == "ibase" || n == "obase" {
+            if v.rescale(0)? != 10 {
+                return Err("bc: only base 10 is supported by vfs-sh's bc".to_owned());
+            }
+        } else {
+            self.vars.insert(n.to_owned(), v);
+        }
+        Ok(())
+    }
+
+    fn or(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        let mut l = self.and(p)?;
+        while p.eat("||") {
+            let r = self.and(p)?;
+            l = Dec::int(i128::from(!l.is_zero() || !r.is_zero()));
+        }
+        Ok(l)
+    }
+
+    fn and(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        let mut l = self.not(p)?;
+        while p.eat("&&") {
+            let r = self.not(p)?;
+            l = Dec::int(i128::from(!l.is_zero() && !r.is_zero()));
+        }
+        Ok(l)
+    }
+
+    fn not(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        if p.eat("!") {
+            let v = self.not(p)?;
+            return Ok(Dec::int(i128::from(v.is_zero())));
+        }
+        self.rel(p)
+    }
+
+    fn rel(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        let l = self.add(p)?;
+        for op in ["==", "!=", "<=", ">=", "<", ">"] {
+            if p.eat(op) {
+                let r = self.add(p)?;
+                let o = l.cmp(r)?;
+                use std::cmp::Ordering::*;
+                let v = match op {
+                    "==" => o == Equal,
+                    "!=" => o != Equal,
+                    "<=" => o != Greater,
+                    ">=" => o != Less,
+                    "<" => o == Less,
+                    _ => o == Greater,
+                };
+                return Ok(Dec::int(i128::from(v)));
+            }
+        }
+        Ok(l)
+    }
+
+    fn add(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        let mut l = self.mul(p)?;
+        loop {
+            if p.eat("+") {
+                l = l.add(self.mul(p)?, false)?;
+            } else if p.eat("-") {
+                l = l.add(self.mul(p)?, true)?;
+            } else {
+                return Ok(l);
+            }
+        }
+    }
+
+    fn mul(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        let mut l = self.pow(p)?;
+        loop {
+            if p.eat("*") {
+                l = l.mul(self.pow(p)?, self.scale)?;
+            } else if p.eat("/") {
+                l = l.div(self.pow(p)?, self.scale)?;
+            } else if p.eat("%") {
+                l = l.rem(self.pow(p)?, self.scale)?;
+            } else {
+                return Ok(l);
+            }
+        }
+    }
+
+    fn pow(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        let base = self.unary(p)?;
+        if p.eat("^") {
+            let e = self.pow(p)?;
+            return base.pow(e, self.scale);
+        }
+        Ok(base)
+    }
+
+    fn unary(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        if p.eat("-") {
+            let v = self.unary(p)?;
+            return Ok(Dec {
+                mant: -v.mant,
+                scale: v.scale,
+            });
+        }
+        if p.eat("+") {
+            return self.unary(p);
+        }
+        self.primary(p)
+    }
+
+    fn primary(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        match p.peek().clone() {
+            Tok::Num(n) => {
+                p.i += 1;
+                parse_number(&n)
+            }
+            Tok::Op("(") => {
+                p.i += 1;
+                let v = self.expr(p)?;
+                if !p.eat(")") {
+                    return Err(SYNTAX.to_owned());
+                }
+                Ok(v)
+            }
+            Tok::Name(n) => {
+                p.i += 1;
+                if p.eat("(") {
+                    let arg = self.expr(p)?;
+                    if !p.eat(")") {
+                        return Err(SYNTAX.to_owned());
+                    }
+                    return match n.as_str() {
+                        "sqrt" => arg.sqrt(self.scale),
+                        "length" => Ok(Dec::int(
+                            arg.mant
+                                .unsigned_abs()
+                                .to_string()
+                                .len()
+                                .max(arg.scale as usize) as i128,
+                        )),
+                        "scale" => Ok(Dec::int(i128::from(arg.scale))),
+                        other => Err(format!(
+                            "bc: function {other}() is not supported by vfs-sh's bc"
+                        )),
+                    };
+                }
+                if p.eat("++") {
+                    let v = self.get(&n);
+                    self.set(&n, v.add(Dec::int(1), false)?)?;
+                    return Ok(v);
+                }
+                if p.eat("--") {
+                    let v = self.get(&n);
+                    self.set(&n, v.add(Dec::int(1), true)?)?;
+                    return Ok(v);
+                }
+                Ok(self.get(&n))
+            }
+            _ => Err(SYNTAX.to_owned()),
+        }
+    }
+}
+
+/// `bc [-l] [-q] [FILE]...`: reads the files, then standard input.
+pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut bc = Bc {
+        vars: HashMap::new(),
+        scale: 0,
+    };
+    let mut files = Vec::new();
+    for a in args {
+        match a.as_str() {
+            "-l" | "--mathlib" => bc.scale = 20,
+            "-q" | "--quiet" | "-s" | "--standard" | "-w" | "--warn" => {}
+            f => files.push(f.to_owned()),
+        }
+    }
+    let mut text = String::new();
+    for f in &files {
+        match cx.fs.read(f) {
+            Ok(d) => text.push_str(&String::from_utf8_lossy(&d)),
+            Err(e) => {
+                cx.err(format_args!("bc: {f}: {}", e.strerror()));
+                return 1;
+            }
+        }
+        text.push('\n');
+    }
+    if files.is_empty() || !text.contains("quit") {
+        text.push_str(&String::from_utf8_lossy(&cx.stdin()));
+    }
+    let toks = match tokenize(&text) {
+        Ok(t) => t,
+        Err(e) => {
+            cx.err(e);
+            return 1;
+        }
+    };
+    let mut out = String::new();
+    let mut p = P { t: &toks, i: 0 };
+    while p.i < toks.len() {
+        if *p.peek() == Tok::End {
+            p.i += 1;
+            continue;
+        }
+        if matches!(p.peek(), Tok::Name(n) if n == "quit" || n == "halt") {
+            break;
+        }
+        let is_assign = matches!(
+            (p.peek(), p.t.get(p.i + 1)),
+            (
+                Tok::Name(_),
+                Some(Tok::Op("=" | "+=" | "-=" | "*=" | "/=" | "%=" | "^="))
+            )
+        );
+        match bc.expr(&mut p) {
+            Ok(v) => {
+                if !is_assign {
+                    out.push_str(&v.render());
+                    out.push('\n');
+                }
+            }
+            Err(e) => {
+                cx.outs(&std::mem::take(&mut out));
+                cx.err(e);
+                // Skip to the end of the statement, as bc recovers.
+                while p.i < toks.len() && *p.peek() != Tok::End {
+                    p.i += 1;
+                }
+            }
+        }
+        if *p.peek() != Tok::End && p.i < toks.len() {
+            cx.outs(&std::mem::take(&mut out));
+            cx.err(SYNTAX);
+            while p.i < toks.len() && *p.peek() != Tok::End {
+                p.i += 1;
+            }
+        }
+    }
+    cx.outs(&out);
+    0
+}
