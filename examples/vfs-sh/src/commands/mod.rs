@@ -375,7 +375,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tree",
         run: tree::run,
-        usage: "tree [-L N] [-d] [-a] [--noreport] [DIR]...",
+        usage: "tree [-L N] [-d] [-a] [-f] [-l] [--noreport] [DIR]...",
     },
     Command {
         name: "true",

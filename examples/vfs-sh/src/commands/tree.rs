@@ -70,6 +70,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('d', "", "d"),
         flag('a', "", "a"),
         flag('f', "", "f"),
+        // `-l` follows links: the document filesystem resolves them already.
+        flag('l', "", "l"),
+        flag('n', "", "n"),
+        flag('C', "", "C"),
         flag('\0', "noreport", "noreport"),
     ];
     let p = match options(cx, "tree", args, SPEC, 1) {
