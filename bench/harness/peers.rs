@@ -326,7 +326,8 @@ pub(crate) async fn shell_pipelines(t: &mut Table) {
             format!("{} MB of text", size / 1_000_000)
         };
         t.row(
-            &format!("`{name}` over {over}"),
+            // A `|` inside a table cell must be escaped.
+            &format!("`{}` over {over}", name.replace('|', "\\|")),
             format!("vfs-sh {:.2} s", ours.as_secs_f64()),
             format!(
                 "bash + GNU {} ({same})",
