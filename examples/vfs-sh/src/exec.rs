@@ -154,6 +154,18 @@ impl Cx<'_> {
         }
     }
 
+    /// Reads an operand as a file: `-` is standard input, a directory is
+    /// refused (`Is a directory`, as GNU tools report it).
+    pub(crate) fn read_file_operand(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        if path != "-"
+            && let Ok(m) = self.fs.metadata(path)
+            && m.is_dir()
+        {
+            return Err(FsError::IsADirectory(path.to_owned()));
+        }
+        self.read_operand(path)
+    }
+
     /// A context for a nested command (run by `xargs`, `find -exec`) with
     /// its own input.
     pub(crate) fn nested(&mut self, input: Vec<u8>) -> Cx<'_> {

@@ -44,6 +44,12 @@ pub(crate) enum Flow {
 
 type R<T> = Result<T, Flow>;
 
+/// What a loop does after one run of its body.
+enum Step {
+    Next(Option<u8>),
+    Stop(R<u8>),
+}
+
 /// A variable's value.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Value {
@@ -855,13 +861,9 @@ impl<'a> Shell<'a> {
                     if (c == 0) == *until {
                         break Ok(status);
                     }
-                    match self.list(body, io) {
-                        Ok(s) => status = s,
-                        Err(Flow::Break(n)) if n > 1 => break Err(Flow::Break(n - 1)),
-                        Err(Flow::Break(_)) => break Ok(0),
-                        Err(Flow::Continue(n)) if n > 1 => break Err(Flow::Continue(n - 1)),
-                        Err(Flow::Continue(_)) => {}
-                        Err(e) => break Err(e),
+                    match self.loop_body(body, io) {
+                        Step::Next(s) => status = s.unwrap_or(status),
+                        Step::Stop(r) => break r,
                     }
                 };
                 self.loops -= 1;
@@ -880,22 +882,13 @@ impl<'a> Shell<'a> {
                 let mut r = Ok(0);
                 for v in values {
                     self.set_scalar(var, v);
-                    match self.list(body, io) {
-                        Ok(s) => status = s,
-                        Err(Flow::Break(n)) if n > 1 => {
-                            r = Err(Flow::Break(n - 1));
+                    match self.loop_body(body, io) {
+                        Step::Next(s) => status = s.unwrap_or(status),
+                        Step::Stop(Ok(s)) => {
+                            status = s;
                             break;
                         }
-                        Err(Flow::Break(_)) => {
-                            status = 0;
-                            break;
-                        }
-                        Err(Flow::Continue(n)) if n > 1 => {
-                            r = Err(Flow::Continue(n - 1));
-                            break;
-                        }
-                        Err(Flow::Continue(_)) => {}
-                        Err(e) => {
+                        Step::Stop(Err(e)) => {
                             r = Err(e);
                             break;
                         }
@@ -918,13 +911,9 @@ impl<'a> Shell<'a> {
                     if c == 0 {
                         break Ok(status);
                     }
-                    match self.list(body, io) {
-                        Ok(s) => status = s,
-                        Err(Flow::Break(n)) if n > 1 => break Err(Flow::Break(n - 1)),
-                        Err(Flow::Break(_)) => break Ok(0),
-                        Err(Flow::Continue(n)) if n > 1 => break Err(Flow::Continue(n - 1)),
-                        Err(Flow::Continue(_)) => {}
-                        Err(e) => break Err(e),
+                    match self.loop_body(body, io) {
+                        Step::Next(s) => status = s.unwrap_or(status),
+                        Step::Stop(r) => break r,
                     }
                     if let Err(e) = self.arith_word(step) {
                         break self.expansion_failed(e, io);
@@ -978,6 +967,20 @@ impl<'a> Shell<'a> {
                 Ok(v) => Ok(u8::from(v == 0)),
                 Err(e) => self.expansion_failed(e, io),
             },
+        }
+    }
+
+    /// Runs a loop's body once: go on (with its status; `None` after
+    /// `continue`), or leave the loop with this result (`break` gives 0,
+    /// `break N`/`continue N` pass on to the enclosing loop).
+    fn loop_body(&mut self, body: &List, io: &mut Io<'_>) -> Step {
+        match self.list(body, io) {
+            Ok(s) => Step::Next(Some(s)),
+            Err(Flow::Break(n)) if n > 1 => Step::Stop(Err(Flow::Break(n - 1))),
+            Err(Flow::Break(_)) => Step::Stop(Ok(0)),
+            Err(Flow::Continue(n)) if n > 1 => Step::Stop(Err(Flow::Continue(n - 1))),
+            Err(Flow::Continue(_)) => Step::Next(None),
+            Err(e) => Step::Stop(Err(e)),
         }
     }
 

@@ -28,13 +28,8 @@ fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 fn read(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, String> {
-    if op != "-"
-        && let Ok(m) = cx.fs.metadata(op)
-        && m.is_dir()
-    {
-        return Err("Is a directory".to_owned());
-    }
-    cx.read_operand(op).map_err(|e| e.strerror().to_owned())
+    cx.read_file_operand(op)
+        .map_err(|e| e.strerror().to_owned())
 }
 
 /// `gzip`/`gunzip`/`zcat`: decompression to standard output only.

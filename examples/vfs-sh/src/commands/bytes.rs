@@ -24,13 +24,8 @@ fn digest(algo: &str, data: &[u8]) -> String {
 }
 
 fn read(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, String> {
-    if op != "-"
-        && let Ok(m) = cx.fs.metadata(op)
-        && m.is_dir()
-    {
-        return Err("Is a directory".to_owned());
-    }
-    cx.read_operand(op).map_err(|e| e.strerror().to_owned())
+    cx.read_file_operand(op)
+        .map_err(|e| e.strerror().to_owned())
 }
 
 /// `md5sum`, `sha*sum`: `[-c] [--quiet] [--status] [-b|-t] [FILE]...`

@@ -62,28 +62,31 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 v
             })
         };
-        match a.as_str() {
-            "-u" | "--utc" | "--universal" => {}
-            "-d" | "--date" => {
-                let Some(v) = value(&mut i, None) else {
-                    cx.err("date: option requires an argument -- 'd'");
-                    return 1;
-                };
-                match parse_date(&v, now) {
-                    Some(s) => when = (s, 0),
-                    None => {
-                        cx.err(format_args!("date: invalid date ‘{v}’"));
-                        return 1;
-                    }
-                }
-            }
-            s if s.starts_with("--date=") => match parse_date(&s[7..], now) {
-                Some(v) => when = (v, 0),
+        // `-d STRING` in its spellings: `--date=S`, `-dS`, `-ud S`.
+        let date_text = match a.as_str() {
+            "-d" | "--date" | "-ud" | "-du" => match value(&mut i, None) {
+                Some(v) => Some(v),
                 None => {
-                    cx.err(format_args!("date: invalid date ‘{}’", &s[7..]));
+                    cx.err("date: option requires an argument -- 'd'");
                     return 1;
                 }
             },
+            s if s.starts_with("--date=") => Some(s[7..].to_owned()),
+            s if s.starts_with("-d") && s.len() > 2 => Some(s[2..].to_owned()),
+            _ => None,
+        };
+        if let Some(v) = date_text {
+            match parse_date(&v, now) {
+                Some(t) => when = (t, 0),
+                None => {
+                    cx.err(format_args!("date: invalid date ‘{v}’"));
+                    return 1;
+                }
+            }
+            continue;
+        }
+        match a.as_str() {
+            "-u" | "--utc" | "--universal" => {}
             "-r" | "--reference" => {
                 let Some(f) = value(&mut i, None) else {
                     cx.err("date: option requires an argument -- 'r'");
@@ -110,26 +113,6 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-Ihours" | "--iso-8601=hours" => format = "%FT%H%:z".to_owned(),
             "-Ins" | "--iso-8601=ns" => format = "%FT%T,%N%:z".to_owned(),
             s if s.starts_with('+') => format = s[1..].to_owned(),
-            "-ud" | "-du" => {
-                let Some(v) = value(&mut i, None) else {
-                    cx.err("date: option requires an argument -- 'd'");
-                    return 1;
-                };
-                match parse_date(&v, now) {
-                    Some(s) => when = (s, 0),
-                    None => {
-                        cx.err(format_args!("date: invalid date ‘{v}’"));
-                        return 1;
-                    }
-                }
-            }
-            s if s.starts_with("-d") => match parse_date(&s[2..], now) {
-                Some(v) => when = (v, 0),
-                None => {
-                    cx.err(format_args!("date: invalid date ‘{}’", &s[2..]));
-                    return 1;
-                }
-            },
             s => {
                 cx.err(format_args!(
                     "date: setting the time is not allowed, or invalid option ‘{s}’"

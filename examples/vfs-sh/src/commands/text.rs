@@ -33,13 +33,7 @@ fn inputs(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> (Vec<(String, Vec<u8>)>
 }
 
 fn read_one(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, FsError> {
-    if op != "-"
-        && let Ok(m) = cx.fs.metadata(op)
-        && m.is_dir()
-    {
-        return Err(FsError::IsADirectory(op.to_owned()));
-    }
-    cx.read_operand(op)
+    cx.read_file_operand(op)
 }
 
 /// Splits into lines, each with its terminator (the last may have none).

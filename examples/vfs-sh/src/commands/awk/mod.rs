@@ -1330,25 +1330,32 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         })
     }
 
-    /// Runs the program; returns the exit status.
-    fn run(&mut self) -> i32 {
-        let mut exit = None;
+    /// Runs every `BEGIN` (or `END`) action in order: the code of an
+    /// `exit` that stopped them, or the fatal error's message.
+    fn special_rules(&mut self, which: &Pattern) -> Result<Option<i32>, String> {
         let prog = self.prog;
         for r in &prog.rules {
-            if r.pattern == Pattern::Begin
+            if r.pattern == *which
                 && let Some(a) = &r.action
             {
                 match self.block(a) {
                     Ok(()) | Err(Ctl::Next | Ctl::NextFile | Ctl::Break | Ctl::Continue) => {}
                     Err(Ctl::Return(_)) => {}
-                    Err(Ctl::Exit(c)) => {
-                        exit = Some(c);
-                        break;
-                    }
-                    Err(Ctl::Fatal(m)) => return self.die(&m),
+                    Err(Ctl::Exit(c)) => return Ok(Some(c)),
+                    Err(Ctl::Fatal(m)) => return Err(m),
                 }
             }
         }
+        Ok(None)
+    }
+
+    /// Runs the program; returns the exit status.
+    fn run(&mut self) -> i32 {
+        let prog = self.prog;
+        let mut exit = match self.special_rules(&Pattern::Begin) {
+            Ok(e) => e,
+            Err(m) => return self.die(&m),
+        };
         let needs_input = prog
             .rules
             .iter()
@@ -1412,20 +1419,10 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
         }
         // END runs after `exit` in BEGIN or a rule, but not after one in END.
-        for r in &prog.rules {
-            if r.pattern == Pattern::End
-                && let Some(a) = &r.action
-            {
-                match self.block(a) {
-                    Ok(()) | Err(Ctl::Next | Ctl::NextFile | Ctl::Break | Ctl::Continue) => {}
-                    Err(Ctl::Return(_)) => {}
-                    Err(Ctl::Exit(c)) => {
-                        exit = Some(c);
-                        break;
-                    }
-                    Err(Ctl::Fatal(m)) => return self.die(&m),
-                }
-            }
+        match self.special_rules(&Pattern::End) {
+            Ok(Some(c)) => exit = Some(c),
+            Ok(None) => {}
+            Err(m) => return self.die(&m),
         }
         self.flush();
         if self.status_error && exit.is_none() {
