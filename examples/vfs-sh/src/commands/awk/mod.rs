@@ -58,6 +58,22 @@ const MAX_CALLS: usize = 400;
 /// Output is handed on in chunks of about this size.
 const FLUSH_AT: usize = 64 << 10;
 
+/// A record's fields.
+#[derive(Debug)]
+enum Fields {
+    Ranges(Vec<(usize, usize)>),
+    Owned(Vec<Rc<str>>),
+}
+
+impl Fields {
+    fn len(&self) -> usize {
+        match self {
+            Fields::Ranges(r) => r.len(),
+            Fields::Owned(o) => o.len(),
+        }
+    }
+}
+
 /// An input being read record by record.
 #[derive(Debug, Default)]
 struct Source {
@@ -109,7 +125,10 @@ struct Awk<'p, 'c, 'x> {
     globals: Vec<Cell>,
     frames: Vec<Vec<Cell>>,
     record: Rc<str>,
-    fields: Option<Vec<Rc<str>>>,
+    /// The record's fields once split: as byte ranges into the record
+    /// (the common separators, without copying), or owned strings (other
+    /// separators, or after a field was assigned).
+    fields: Option<Fields>,
     regexes: HashMap<(String, bool), Regex>,
     ranges: Vec<bool>,
     out: Vec<u8>,
@@ -227,12 +246,65 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         let fs = self.global_str(FS);
         let paragraph = self.global_str(RS).is_empty();
         let rec = self.record.clone();
-        let fields = match self.split_with(&rec, &fs, paragraph) {
-            Ok(f) => f,
-            Err(_) => vec![rec.clone()],
+        // The common separators split into ranges, without a copy.
+        let single = (fs.len() == 1
+            && fs.as_ref() != "\\"
+            && !(self.ignore_case() && fs.as_bytes()[0].is_ascii_alphabetic()))
+        .then(|| fs.as_bytes()[0]);
+        let fields = match single {
+            Some(b' ') => {
+                let mut ranges = Vec::new();
+                let bytes = rec.as_bytes();
+                let mut i = 0;
+                while i < bytes.len() {
+                    while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n') {
+                        i += 1;
+                    }
+                    let start = i;
+                    while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'\n') {
+                        i += 1;
+                    }
+                    if i > start {
+                        ranges.push((start, i));
+                    }
+                }
+                Fields::Ranges(ranges)
+            }
+            Some(c) if !paragraph && c.is_ascii() && !rec.is_empty() => {
+                let mut ranges = Vec::new();
+                let mut start = 0;
+                for (i, b) in rec.bytes().enumerate() {
+                    if b == c {
+                        ranges.push((start, i));
+                        start = i + 1;
+                    }
+                }
+                ranges.push((start, rec.len()));
+                Fields::Ranges(ranges)
+            }
+            _ => Fields::Owned(match self.split_with(&rec, &fs, paragraph) {
+                Ok(f) => f,
+                Err(_) => vec![rec.clone()],
+            }),
         };
         self.set_global(NF, Val::Num(fields.len() as f64));
         self.fields = Some(fields);
+    }
+
+    /// The fields as owned strings, for assigning to one.
+    fn owned_fields(&mut self) -> &mut Vec<Rc<str>> {
+        self.split_record();
+        if let Some(Fields::Ranges(r)) = &self.fields {
+            let owned = r
+                .iter()
+                .map(|&(a, b)| Rc::from(&self.record[a..b]))
+                .collect();
+            self.fields = Some(Fields::Owned(owned));
+        }
+        match &mut self.fields {
+            Some(Fields::Owned(o)) => o,
+            _ => unreachable!("split_record sets the fields"),
+        }
     }
 
     fn split_with(&mut self, s: &str, fs: &str, paragraph: bool) -> Flow<Vec<Rc<str>>> {
@@ -274,10 +346,9 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
 
     fn rebuild_record(&mut self) {
         let ofs = self.global_str(OFS);
-        if let Some(f) = &self.fields {
-            let joined: Vec<&str> = f.iter().map(|s| s.as_ref()).collect();
-            self.record = joined.join(&ofs).into();
-        }
+        let joined = self.owned_fields().join(ofs.as_ref());
+        self.record = joined.into();
+        // The fields stay as they are: the record was built from them.
     }
 
     fn field(&mut self, n: f64) -> Flow<Val> {
@@ -292,11 +363,13 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             return Ok(Val::input(&self.record.clone()));
         }
         self.split_record();
-        Ok(self
-            .fields
-            .as_ref()
-            .and_then(|f| f.get(i - 1))
-            .map_or(Val::Uninit, |s| Val::input(s)))
+        Ok(match &self.fields {
+            Some(Fields::Ranges(r)) => r
+                .get(i - 1)
+                .map_or(Val::Uninit, |&(a, b)| Val::input(&self.record[a..b])),
+            Some(Fields::Owned(o)) => o.get(i - 1).map_or(Val::Uninit, |s| Val::input(s)),
+            None => Val::Uninit,
+        })
     }
 
     fn set_field(&mut self, n: f64, v: &Val) -> Flow<()> {
@@ -315,25 +388,20 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             self.set_record(&s);
             return Ok(());
         }
-        self.split_record();
-        if let Some(f) = &mut self.fields {
-            if f.len() < i {
-                f.resize(i, "".into());
-            }
-            f[i - 1] = s;
-            let nf = f.len();
-            self.set_global(NF, Val::Num(nf as f64));
+        let f = self.owned_fields();
+        if f.len() < i {
+            f.resize(i, "".into());
         }
+        f[i - 1] = s;
+        let nf = f.len();
+        self.set_global(NF, Val::Num(nf as f64));
         self.rebuild_record();
         Ok(())
     }
 
     fn set_nf(&mut self, n: f64) {
-        self.split_record();
         let n = n.max(0.0) as usize;
-        if let Some(f) = &mut self.fields {
-            f.resize(n.min(1 << 20), "".into());
-        }
+        self.owned_fields().resize(n.min(1 << 20), "".into());
         self.set_global(NF, Val::Num(n as f64));
         self.rebuild_record();
     }
@@ -384,7 +452,10 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
         };
         src.pos += used;
-        self.set_global(RT, Val::str(&rt));
+        let same = matches!(&self.globals[RT], Cell::Val(Val::Str(cur)) if cur.as_ref() == rt);
+        if !same {
+            self.set_global(RT, Val::str(&rt));
+        }
         Ok(Some(rec))
     }
 
