@@ -546,8 +546,7 @@ impl<'a> Shell<'a> {
     fn ifs(&self) -> String {
         match self.st.vars.get("IFS") {
             Some(Value::Str(s)) => s.clone(),
-            Some(_) => " \t\n".to_owned(),
-            None => " \t\n".to_owned(),
+            _ => " \t\n".to_owned(),
         }
     }
 
@@ -726,7 +725,7 @@ impl<'a> Shell<'a> {
     ) -> R<u8> {
         self.subst_status = None;
         self.cur_input = io.input.clone();
-        let argv = match self.expand_words(words, io) {
+        let argv = match self.expand_words(words) {
             Ok(v) => v,
             Err(e) => return self.expansion_failed(e, io),
         };
@@ -872,7 +871,7 @@ impl<'a> Shell<'a> {
             Compound::For(var, items, body) => {
                 let values = match items {
                     None => self.st.positional.clone(),
-                    Some(words) => match self.expand_words(words, io) {
+                    Some(words) => match self.expand_words(words) {
                         Ok(v) => v,
                         Err(e) => return self.expansion_failed(e, io),
                     },
@@ -1162,8 +1161,7 @@ impl<'a> Shell<'a> {
 
     /// Expands words into fields: parameters, substitutions, arithmetic,
     /// splitting on `IFS`, globs.
-    fn expand_words(&mut self, words: &[Word], io: &mut Io<'_>) -> E<Vec<String>> {
-        let _ = io;
+    fn expand_words(&mut self, words: &[Word]) -> E<Vec<String>> {
         let mut out = Vec::new();
         for w in words {
             out.extend(self.expand_fields(w)?);
@@ -1231,7 +1229,7 @@ impl<'a> Shell<'a> {
         let mut after_space = false;
         for t in toks {
             match *t {
-                Tok::C { ch, quoted, split } if split && ifs.contains(ch) => {
+                Tok::C { ch, split, .. } if split && ifs.contains(ch) => {
                     if is_ifs_space(ch) {
                         if have {
                             fields.push(std::mem::take(&mut cur));
@@ -1245,7 +1243,6 @@ impl<'a> Shell<'a> {
                         have = false;
                         after_space = false;
                     }
-                    let _ = quoted;
                 }
                 Tok::C { ch, quoted, .. } => {
                     cur.push(WordChar { ch, quoted });
@@ -1903,12 +1900,6 @@ fn replace(s: &str, pat: &str, rep: &str, mode: ReplaceMode) -> String {
             out
         }
     }
-}
-
-/// A variable name for `read`, `declare` and the other builtins that take
-/// one, as bash checks it.
-fn valid_name(s: &str) -> bool {
-    syntax::is_name(s)
 }
 
 mod builtins;

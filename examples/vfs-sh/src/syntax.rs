@@ -668,7 +668,6 @@ impl Parser {
                     self.i += if double { 2 } else { 1 };
                     return Some(text);
                 }
-                '\'' | '"' | '`' => {}
                 _ => {}
             }
             self.i += 1;
@@ -855,30 +854,29 @@ impl Parser {
     }
 
     fn cond_or(&mut self) -> Res<Cond> {
-        let mut left = self.cond_and()?;
-        loop {
-            self.skip_space(true);
-            if self.starts("||") {
-                self.i += 2;
-                let right = self.cond_and()?;
-                left = Cond::Or(Box::new(left), Box::new(right));
-            } else {
-                return Ok(left);
-            }
-        }
+        self.cond_chain("||", Self::cond_and, Cond::Or)
     }
 
     fn cond_and(&mut self) -> Res<Cond> {
-        let mut left = self.cond_not()?;
+        self.cond_chain("&&", Self::cond_not, Cond::And)
+    }
+
+    /// Operands of `next` joined by `op`, left-associative.
+    fn cond_chain(
+        &mut self,
+        op: &str,
+        next: fn(&mut Self) -> Res<Cond>,
+        join: fn(Box<Cond>, Box<Cond>) -> Cond,
+    ) -> Res<Cond> {
+        let mut left = next(self)?;
         loop {
             self.skip_space(true);
-            if self.starts("&&") {
-                self.i += 2;
-                let right = self.cond_not()?;
-                left = Cond::And(Box::new(left), Box::new(right));
-            } else {
+            if !self.starts(op) {
                 return Ok(left);
             }
+            self.i += op.len();
+            let right = next(self)?;
+            left = join(Box::new(left), Box::new(right));
         }
     }
 
@@ -979,7 +977,7 @@ impl Parser {
                     lit.push(c);
                     self.i += 1;
                 }
-                '|' | '<' | '>' | ';' | '&' | ')' if depth == 0 && !matches!(c, '|') => break,
+                '<' | '>' | ';' | '&' | ')' if depth == 0 => break,
                 '\'' | '"' | '\\' | '$' | '`' => {
                     if !lit.is_empty() {
                         parts.push(Part::Lit(std::mem::take(&mut lit)));
@@ -1142,7 +1140,7 @@ impl Parser {
         let value = if self.peek().is_none_or(is_meta) {
             Word::default()
         } else {
-            self.word_tilde_assign()?
+            self.word()?
         };
         Ok(Some(Assign {
             name,
@@ -1150,10 +1148,6 @@ impl Parser {
             append,
             value: AssignValue::Scalar(value),
         }))
-    }
-
-    fn word_tilde_assign(&mut self) -> Res<Word> {
-        self.word()
     }
 
     /// Reads one word and applies brace expansion to its text, giving the
@@ -1298,9 +1292,6 @@ impl Parser {
             body.push_str(cmp);
             body.push('\n');
             k = e + 1;
-        }
-        if end == self.s.len() && k >= self.s.len() {
-            end = self.s.len();
         }
         if eol < self.s.len() {
             self.s.drain(body_start..end);

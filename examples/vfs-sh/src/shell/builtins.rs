@@ -2,10 +2,11 @@
 //! (`cd`, `read`, `set`, `local`, `eval`, `source`...), and the wrappers
 //! that run another command (`command`, `timeout`, `env`...).
 
-use super::{ExpError, Flow, Io, R, Shell, Value, valid_name};
+use super::{ExpError, Flow, Io, R, Shell, Value};
 use crate::commands;
 use crate::fs::FsError;
 use crate::syntax;
+use crate::syntax::is_name as valid_name;
 
 /// The `shopt` options vfs-sh knows; the ones without an effect here are
 /// accepted so that scripts setting them run.
@@ -477,7 +478,7 @@ impl Shell<'_> {
         }
         let mut status = 0;
         for n in names {
-            let known = SHOPTS.contains(&n) || (o_flag && self.clone_set_option_known(n));
+            let known = SHOPTS.contains(&n) || (o_flag && is_set_o_option(n));
             if !known {
                 Self::say(io, format_args!("shopt: {n}: invalid shell option name"));
                 status = 1;
@@ -499,13 +500,6 @@ impl Shell<'_> {
             }
         }
         status
-    }
-
-    fn clone_set_option_known(&self, name: &str) -> bool {
-        matches!(
-            name,
-            "errexit" | "nounset" | "pipefail" | "noglob" | "xtrace"
-        )
     }
 
     fn unset(&mut self, args: &[String]) -> u8 {
@@ -1209,6 +1203,14 @@ impl Shell<'_> {
         }
         r
     }
+}
+
+/// Whether `shopt -o` names one of the `set -o` options vfs-sh keeps.
+fn is_set_o_option(name: &str) -> bool {
+    matches!(
+        name,
+        "errexit" | "nounset" | "pipefail" | "noglob" | "xtrace"
+    )
 }
 
 /// The command a wrapper (`timeout 5 CMD`, `nice -n 5 CMD`) runs.
