@@ -120,6 +120,9 @@ pub(crate) struct Cx<'s> {
     pub(crate) depth: u32,
     pub(crate) out: &'s mut dyn Write,
     pub(crate) err: &'s mut dyn Write,
+    /// The shell's variables as `NAME=VALUE` pairs, computed when a command
+    /// asks (jq's `$ENV`).
+    pub(crate) environ: &'s dyn Fn() -> Vec<(String, String)>,
 }
 
 impl Cx<'_> {
@@ -176,6 +179,7 @@ impl Cx<'_> {
             depth: self.depth + 1,
             out: &mut *self.out,
             err: &mut *self.err,
+            environ: self.environ,
         }
     }
 

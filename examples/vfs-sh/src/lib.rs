@@ -39,3 +39,15 @@ mod syntax;
 mod time;
 
 pub use exec::{USAGE, run, run_argv};
+
+/// Entry points for the fuzz targets: the parsers vfs-sh takes from
+/// libraries, without running what they parse (a jq program may loop until
+/// the sandbox's deadline, which native fuzzing does not have).
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Compiles `program` as jq does, reads `input` as a stream of JSON
+    /// values and writes each back; returns how many values were read.
+    pub fn jq(program: &str, input: &[u8]) -> usize {
+        crate::commands::jq_check(program, input)
+    }
+}

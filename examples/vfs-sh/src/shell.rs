@@ -788,6 +788,18 @@ impl<'a> Shell<'a> {
             inner: &mut *self.fs,
             files: &self.files,
         };
+        let vars = &self.st.vars;
+        let environ = || {
+            let mut all: Vec<(String, String)> = vars
+                .iter()
+                .filter_map(|(k, v)| match v {
+                    Value::Str(s) => Some((k.clone(), s.clone())),
+                    _ => None,
+                })
+                .collect();
+            all.sort();
+            all
+        };
         let mut cx = Cx {
             fs: &mut fs,
             env: &mut *self.env,
@@ -795,6 +807,7 @@ impl<'a> Shell<'a> {
             depth: 0,
             out: &mut *io.out,
             err: &mut *io.err,
+            environ: &environ,
         };
         commands::dispatch(&mut cx, argv)
     }

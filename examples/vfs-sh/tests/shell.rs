@@ -334,7 +334,7 @@ fn partial_searches_say_so() {
     assert_eq!(r.out, "/files/.hidden.md\n/files/README.md\n");
     assert_eq!(
         r.err,
-        "grep: stopped after 3 of 14 files; matches are partial — narrow the paths\n"
+        "grep: stopped after 3 of 16 files; matches are partial — narrow the paths\n"
     );
     assert_eq!(r.status, 0);
     let r = run_on(&mut fs, "grep -r refund /files/docs");
@@ -354,6 +354,8 @@ fn tree_format() {
 ├── data
 │\u{a0}\u{a0} ├── customers.csv
 │\u{a0}\u{a0} ├── empty.txt
+│\u{a0}\u{a0} ├── events.jsonl
+│\u{a0}\u{a0} ├── orders.json
 │\u{a0}\u{a0} └── sales.csv
 ├── docs
 │\u{a0}\u{a0} ├── archive
@@ -369,7 +371,7 @@ fn tree_format() {
 │\u{a0}\u{a0} └── blob.bin
 └── notes.txt
 
-6 directories, 13 files
+6 directories, 15 files
 ";
     assert_eq!(r.out, want);
     assert_eq!(

@@ -14,6 +14,7 @@ mod echo;
 mod find;
 mod grep;
 mod headtail;
+mod jq;
 mod ls;
 mod misc;
 mod printf;
@@ -33,6 +34,7 @@ mod xargs;
 
 use crate::exec::Cx;
 pub(crate) use args::{ArgError, Parsed, Spec, flag, optional, value};
+pub(crate) use jq::check as jq_check;
 
 /// A command's entry point: its context and its arguments (without its
 /// name); returns the exit status.
@@ -226,6 +228,11 @@ const COMMANDS: &[Command] = &[
         name: "sha512sum",
         run: bytes::sha512sum,
         usage: "sha512sum [-c] [--quiet] [--status] [FILE]...",
+    },
+    Command {
+        name: "jq",
+        run: jq::run,
+        usage: "jq [-r] [-j] [-c] [-n] [-s] [-R] [-e] [-S] [-a] [--tab] [--indent N] [--arg NAME VALUE] [--argjson NAME JSON] [--slurpfile NAME FILE] [--rawfile NAME FILE] [--args] [--jsonargs] [-f FILE] [--seq] FILTER [FILE]...  (jq 1.6's language, by jaq; no --stream, no modules)",
     },
     Command {
         name: "tac",

@@ -1,5 +1,5 @@
 //! The fixture tree the native tests run over: a small, realistic document
-//! store (markdown, CSV, nested directories, a file without a trailing
+//! store (markdown, CSV, JSON, nested directories, a file without a trailing
 //! newline, names with spaces, a hidden file, a binary file, a large log, an
 //! empty directory), with modification times spread from hours to years
 //! ago.
@@ -97,6 +97,16 @@ impl Fixture {
                 When::Ago(10 * DAY + HOUR),
             ),
             ("data/empty.txt", b"", When::Ago(20 * DAY)),
+            (
+                "data/orders.json",
+                b"[\n  {\"id\": 1, \"customer\": \"Alice\", \"total\": 25.50, \"items\": [\"widget\", \"gadget\"], \"status\": \"shipped\", \"meta\": {\"rush\": true}},\n  {\"id\": 2, \"customer\": \"Bob\", \"total\": 10.0, \"items\": [], \"status\": \"pending\", \"meta\": null},\n  {\"id\": 3, \"customer\": \"Carol\", \"total\": 7.25, \"items\": [\"gizmo\"], \"status\": \"shipped\", \"note\": \"caf\\u00e9 \\\"quoted\\\"\\ttab\"}\n]\n",
+                When::Ago(2 * DAY + 9 * HOUR),
+            ),
+            (
+                "data/events.jsonl",
+                b"{\"level\":\"info\",\"msg\":\"started\",\"ms\":12}\n{\"level\":\"error\",\"msg\":\"disk full\",\"ms\":340}\n{\"level\":\"info\",\"msg\":\"done\",\"ms\":7.5}\n",
+                When::Ago(9 * HOUR),
+            ),
             (
                 "docs/policy.md",
                 b"# Refund Policy\n\nOur refund policy is simple.\nCustomers may request a refund within 30 days.\nRefunds are processed in 5 business days.\n\n## Exceptions\nGift cards are not refundable.\nContact support for the refund policy details.\n",
