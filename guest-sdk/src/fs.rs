@@ -382,6 +382,19 @@ pub fn metadata(path: impl AsRef<str>) -> Result<Metadata> {
     Ok(wit::stat(path.as_ref())?.into())
 }
 
+/// The permission bits of a path (`0o7777` at most), as `ls -l` shows them:
+/// a local mount's own, else `0o644` for a document and `0o755` for a
+/// directory. The filesystem is read-only whatever they say.
+///
+/// ```no_run
+/// let mode = vfsbox_guest::fs::mode("/files/README.md")?;
+/// println!("{mode:o}");
+/// # Ok::<(), vfsbox_guest::Error>(())
+/// ```
+pub fn mode(path: impl AsRef<str>) -> Result<u32> {
+    Ok(wit::mode(path.as_ref())?)
+}
+
 /// Whether anything exists at the path. Errors other than "not found" count
 /// as existing.
 ///

@@ -295,6 +295,52 @@ fn vfsbox_sh_runs_a_script_locally() {
 }
 
 #[test]
+fn listings_show_a_local_mounts_modes_and_the_defaults_elsewhere() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = |p: &str, mode: u32| {
+        std::fs::set_permissions(dir.path().join(p), std::fs::Permissions::from_mode(mode))
+            .expect("chmod");
+    };
+    std::fs::create_dir(dir.path().join("private")).expect("mkdir");
+    std::fs::write(dir.path().join("run.sh"), "#!/bin/sh\n").expect("write");
+    std::fs::write(dir.path().join("secret.txt"), "s\n").expect("write");
+    set("run.sh", 0o755);
+    set("secret.txt", 0o600);
+    set("private", 0o700);
+    let mount = format!("/files={}", dir.path().display());
+    let script = "ls -l /files | grep -v ^total | cut -c1-10; stat -c '%a %n' /files/run.sh; \
+                  find /files -perm -u+x -type f; [ -x /files/secret.txt ] || echo not-exec; \
+                  [ -w /files/run.sh ] || echo read-only";
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .args(["sh", script, "--mount", &mount])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "drwx------\n-rwxr-xr-x\n-rw-------\n755 /files/run.sh\n/files/run.sh\nnot-exec\nread-only\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_without_modes_shows_0644_and_0755() {
+    let server = TestServer::anonymous(limits(), vfs_of(small_tree()));
+    let (status, body) = sh(
+        &Client::new(),
+        &server,
+        json!({"script": "stat -c '%a %A %n' /files /files/notes/b.txt"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["stdout"], "755 drwxr-xr-x /files\n644 -rw-r--r-- /files/notes/b.txt\n",
+        "{body}"
+    );
+}
+
+#[test]
 fn vfsbox_sh_refuses_an_over_long_script_and_a_bad_cwd_with_one_line() {
     let vfsbox = || std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"));
     let long = format!("echo {}", "x".repeat(4097));

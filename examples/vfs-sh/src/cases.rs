@@ -91,8 +91,8 @@ pub fn parse(text: &str) -> Vec<Case> {
     cases
 }
 
-/// `ls -l` lines without what vfs-sh cannot know: the permissions, link
-/// count, owner and group, directory sizes and the `total` line.
+/// `ls -l` lines without what vfs-sh cannot know: the link count, owner
+/// and group, directory sizes and the `total` line (the permissions stay).
 fn ls_long(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
@@ -121,7 +121,7 @@ fn ls_long(text: &str) -> String {
         };
         out.push_str(&format!(
             "{} {size} {} {} {} {}\n",
-            &fields[0][..1],
+            fields[0],
             fields[5],
             fields[6],
             fields[7],
@@ -144,14 +144,17 @@ fn to_millis(line: &str) -> String {
     }
 }
 
-/// `stat` output reduced to the name, size, type and modification time to
-/// the millisecond (directories' sizes dropped).
+/// `stat` output reduced to the name, size, type, permissions and
+/// modification time to the millisecond (directories' sizes dropped).
 fn stat(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
         if line.starts_with("  File:") {
             out.push_str(line);
             out.push('\n');
+        } else if let Some(rest) = line.strip_prefix("Access: (") {
+            let perms = rest.split(')').next().unwrap_or("");
+            out.push_str(&format!("Access: ({perms})\n"));
         } else if line.starts_with("Modify:") {
             out.push_str(&to_millis(line));
             out.push('\n');
@@ -232,12 +235,14 @@ mod tests {
     #[test]
     fn normalisers() {
         let gnu = "total 12\n-rw-r--r-- 1 root root  120 Jan  5 10:30 my notes.md\ndrwxr-xr-x 2 root root 4096 Jan  5  2020 sub\n";
-        let ours = "total 1\n-r--r--r-- 1 vfsbox vfsbox 120 Jan  5 10:30 my notes.md\ndr-xr-xr-x 1 vfsbox vfsbox   0 Jan  5  2020 sub\n";
+        let ours = "total 8\n-rw-r--r-- 1 vfsbox vfsbox  120 Jan  5 10:30 my notes.md\ndrwxr-xr-x 1 vfsbox vfsbox 4096 Jan  5  2020 sub\n";
         assert_eq!(ls_long(gnu), ls_long(ours));
         assert_eq!(
             ls_long(gnu),
-            "- 120 Jan 5 10:30 my notes.md\nd - Jan 5 2020 sub\n"
+            "-rw-r--r-- 120 Jan 5 10:30 my notes.md\ndrwxr-xr-x - Jan 5 2020 sub\n"
         );
+        let other_mode = "-r--r--r-- 1 root root  120 Jan  5 10:30 my notes.md\n";
+        assert_ne!(ls_long(gnu), ls_long(other_mode), "the permissions count");
         assert_eq!(normalise("sort", "b\na\n"), "a\nb\n");
         assert_eq!(
             to_millis("Modify: 2026-11-27 22:44:45.932492749 +0000"),

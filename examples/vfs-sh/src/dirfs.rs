@@ -210,6 +210,17 @@ impl Fs for DirFs {
         }
     }
 
+    fn mode(&mut self, path: &str) -> Result<u32, FsError> {
+        use std::os::unix::fs::PermissionsExt;
+        let v = self.resolve(path)?;
+        match self.real(&v)? {
+            None => Ok(crate::fs::DEFAULT_DIR_MODE),
+            Some(real) => std::fs::metadata(&real)
+                .map(|m| m.permissions().mode() & 0o7777)
+                .map_err(|e| io_error(&e, &v)),
+        }
+    }
+
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
         let v = self.resolve(path)?;
         let Some(real) = self.real(&v)? else {

@@ -249,6 +249,13 @@ impl Fs for Overlay<'_> {
         }
     }
 
+    fn mode(&mut self, path: &str) -> Result<u32, FsError> {
+        match self.virtual_file(path) {
+            Some(_) => Ok(crate::fs::DEFAULT_FILE_MODE),
+            None => self.inner.mode(path),
+        }
+    }
+
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
         self.inner.read_dir(path)
     }

@@ -55,6 +55,32 @@ impl FsError {
 pub const DIR_SIZE: u64 = 4096;
 
 /// Whether a path names a document or a directory.
+/// The permission bits shown for a document where the filesystem keeps
+/// none (S3, memory).
+pub const DEFAULT_FILE_MODE: u32 = 0o644;
+/// The permission bits shown for a directory where the filesystem keeps
+/// none.
+pub const DEFAULT_DIR_MODE: u32 = 0o755;
+
+/// `ls -l`'s ten characters for a kind and its permission bits:
+/// `drwxr-xr-x`, with setuid, setgid and sticky as `s`/`S` and `t`/`T`.
+pub fn mode_string(kind: Kind, mode: u32) -> String {
+    let mut s = String::with_capacity(10);
+    s.push(if kind == Kind::Dir { 'd' } else { '-' });
+    for (shift, special, set) in [(6, 0o4000, 's'), (3, 0o2000, 's'), (0, 0o1000, 't')] {
+        let has = |bit: u32| mode & (bit << shift) != 0;
+        s.push(if has(0o4) { 'r' } else { '-' });
+        s.push(if has(0o2) { 'w' } else { '-' });
+        s.push(match (mode & special != 0, has(0o1)) {
+            (true, true) => set,
+            (true, false) => set.to_ascii_uppercase(),
+            (false, true) => 'x',
+            (false, false) => '-',
+        });
+    }
+    s
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// A document.
@@ -74,6 +100,16 @@ pub struct Meta {
     pub len: u64,
     /// Last modification, when known.
     pub modified: Option<SystemTime>,
+}
+
+impl Kind {
+    /// The permission bits of this kind where the filesystem keeps none.
+    pub fn default_mode(self) -> u32 {
+        match self {
+            Kind::File => DEFAULT_FILE_MODE,
+            Kind::Dir => DEFAULT_DIR_MODE,
+        }
+    }
 }
 
 impl Meta {
@@ -194,6 +230,11 @@ pub trait Fs {
     fn set_cwd(&mut self, path: &str) -> Result<String, FsError>;
     /// Metadata of a path.
     fn metadata(&mut self, path: &str) -> Result<Meta, FsError>;
+    /// The permission bits of a path (`0o7777` at most); by default those
+    /// of a filesystem that keeps none.
+    fn mode(&mut self, path: &str) -> Result<u32, FsError> {
+        Ok(self.metadata(path)?.kind.default_mode())
+    }
     /// The entries of a directory, sorted by name (byte order).
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError>;
     /// The whole document.

@@ -110,6 +110,10 @@ impl Fs for SdkFs {
         })
     }
 
+    fn mode(&mut self, path: &str) -> Result<u32, FsError> {
+        vfsbox_guest::fs::mode(path).map_err(error)
+    }
+
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
         self.flush();
         let listing = sdk::read_dir(path).map_err(error)?;

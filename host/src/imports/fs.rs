@@ -78,6 +78,12 @@ impl wit::Host for ScriptHost {
         })
     }
 
+    async fn mode(&mut self, path: String) -> Result<u32, HostError> {
+        let path = self.resolve(&path)?;
+        let meta = self.before_deadline(self.vfs.stat(&path)).await??;
+        Ok(meta.mode_or_default())
+    }
+
     async fn list_dir(&mut self, path: String) -> Result<Listing, HostError> {
         let path = self.resolve(&path)?;
         let limit = usize::try_from(self.budget.limits.list_entries).unwrap_or(usize::MAX);

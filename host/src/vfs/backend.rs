@@ -31,6 +31,25 @@ pub struct Meta {
     pub size: u64,
     /// Last modification, when known.
     pub modified: Option<SystemTime>,
+    /// Permission bits (`0o7777` at most), when the backend has them (a
+    /// local directory does; S3 and memory do not).
+    pub mode: Option<u32>,
+}
+
+/// The permission bits shown for a document where the backend has none.
+pub const DEFAULT_FILE_MODE: u32 = 0o644;
+/// The permission bits shown for a directory where the backend has none.
+pub const DEFAULT_DIR_MODE: u32 = 0o755;
+
+impl Meta {
+    /// The permission bits to show: the backend's, else
+    /// [`DEFAULT_FILE_MODE`] or [`DEFAULT_DIR_MODE`].
+    pub fn mode_or_default(&self) -> u32 {
+        self.mode.unwrap_or(match self.kind {
+            Kind::File => DEFAULT_FILE_MODE,
+            Kind::Directory => DEFAULT_DIR_MODE,
+        })
+    }
 }
 
 /// One entry of a directory.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, File, Metadata};
+use cap_std::fs::{Dir, File, Metadata, PermissionsExt};
 use futures::StreamExt;
 use tokio::io::AsyncReadExt;
 use tokio_util::io::ReaderStream;
@@ -70,6 +70,7 @@ fn meta(m: &Metadata) -> Option<Meta> {
         kind,
         size: if kind == Kind::File { m.len() } else { 0 },
         modified: m.modified().ok().map(|t| t.into_std()),
+        mode: Some(m.permissions().mode() & 0o7777),
     })
 }
 

@@ -131,6 +131,7 @@ impl MemoryBackend {
                 kind: Kind::File,
                 size: doc.bytes.len() as u64,
                 modified: self.modified,
+                mode: None,
             });
         }
         if self.dirs.contains(path) {
@@ -138,6 +139,7 @@ impl MemoryBackend {
                 kind: Kind::Directory,
                 size: 0,
                 modified: self.modified,
+                mode: None,
             });
         }
         // A document used as a directory: `a.txt/b`.

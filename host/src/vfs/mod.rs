@@ -19,7 +19,10 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-pub use backend::{Backend, BlockingRead, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
+pub use backend::{
+    Backend, BlockingRead, ByteStream, DEFAULT_DIR_MODE, DEFAULT_FILE_MODE, Entry, FsError, Kind,
+    Listing, Meta, clamp,
+};
 pub use download::{DownloadError, Resolved, download, resolve_path};
 pub use local::LocalBackend;
 pub use memory::{Fault, MemoryBackend};
@@ -132,6 +135,7 @@ impl Vfs {
             kind: Kind::Directory,
             size: 0,
             modified: None,
+            mode: None,
         }
     }
 

@@ -136,6 +136,7 @@ impl S3Backend {
             kind: Kind::File,
             size: m.size,
             modified: Some(m.last_modified.into()),
+            mode: None,
         })
     }
 }
@@ -158,6 +159,7 @@ impl Backend for S3Backend {
                 kind: Kind::Directory,
                 size: 0,
                 modified: None,
+                mode: None,
             });
         }
         if let FsError::NotFound(_) = not_a_file {
@@ -199,6 +201,7 @@ impl Backend for S3Backend {
                         kind: Kind::Directory,
                         size: 0,
                         modified: None,
+                        mode: None,
                     },
                 })
             })
@@ -209,6 +212,7 @@ impl Backend for S3Backend {
                         kind: Kind::File,
                         size: o.size,
                         modified: Some(o.last_modified.into()),
+                        mode: None,
                     },
                 })
             }))

@@ -470,7 +470,7 @@ fn eval(
             Kind::Dir => cx.fs.read_dir(it.path).is_ok_and(|e| e.is_empty()),
         },
         Expr::Perm(mode, how) => {
-            let m = mode_bits(it.kind);
+            let m = mode_of(cx, it);
             match how {
                 '-' => m & mode == *mode,
                 '/' => *mode == 0 || m & mode != 0,
@@ -484,7 +484,11 @@ fn eval(
             true
         }
         Expr::Printf(dirs) => {
-            out.extend_from_slice(render(dirs, it, now).as_bytes());
+            let wants_mode = dirs
+                .iter()
+                .any(|d| matches!(d, Directive::Conv(_, 'm' | 'M', _)));
+            let mode = if wants_mode { mode_of(cx, it) } else { 0 };
+            out.extend_from_slice(render(dirs, it, mode, now).as_bytes());
             true
         }
         Expr::Ls => {
@@ -495,7 +499,7 @@ fn eval(
                     "{:>9} {:>6} {} {:>3} {:<8} {:<8} {:>8} {date} {}\n",
                     0,
                     blocks,
-                    symbolic(it.kind),
+                    crate::fs::mode_string(it.kind, mode_of(cx, it)),
                     1,
                     "root",
                     "root",
@@ -586,19 +590,9 @@ fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
 /// `find -exec` inside `find -exec` (through `sh -c`) at most this deep.
 const MAX_EXEC_DEPTH: u32 = 16;
 
-/// The permission bits the document filesystem shows: read-only.
-fn mode_bits(kind: Kind) -> u32 {
-    match kind {
-        Kind::Dir => 0o555,
-        Kind::File => 0o444,
-    }
-}
-
-fn symbolic(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Dir => "dr-xr-xr-x",
-        Kind::File => "-r--r--r--",
-    }
+/// The permission bits of what `find` is looking at.
+fn mode_of(cx: &mut Cx<'_>, it: &Item<'_>) -> u32 {
+    cx.fs.mode(it.path).unwrap_or(it.kind.default_mode())
 }
 
 /// `u+r`, `a=rx`-style modes for `-perm`, as far as scripts use them.
@@ -818,7 +812,9 @@ fn time_field(t: Option<SystemTime>, k: char) -> String {
 }
 
 /// Renders a `-printf` format for one item.
-fn render(dirs: &[Directive], it: &Item<'_>, _now: SystemTime) -> String {
+/// `-printf`'s text for one entry; `mode` is its permission bits (looked
+/// up only when a directive shows them).
+fn render(dirs: &[Directive], it: &Item<'_>, mode: u32, _now: SystemTime) -> String {
     let mut out = String::new();
     for d in dirs {
         let (spec, k, sub) = match d {
@@ -847,8 +843,8 @@ fn render(dirs: &[Directive], it: &Item<'_>, _now: SystemTime) -> String {
             'k' => it.len.div_ceil(4096).saturating_mul(4).to_string(),
             'b' => it.len.div_ceil(4096).saturating_mul(8).to_string(),
             'd' => it.depth.to_string(),
-            'm' => format!("{:o}", mode_bits(it.kind)),
-            'M' => symbolic(it.kind).to_owned(),
+            'm' => format!("{mode:o}"),
+            'M' => crate::fs::mode_string(it.kind, mode),
             'y' | 'Y' => if it.kind == Kind::Dir { "d" } else { "f" }.to_owned(),
             'u' | 'g' => "root".to_owned(),
             'U' | 'G' => "0".to_owned(),

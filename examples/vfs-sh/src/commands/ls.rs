@@ -2,11 +2,10 @@
 //! ls prints when its output is not a terminal.
 //!
 //! File operands are listed first, then each directory with a `name:`
-//! header when there are several operands (or `-R`). In `-l` mode there are
-//! no real owners or permissions: entries show `-r--r--r--` or
-//! `dr-xr-xr-x`, one link, owner and group `vfsbox`; directories show size
-//! 0; the `total` line approximates GNU's disk usage with `ceil(size/1024)`
-//! per file.
+//! header when there are several operands (or `-R`). In `-l` mode entries
+//! show their permission bits (a local mount's own; 0644 and 0755 where the
+//! backend keeps none), one link, and owner and group `vfsbox` (there are
+//! no real owners); directories are 4096 bytes.
 
 use std::time::SystemTime;
 
@@ -45,6 +44,8 @@ fn kib_blocks(len: u64) -> u64 {
 struct Item {
     /// What to print: the operand as written, or the entry's name.
     name: String,
+    /// Where it is, for its permission bits.
+    path: String,
     kind: Kind,
     len: u64,
     modified: Option<SystemTime>,
@@ -54,6 +55,7 @@ impl Item {
     fn from_meta(name: &str, m: &Meta) -> Item {
         Item {
             name: name.to_owned(),
+            path: m.path.clone(),
             kind: m.kind,
             len: m.len,
             modified: m.modified,
@@ -159,11 +161,8 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
     let width = items.iter().map(|i| size(i).len()).max().unwrap_or(1);
     let now = cx.env.now;
     for it in items {
-        let mode = if it.kind == Kind::Dir {
-            "dr-xr-xr-x"
-        } else {
-            "-r--r--r--"
-        };
+        let bits = cx.fs.mode(&it.path).unwrap_or(it.kind.default_mode());
+        let mode = crate::fs::mode_string(it.kind, bits);
         let date = match o.time_style {
             0 => ls_date(it.modified, now),
             style => iso_date(it.modified, now, style),
@@ -240,6 +239,7 @@ fn list_one(
         .into_iter()
         .filter(|e| o.all || o.almost_all || !e.name.starts_with('.'))
         .map(|e| Item {
+            path: super::join(path, &e.name),
             name: e.name,
             kind: e.kind,
             len: e.len,
@@ -252,12 +252,14 @@ fn list_one(
             items.push(match m {
                 Ok(m) => Item {
                     name: dot.to_owned(),
+                    path: m.path,
                     kind: Kind::Dir,
                     len: crate::fs::DIR_SIZE,
                     modified: m.modified,
                 },
                 Err(_) => Item {
                     name: dot.to_owned(),
+                    path: super::join(path, dot),
                     kind: Kind::Dir,
                     len: crate::fs::DIR_SIZE,
                     modified: None,

@@ -1,10 +1,11 @@
 //! `stat [-c FORMAT] FILE...`: GNU's default multi-line format, with what
 //! the document filesystem knows (name, size, type, modification time).
 //!
-//! What it cannot know is fixed: blocks (of 512 bytes) count whole 4 KiB
-//! units, the device is `0,0`, the inode 0, links 1, permissions read-only
-//! (`0444`/`0555`), owner and group `vfsbox` (id 0), access and change times
-//! equal the modification time, and the birth time is `-`.
+//! The permissions are the path's own (0644 and 0755 where the backend
+//! keeps none). What it cannot know is fixed: blocks (of 512 bytes) count
+//! whole 4 KiB units, the device is `0,0`, the inode 0, links 1, owner and
+//! group `vfsbox` (id 0), access and change times equal the modification
+//! time, and the birth time is `-`.
 
 use super::{options, value};
 use crate::exec::Cx;
@@ -25,16 +26,13 @@ fn kind(m: &Meta) -> &'static str {
     }
 }
 
-fn mode(m: &Meta) -> (&'static str, &'static str) {
-    if m.is_dir() {
-        ("0555", "dr-xr-xr-x")
-    } else {
-        ("0444", "-r--r--r--")
-    }
+/// The permission bits in octal (`0644`) and as `ls -l` shows them.
+fn mode(m: &Meta, bits: u32) -> (String, String) {
+    (format!("{bits:04o}"), crate::fs::mode_string(m.kind, bits))
 }
 
-fn default_format(name: &str, m: &Meta) -> String {
-    let (octal, symbolic) = mode(m);
+fn default_format(name: &str, m: &Meta, bits: u32) -> String {
+    let (octal, symbolic) = mode(m, bits);
     let when = stat_date(m.modified);
     format!(
         "  File: {name}\n  Size: {:<10}\tBlocks: {:<10} IO Block: 4096   {}\nDevice: 0,0\tInode: 0           Links: 1\nAccess: ({octal}/{symbolic})  Uid: (    0/  vfsbox)   Gid: (    0/  vfsbox)\nAccess: {when}\nModify: {when}\nChange: {when}\n Birth: -\n",
@@ -44,7 +42,7 @@ fn default_format(name: &str, m: &Meta) -> String {
     )
 }
 
-fn custom(format: &str, name: &str, m: &Meta) -> String {
+fn custom(format: &str, name: &str, m: &Meta, bits: u32) -> String {
     let mut out = String::new();
     let mut chars = format.chars();
     let secs = m.modified.map_or(0, epoch_seconds);
@@ -57,7 +55,6 @@ fn custom(format: &str, name: &str, m: &Meta) -> String {
             out.push('%');
             break;
         };
-        let (octal, symbolic) = mode(m);
         let piece = match d {
             '%' => "%".to_owned(),
             'n' => name.to_owned(),
@@ -68,8 +65,8 @@ fn custom(format: &str, name: &str, m: &Meta) -> String {
             'Y' | 'X' | 'Z' => secs.to_string(),
             'w' => "-".to_owned(),
             'W' => "0".to_owned(),
-            'a' => octal.trim_start_matches('0').to_owned(),
-            'A' => symbolic.to_owned(),
+            'a' => format!("{bits:o}"),
+            'A' => crate::fs::mode_string(m.kind, bits),
             'U' | 'G' => "vfsbox".to_owned(),
             'u' | 'g' | 'i' | 'd' => "0".to_owned(),
             'h' => "1".to_owned(),
@@ -104,9 +101,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     for op in &p.operands {
         match cx.fs.metadata(op) {
             Ok(m) => {
+                let bits = cx.fs.mode(op).unwrap_or(m.kind.default_mode());
                 let text = match p.value("c") {
-                    Some(f) => custom(f, op, &m),
-                    None => default_format(op, &m),
+                    Some(f) => custom(f, op, &m, bits),
+                    None => default_format(op, &m, bits),
                 };
                 cx.outs(&text);
             }

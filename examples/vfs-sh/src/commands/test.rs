@@ -24,8 +24,17 @@ pub(crate) fn unary(fs: &mut dyn Fs, op: &str, arg: &str) -> Option<bool> {
         "-f" => meta(fs).is_ok_and(|m| !m.is_dir()),
         "-d" => meta(fs).is_ok_and(|m| m.is_dir()),
         "-s" => meta(fs).is_ok_and(|m| m.is_dir() || m.len > 0),
-        "-x" => meta(fs).is_ok_and(|m| m.is_dir()),
-        "-w" | "-L" | "-h" | "-b" | "-c" | "-p" | "-S" | "-g" | "-u" | "-k" | "-t" | "-N" => false,
+        // As root: a directory, or anything with an execute bit.
+        "-x" => match meta(fs) {
+            Ok(m) if m.is_dir() => true,
+            Ok(_) => fs.mode(arg).is_ok_and(|b| b & 0o111 != 0),
+            Err(_) => false,
+        },
+        "-u" => meta(fs).is_ok() && fs.mode(arg).is_ok_and(|b| b & 0o4000 != 0),
+        "-g" => meta(fs).is_ok() && fs.mode(arg).is_ok_and(|b| b & 0o2000 != 0),
+        "-k" => meta(fs).is_ok() && fs.mode(arg).is_ok_and(|b| b & 0o1000 != 0),
+        // Nothing can be written, whatever the bits say.
+        "-w" | "-L" | "-h" | "-b" | "-c" | "-p" | "-S" | "-t" | "-N" => false,
         "-O" | "-G" => meta(fs).is_ok(),
         _ => return None,
     })

@@ -154,6 +154,16 @@ impl Fixture {
             ("inbox", When::Ago(30 * DAY)),
             ("", When::Ago(DAY + HOUR)),
         ];
+        // Modes other than the umask's, for ls -l, stat and find -perm.
+        for (path, mode) in [
+            ("logs/blob.bin", 0o755),
+            ("logs/app.log", 0o640),
+            ("docs/archive", 0o750),
+        ] {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(files.join(path), fs::Permissions::from_mode(mode))
+                .expect("sets fixture modes");
+        }
         for (d, when) in &dirs {
             set_time(&files.join(d), when, now);
         }
