@@ -60,6 +60,15 @@ pub struct ServerConfig {
     /// Where audit records are appended; none when absent.
     #[serde(default)]
     pub audit_log: Option<PathBuf>,
+    /// `Host` header values `/mcp` accepts (`name` or `name:port`);
+    /// loopback names only when empty. Set them to the names clients use
+    /// when the server is behind a proxy (against DNS rebinding).
+    #[serde(default)]
+    pub mcp_allowed_hosts: Vec<String>,
+    /// Browser `Origin` values `/mcp` accepts (`https://app.example.com:443`,
+    /// `http://localhost:*`); any when empty.
+    #[serde(default)]
+    pub mcp_allowed_origins: Vec<String>,
 }
 
 fn default_listen() -> SocketAddr {
@@ -71,6 +80,8 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: default_listen(),
             audit_log: None,
+            mcp_allowed_hosts: Vec::new(),
+            mcp_allowed_origins: Vec::new(),
         }
     }
 }

@@ -63,6 +63,10 @@ pub struct Limits {
     /// Size of a `vfs-sh` script text.
     #[serde(with = "units::size")]
     pub sh_script: u64,
+    /// Text of one MCP tool result; past it, cut and flagged with a hint
+    /// how to narrow the call (a call may ask for less).
+    #[serde(with = "units::size")]
+    pub tool_result: u64,
 }
 
 /// A path or grep pattern longer than this is refused.
@@ -90,6 +94,7 @@ impl Default for Limits {
             upload: 16 << 20,
             upload_timeout: Duration::from_secs(30),
             sh_script: 4096,
+            tool_result: 100_000,
         }
     }
 }

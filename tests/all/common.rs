@@ -153,3 +153,35 @@ pub(crate) fn compile_bomb(n: usize) -> Vec<u8> {
         "i32 ".repeat(500)
     ))
 }
+
+/// The tenants `a` and `b`, with keys, each a local directory at `/files`;
+/// `a_extra` adds lines to `a`'s table (such as `live_scripts = 1`).
+pub(crate) fn two_tenants_config(
+    (key_a, dir_a): (&str, &std::path::Path),
+    (key_b, dir_b): (&str, &std::path::Path),
+    a_extra: &str,
+) -> vfsbox_host::config::Config {
+    let sha = |k: &str| hex::encode(<sha2::Sha256 as sha2::Digest>::digest(k.as_bytes()));
+    vfsbox_host::config::Config::parse(&format!(
+        r#"
+        [[tenants]]
+        name = "a"
+        key_sha256 = ["{}"]
+        {a_extra}
+        [[tenants.mounts]]
+        path = "/files"
+        local = {{ dir = "{}" }}
+        [[tenants]]
+        name = "b"
+        key_sha256 = ["{}"]
+        [[tenants.mounts]]
+        path = "/files"
+        local = {{ dir = "{}" }}
+        "#,
+        sha(key_a),
+        dir_a.display(),
+        sha(key_b),
+        dir_b.display(),
+    ))
+    .expect("config")
+}

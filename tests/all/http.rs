@@ -291,29 +291,11 @@ fn two_tenants(limits: Limits, audit: AuditLog) -> (TestServer, tempfile::TempDi
         )
         .expect("write");
     }
-    let sha = |k: &str| hex::encode(<sha2::Sha256 as sha2::Digest>::digest(k.as_bytes()));
-    let config = vfsbox_host::config::Config::parse(&format!(
-        r#"
-        [[tenants]]
-        name = "a"
-        key_sha256 = ["{}"]
-        live_scripts = 1
-        [[tenants.mounts]]
-        path = "/files"
-        local = {{ dir = "{}" }}
-        [[tenants]]
-        name = "b"
-        key_sha256 = ["{}"]
-        [[tenants.mounts]]
-        path = "/files"
-        local = {{ dir = "{}" }}
-        "#,
-        sha(KEY_A),
-        dir.path().join("a").display(),
-        sha(KEY_B),
-        dir.path().join("b").display(),
-    ))
-    .expect("config");
+    let config = two_tenants_config(
+        (KEY_A, &dir.path().join("a")),
+        (KEY_B, &dir.path().join("b")),
+        "live_scripts = 1",
+    );
     let server = TestServer::start(limits, audit, |l| {
         Tenants::from_config(&config.tenants, l).expect("tenants")
     });

@@ -12,6 +12,7 @@ mod grep;
 mod hostile;
 mod http;
 mod limits;
+mod mcp;
 mod openapi_validator;
 mod paths;
 mod readme;

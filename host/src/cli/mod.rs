@@ -1,5 +1,6 @@
 //! Command-line parsing and the subcommands.
 
+mod mcp;
 mod new;
 mod run;
 mod serve;
@@ -46,6 +47,10 @@ enum Command {
     /// Exit codes as for `run`: the script's, 124 for a limit, 125 when it
     /// could not run.
     Sh(sh::ShArgs),
+    /// Serve MCP over stdio, for clients that start a local process:
+    /// `vfsbox mcp --mount /files=./docs`. (`serve` serves it over HTTP at
+    /// /mcp.)
+    Mcp(mcp::McpArgs),
     /// Scaffold a script crate (Cargo.toml, src/main.rs, a test using the
     /// test kit), ready to build for wasm32-wasip2.
     New(new::NewArgs),
@@ -113,6 +118,7 @@ pub(crate) fn main() -> ExitCode {
             Command::Serve(args) => serve::serve_command(args).await,
             Command::New(args) => new::new_command(args),
             Command::Sh(args) => sh::sh_command(args).await,
+            Command::Mcp(args) => mcp::mcp_command(args).await,
         }
     })
 }

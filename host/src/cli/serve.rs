@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use vfsbox_host::config::Config;
-use vfsbox_host::http::{AppState, Tenants, serve};
+use vfsbox_host::http::{AppState, McpSettings, Tenants, serve};
 use vfsbox_host::{AuditLog, Runtime, demo};
 
 use super::EXIT_REFUSED;
@@ -65,7 +65,11 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let anonymous = tenants.is_anonymous();
-    let state = AppState::new(runtime, tenants);
+    let mcp = McpSettings {
+        allowed_hosts: config.server.mcp_allowed_hosts.clone(),
+        allowed_origins: config.server.mcp_allowed_origins.clone(),
+    };
+    let state = AppState::with_mcp(runtime, tenants, mcp);
     // Compile the built-in shell before announcing the address, so the
     // first `POST /v1/sh` does not pay for it.
     state.warm_up().await?;

@@ -153,6 +153,11 @@ impl AppError {
     pub fn code(&self) -> &'static str {
         self.detail.code
     }
+
+    /// The human-readable explanation.
+    pub fn message(&self) -> &str {
+        &self.detail.message
+    }
 }
 
 impl IntoResponse for AppError {

@@ -64,6 +64,8 @@ impl Histogram {
 #[derive(Debug)]
 pub struct Metrics {
     runs: Mutex<BTreeMap<&'static str, u64>>,
+    /// MCP tool calls by tool and outcome (`ok`, `error`).
+    mcp_calls: Mutex<BTreeMap<(String, &'static str), u64>>,
     rejections: Mutex<BTreeMap<&'static str, u64>>,
     limit_hits: Mutex<BTreeMap<&'static str, u64>>,
     duration: Histogram,
@@ -74,6 +76,7 @@ impl Default for Metrics {
     fn default() -> Self {
         Metrics {
             runs: Mutex::default(),
+            mcp_calls: Mutex::default(),
             rejections: Mutex::default(),
             limit_hits: Mutex::default(),
             duration: Histogram::new(DURATION_BUCKETS),
@@ -114,6 +117,17 @@ impl Metrics {
     /// Counts a run that failed in the host.
     pub fn failed(&self) {
         bump(&self.runs, "failed");
+    }
+
+    /// Counts an MCP tool call by tool and whether its result is an error.
+    pub fn mcp_call(&self, tool: &str, is_error: bool) {
+        let outcome = if is_error { "error" } else { "ok" };
+        *self
+            .mcp_calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry((tool.to_owned(), outcome))
+            .or_default() += 1;
     }
 
     /// The metrics in Prometheus text format.
@@ -177,6 +191,21 @@ impl Metrics {
             &self.limit_hits,
             &limits,
         );
+        let _ = writeln!(
+            out,
+            "# HELP vfsbox_mcp_calls_total MCP tool calls by tool and outcome.\n# TYPE vfsbox_mcp_calls_total counter"
+        );
+        for ((tool, outcome), n) in self
+            .mcp_calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            let _ = writeln!(
+                out,
+                "vfsbox_mcp_calls_total{{tool=\"{tool}\",outcome=\"{outcome}\"}} {n}"
+            );
+        }
         self.duration.render(
             &mut out,
             "vfsbox_run_duration_seconds",

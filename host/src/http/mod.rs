@@ -8,6 +8,7 @@
 
 mod error;
 mod files;
+pub mod mcp;
 mod metrics;
 pub mod openapi;
 mod ops;
@@ -36,6 +37,7 @@ use tower_http::trace::TraceLayer;
 
 pub use error::{AppError, ErrorBody, ErrorDetail};
 pub use files::ResolvedPath;
+pub use mcp::McpServer;
 pub use metrics::Metrics;
 pub use ops::{Health, Readiness};
 pub use report::RunReport;
@@ -48,6 +50,17 @@ use crate::runtime::Runtime;
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
+/// Who may reach `/mcp` from where: `Host` names accepted (loopback ones
+/// when empty) and browser `Origin`s accepted (any when empty), against DNS
+/// rebinding.
+#[derive(Debug, Clone, Default)]
+pub struct McpSettings {
+    /// Accepted `Host` header values (`name` or `name:port`).
+    pub allowed_hosts: Vec<String>,
+    /// Accepted `Origin` values (`scheme://host[:port]`).
+    pub allowed_origins: Vec<String>,
+}
+
 /// Everything the handlers share. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct AppState {
@@ -58,6 +71,7 @@ pub struct AppState {
 struct StateInner {
     runtime: Runtime,
     tenants: Tenants,
+    mcp: McpSettings,
     scripts: ScriptStore,
     metrics: Metrics,
     shutting_down: AtomicBool,
@@ -66,15 +80,26 @@ struct StateInner {
 impl AppState {
     /// State for a runtime and its tenants.
     pub fn new(runtime: Runtime, tenants: Tenants) -> AppState {
+        AppState::with_mcp(runtime, tenants, McpSettings::default())
+    }
+
+    /// State for a runtime and its tenants, with these `/mcp` settings.
+    pub fn with_mcp(runtime: Runtime, tenants: Tenants, mcp: McpSettings) -> AppState {
         AppState {
             inner: Arc::new(StateInner {
                 runtime,
                 tenants,
+                mcp,
                 scripts: ScriptStore::default(),
                 metrics: Metrics::default(),
                 shutting_down: AtomicBool::new(false),
             }),
         }
+    }
+
+    /// The tenant that every request is in demo mode (and over stdio).
+    pub fn anonymous_tenant(&self) -> Option<Arc<Tenant>> {
+        self.inner.tenants.anonymous_tenant()
     }
 
     /// Compiles the built-in shell ahead of the first `POST /v1/sh`.
@@ -167,7 +192,14 @@ pub fn app(state: AppState) -> Router {
         let id = req.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
         tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
     });
+    let mcp = Router::new()
+        .route_service("/mcp", mcp::service(state.clone()))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            mcp::authenticate,
+        ));
     Router::new()
+        .merge(mcp)
         .route("/v1/runs", post(runs::run_upload))
         .route("/v1/scripts", put(runs::put_script))
         .route("/v1/scripts/{id}/runs", post(runs::run_stored))

@@ -131,6 +131,19 @@ pub(crate) struct RunInput {
     pub(crate) limits: LimitsRequest,
 }
 
+impl RunInput {
+    /// A `vfs-sh` run of `script`, from `cwd` (`/` by default).
+    pub(crate) fn shell(script: String, cwd: Option<String>, limits: LimitsRequest) -> RunInput {
+        RunInput {
+            program: "vfs-sh",
+            args: vec!["-c".to_owned(), script],
+            stdin: Stdin::Empty,
+            cwd: cwd.unwrap_or_else(|| "/".to_owned()),
+            limits,
+        }
+    }
+}
+
 impl AppState {
     /// Takes a slot for `tenant`, counting a refusal.
     pub(crate) fn admit(&self, tenant: &Tenant) -> Result<Permit, AppError> {
@@ -157,6 +170,22 @@ impl AppState {
         id: Option<ScriptId>,
         script: impl Future<Output = Result<Bytes, AppError>>,
     ) -> Result<Response, AppError> {
+        let report = self
+            .run_for(tenant, request_id(headers), input, id, script)
+            .await?;
+        Ok(RunReport::from(report).into_response())
+    }
+
+    /// [`Self::serve_run`] without the HTTP answer: the run's report, or
+    /// why there is none (for MCP, which answers in its own shape).
+    pub(crate) async fn run_for(
+        &self,
+        tenant: &Tenant,
+        request_id: String,
+        input: RunInput,
+        id: Option<ScriptId>,
+        script: impl Future<Output = Result<Bytes, AppError>>,
+    ) -> Result<crate::report::Report, AppError> {
         let limits = self.inner.runtime.limits().lowered(&input.limits)?;
         let permit = self.admit(tenant)?;
         let compiled = self
@@ -173,7 +202,7 @@ impl AppState {
             limits,
             caller: Caller {
                 tenant: tenant.name.clone(),
-                request_id: request_id(headers),
+                request_id,
             },
         };
         match self
@@ -184,7 +213,7 @@ impl AppState {
         {
             Ok(report) => {
                 self.inner.metrics.ran(&report);
-                Ok(RunReport::from(report).into_response())
+                Ok(report)
             }
             Err(e) => {
                 self.inner.metrics.failed();

@@ -12,7 +12,6 @@ use super::report::{RunReport, RunReportOrError};
 use super::runs::RunInput;
 use super::tenants::Authenticated;
 use crate::limits::LimitsRequest;
-use crate::runtime::Stdin;
 use crate::sh::{self, ShError};
 
 /// A shell script to run.
@@ -58,13 +57,7 @@ pub(crate) async fn run_sh(
         ShError::TooLong { .. } => AppError::bad_request("script_too_long", e.to_string()),
         ShError::Empty => AppError::bad_request("empty_script", e.to_string()),
     })?;
-    let input = RunInput {
-        program: "vfs-sh",
-        args: vec!["-c".to_owned(), req.script],
-        stdin: Stdin::Empty,
-        cwd: req.cwd.unwrap_or_else(|| "/".to_owned()),
-        limits: req.limits,
-    };
+    let input = RunInput::shell(req.script, req.cwd, req.limits);
     state
         .serve_run(&tenant, &headers, input, Some(sh::id().clone()), async {
             Ok(sh::component())

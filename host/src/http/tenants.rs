@@ -72,6 +72,11 @@ impl Tenants {
         self.anonymous.is_some()
     }
 
+    /// The tenant of requests without a key, in demo mode.
+    pub fn anonymous_tenant(&self) -> Option<Arc<Tenant>> {
+        self.anonymous.clone()
+    }
+
     /// The tenant of a bearer key.
     fn by_key(&self, key: &str) -> Option<Arc<Tenant>> {
         let hash = hex::encode(Sha256::digest(key.as_bytes()));

@@ -1,0 +1,150 @@
+"""An independent MCP client for the tests: the official Python SDK (`mcp`,
+pinned in tests/mcp/requirements.txt) drives a vfsbox server and prints what
+it saw as one JSON object, which the Rust tests (host/tests/all/mcp.rs)
+assert on.
+
+    client.py stdio MODE SCENARIO -- COMMAND [ARG]...
+    client.py http  MODE SCENARIO URL [KEY]
+
+MODE is `legacy` (the initialize handshake of 2025 clients) or `2026-07-28`
+(the session-less protocol). SCENARIO is one of `tour`, `limit`, `busy`,
+`cancel`, `tenant`.
+"""
+
+import json
+import sys
+import time
+
+import anyio
+import httpx2
+import jsonschema
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+SPIN = "while true; do :; done"
+
+
+def text_of(result):
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+def summary(result):
+    return {
+        "is_error": bool(result.is_error),
+        "text": text_of(result),
+        "structured": result.structured_content,
+        "links": [str(c.uri) for c in result.content if getattr(c, "type", "") == "resource_link"],
+    }
+
+
+async def tour(client):
+    tools = (await client.list_tools()).tools
+    schemas = {}
+    for t in tools:
+        jsonschema.Draft202012Validator.check_schema(t.input_schema)
+        jsonschema.Draft202012Validator.check_schema(t.output_schema)
+        schemas[t.name] = t.output_schema
+    calls = {
+        "sh": {"script": "cd /files && grep -rn refund . | sort; echo done", "cwd": "/"},
+        "read": {"path": "/files/notes/b.txt"},
+        "grep": {"patterns": ["TODO"], "roots": ["/files"]},
+        "list": {"path": "/files", "depth": 2},
+        "stat": {"path": "/files/a.txt"},
+    }
+    out = {
+        "protocol": client.protocol_version,
+        "tools": sorted(t.name for t in tools),
+        "annotations": {
+            t.name: [
+                t.annotations.read_only_hint,
+                t.annotations.idempotent_hint,
+                t.annotations.open_world_hint,
+                t.annotations.destructive_hint,
+            ]
+            for t in tools
+        },
+        "calls": {},
+    }
+    for name, args in calls.items():
+        r = await client.call_tool(name, args)
+        # The structured result must match the tool's declared output schema.
+        jsonschema.validate(r.structured_content, schemas[name])
+        out["calls"][name] = summary(r)
+    templates = (await client.list_resource_templates()).resource_templates
+    out["templates"] = [t.uri_template for t in templates]
+    res = await client.read_resource("vfs:///files/a.txt")
+    out["resource"] = [getattr(c, "text", None) for c in res.contents]
+    return out
+
+
+async def limit(client):
+    r = await client.call_tool(
+        "sh",
+        {"script": "echo before; cat /files/a.txt /files/notes/b.txt /files/notes/c.txt", "limits": {"document_reads": 1}},
+    )
+    return summary(r)
+
+
+async def timed_call(client, args, into, key):
+    start = time.monotonic()
+    r = await client.call_tool("sh", args)
+    into[key] = dict(summary(r), seconds=time.monotonic() - start)
+
+
+async def busy(client):
+    # Five long calls on four slots: four run until their deadline, the
+    # fifth is refused at once.
+    results = {}
+    args = {"script": SPIN, "limits": {"deadline_ms": 3000}}
+    async with anyio.create_task_group() as tg:
+        for i in range(5):
+            tg.start_soon(timed_call, client, args, results, i)
+            await anyio.sleep(0.2)
+    return [results[i] for i in range(5)]
+
+
+async def cancel(client):
+    # A call cancelled while it spins frees its slot: four calls then all
+    # get one.
+    started = time.monotonic()
+    with anyio.move_on_after(1.0):
+        await client.call_tool("sh", {"script": SPIN, "limits": {"deadline_ms": 30000}})
+    cancelled_after = time.monotonic() - started
+    await anyio.sleep(1.0)
+    results = {}
+    args = {"script": "echo ok", "limits": {"deadline_ms": 5000}}
+    async with anyio.create_task_group() as tg:
+        for i in range(4):
+            tg.start_soon(timed_call, client, args, results, i)
+    return {"cancelled_after": cancelled_after, "after": [results[i] for i in range(4)]}
+
+
+async def tenant(client):
+    r = await client.call_tool("list", {"path": "/"})
+    other = await client.call_tool("stat", {"path": "/files/a.txt"})
+    return {"root": summary(r), "other": summary(other)}
+
+
+SCENARIOS = {"tour": tour, "limit": limit, "busy": busy, "cancel": cancel, "tenant": tenant}
+
+
+async def main(argv):
+    transport, mode, scenario, *rest = argv
+    if transport == "stdio":
+        command = rest[rest.index("--") + 1 :]
+        server = StdioServerParameters(command=command[0], args=command[1:])
+        async with Client(server, mode=mode, read_timeout_seconds=60) as client:
+            result = await SCENARIOS[scenario](client)
+    else:
+        url, *key = rest
+        headers = {"Authorization": f"Bearer {key[0]}"} if key else {}
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            async with Client(
+                streamable_http_client(url, http_client=http), mode=mode, read_timeout_seconds=60
+            ) as client:
+                result = await SCENARIOS[scenario](client)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    anyio.run(main, sys.argv[1:])
