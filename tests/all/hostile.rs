@@ -342,3 +342,28 @@ async fn a_script_never_sees_what_an_earlier_one_left_in_memory() {
         assert_slots_freed(&rt).await;
     }
 }
+
+#[test]
+fn mcp_tools_and_resources_stay_inside_the_mounts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    crate::mcp::documents(dir.path());
+    // Links out of the mount, to a directory and to a file.
+    std::os::unix::fs::symlink("/etc", dir.path().join("escape")).expect("symlink");
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("pw")).expect("symlink");
+    let attempts = crate::mcp::stdio("2026-07-28", "hostile", dir.path());
+    let attempts = attempts.as_array().expect("attempts");
+    assert!(attempts.len() > 50, "{attempts:?}");
+    for a in attempts {
+        let text = a["text"].as_str().unwrap_or_default();
+        // /etc/passwd starts with root's line; nothing of it may come back.
+        assert!(!text.contains("root:x:0:0"), "{a}");
+        let what = a["what"].as_str().unwrap_or_default();
+        if what.starts_with("read") || what.starts_with("resource") {
+            assert_eq!(a["ok"], false, "{a}");
+        }
+        if what.starts_with("sh") {
+            // The script runs, and cat finds nothing to print.
+            assert!(!text.contains("[exit 0]"), "{a}");
+        }
+    }
+}

@@ -57,7 +57,7 @@ fn sdk() {
 }
 
 /// Runs one scenario of the Python client and returns what it printed.
-fn client(args: &[&str]) -> Value {
+pub(crate) fn client(args: &[&str]) -> Value {
     sdk();
     let out = Command::new("python3")
         .arg(workspace().join("tests/mcp/client.py"))
@@ -79,14 +79,14 @@ fn client(args: &[&str]) -> Value {
 }
 
 /// The documents every scenario reads.
-fn documents(root: &Path) {
+pub(crate) fn documents(root: &Path) {
     std::fs::create_dir_all(root.join("notes")).expect("mkdir");
     std::fs::write(root.join("a.txt"), "alpha refund\n").expect("write");
     std::fs::write(root.join("notes/b.txt"), "beta TODO\n").expect("write");
     std::fs::write(root.join("notes/c.txt"), "gamma\nTODO: delta\n").expect("write");
 }
 
-fn stdio(mode: &str, scenario: &str, docs: &Path) -> Value {
+pub(crate) fn stdio(mode: &str, scenario: &str, docs: &Path) -> Value {
     let mount = format!("/files={}", docs.display());
     client(&[
         "stdio",

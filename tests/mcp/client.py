@@ -8,7 +8,7 @@ assert on.
 
 MODE is `legacy` (the initialize handshake of 2025 clients) or `2026-07-28`
 (the session-less protocol). SCENARIO is one of `tour`, `limit`, `busy`,
-`cancel`, `tenant`.
+`cancel`, `tenant`, `hostile`.
 """
 
 import json
@@ -125,7 +125,48 @@ async def tenant(client):
     return {"root": summary(r), "other": summary(other)}
 
 
-SCENARIOS = {"tour": tour, "limit": limit, "busy": busy, "cancel": cancel, "tenant": tenant}
+ESCAPES = [
+    "/files/../../etc/passwd",
+    "/files/%2e%2e/%2e%2e/etc/passwd",
+    "/files/..%2f..%2fetc/passwd",
+    "/files/escape/passwd",
+    "/files/pw",
+    "/files/\u0000/etc/passwd",
+    "../../../etc/passwd",
+    "/etc/passwd",
+    "//etc/passwd",
+    "/files/" + "x/" * 3000,
+]
+
+
+async def hostile(client):
+    """Every tool and the resources, asked for paths that try to leave the
+    mount; what came back, for the test to check that nothing did."""
+    out = []
+
+    async def attempt(what, call):
+        try:
+            r = await call()
+            if hasattr(r, "contents"):
+                out.append({"what": what, "ok": True, "text": json.dumps([c.model_dump() for c in r.contents])})
+            else:
+                out.append({"what": what, "ok": not r.is_error, "text": text_of(r) + json.dumps(r.structured_content)})
+        except Exception as e:  # a protocol error is a refusal too
+            out.append({"what": what, "ok": False, "text": str(e)})
+
+    for p in ESCAPES:
+        await attempt(f"read {p}", lambda: client.call_tool("read", {"path": p}))
+        await attempt(f"stat {p}", lambda: client.call_tool("stat", {"path": p}))
+        await attempt(f"list {p}", lambda: client.call_tool("list", {"path": p, "depth": 3}))
+        await attempt(f"grep {p}", lambda: client.call_tool("grep", {"patterns": ["root"], "roots": [p]}))
+        await attempt(f"sh cat {p}", lambda: client.call_tool("sh", {"script": f"cat '{p}'"}))
+        await attempt(f"resource {p}", lambda: client.read_resource("vfs://" + p))
+    await attempt("list / deep", lambda: client.call_tool("list", {"path": "/", "depth": 10}))
+    await attempt("grep / root:", lambda: client.call_tool("grep", {"patterns": ["root:"], "roots": ["/"]}))
+    return out
+
+
+SCENARIOS = {"tour": tour, "limit": limit, "busy": busy, "cancel": cancel, "tenant": tenant, "hostile": hostile}
 
 
 async def main(argv):
