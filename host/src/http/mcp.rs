@@ -46,7 +46,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::AppState;
-use super::error::AppError;
+use super::error::{AppError, ErrorBody};
 use super::report::RunReport;
 use super::runs::RunInput;
 use super::tenants::{Authenticated, Tenant};
@@ -1174,6 +1174,24 @@ pub(crate) fn service(
         config,
     )
 }
+
+/// What `/mcp` answers, for the OpenAPI document (the route itself is the
+/// MCP SDK's service, not this function).
+#[utoipa::path(
+    post,
+    path = "/mcp",
+    tag = "mcp",
+    request_body(content = Object, content_type = "application/json", description = "A JSON-RPC message of the Model Context Protocol (2025-06-18, 2025-11-25 or 2026-07-28): initialize, tools/list, tools/call (sh, read, grep, list, stat), resources/templates/list, resources/read (vfs:///PATH)..."),
+    responses(
+        (status = 200, description = "The JSON-RPC answer, as `application/json`, or as `text/event-stream` when notifications (progress) come first. Tool failures (busy, a spent limit, a missing document) are results with `isError`", content_type = "application/json"),
+        (status = 400, description = "Not a valid MCP request"),
+        (status = 401, description = "No key, or a wrong key (`WWW-Authenticate: Bearer`)", body = ErrorBody),
+        (status = 403, description = "A `Host` or `Origin` outside the allow-lists (`mcp_allowed_hosts`, `mcp_allowed_origins`)"),
+    ),
+    security(("bearer" = []))
+)]
+#[allow(dead_code)]
+pub(crate) async fn mcp_endpoint() {}
 
 /// Authenticates an `/mcp` request as any API request is, and hands its
 /// tenant to the handler; `401` with `WWW-Authenticate: Bearer` otherwise.

@@ -3,7 +3,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{error, files, ops, report, runs, sh};
+use super::{error, files, mcp, ops, report, runs, sh};
 
 /// The whole API.
 #[derive(Debug, OpenApi)]
@@ -17,6 +17,7 @@ use super::{error, files, ops, report, runs, sh};
         runs::put_script,
         runs::run_stored,
         sh::run_sh,
+        mcp::mcp_endpoint,
         files::download,
         files::resolve,
         ops::healthz,
