@@ -53,6 +53,7 @@ fn main() {
         }
         section!("store", sandbox::store_start(&mut table));
         section!("request", service::request_overhead(&mut table));
+        section!("mcp", service::mcp_overhead(&mut table));
         section!("limits", sandbox::limit_overhead(&mut table));
         section!("grep", peers::grep_throughput(&mut table));
         section!("shell", peers::shell_pipelines(&mut table));

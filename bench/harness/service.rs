@@ -555,3 +555,48 @@ pub(crate) async fn incident(t: &mut Table) {
         ),
     );
 }
+
+/// The same `sh` script through `POST /v1/sh` and through an MCP
+/// `tools/call` on `/mcp` (stateless streamable HTTP), turn by turn.
+pub(crate) async fn mcp_overhead(t: &mut Table) {
+    const SCRIPT: &str = "grep -rl refund /files | head -3";
+    let dur = Duration::from_secs(3);
+    let server = Server::vfsbox(None);
+    let lua = |body: &str, accept: &str| {
+        let f = tempfile::NamedTempFile::new().expect("wrk script");
+        std::fs::write(
+            f.path(),
+            format!(
+                "wrk.method = 'POST'\nwrk.body = '{body}'\nwrk.headers['content-type'] = 'application/json'\nwrk.headers['accept'] = '{accept}'\n"
+            ),
+        )
+        .expect("write the wrk script");
+        f
+    };
+    let sh = lua(
+        &serde_json::json!({ "script": SCRIPT }).to_string(),
+        "application/json",
+    );
+    let mcp = lua(
+        &serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "sh", "arguments": {"script": SCRIPT}}
+        })
+        .to_string(),
+        "application/json, text/event-stream",
+    );
+    let (mut direct, mut over_mcp) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        direct.push(wrk(dur, &server, "/v1/sh", Some(sh.path())));
+        over_mcp.push(wrk(dur, &server, "/mcp", Some(mcp.path())));
+    }
+    drop(server);
+    let (direct, over_mcp) = (Round::median(direct), Round::median(over_mcp));
+    t.row(
+        "`sh` (`grep -rl refund /files | head -3`) as an MCP `tools/call` on `/mcp`, 4 connections from `wrk` (median of 3 rounds of 3 s)",
+        over_mcp.text(),
+        format!("`POST /v1/sh`, same script: {}", direct.text()),
+        format!("{:.2}× the requests/s of `POST /v1/sh`", over_mcp.rps / direct.rps),
+        format!("≥ 0.8× `POST /v1/sh`: {}", met(over_mcp.rps >= 0.8 * direct.rps)),
+    );
+}

@@ -228,6 +228,20 @@ fn assert_cancel(r: &Value) {
     }
 }
 
+/// A long call with a progress token heard progress before it ended.
+fn assert_progress(r: &Value) {
+    let heard = r["heard"].as_array().expect("notifications");
+    assert!(!heard.is_empty(), "{r}");
+    assert!(
+        heard[0]["progress"].as_f64().unwrap_or_default() > 0.0,
+        "{r}"
+    );
+    assert_eq!(
+        r["result"]["structured"]["outcome"], "budget_exceeded",
+        "{r}"
+    );
+}
+
 #[test]
 fn over_stdio_limits_the_gate_and_cancellation_hold() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -235,6 +249,7 @@ fn over_stdio_limits_the_gate_and_cancellation_hold() {
     assert_limit(&stdio("2026-07-28", "limit", dir.path()));
     assert_busy(&stdio("2026-07-28", "busy", dir.path()));
     assert_cancel(&stdio("legacy", "cancel", dir.path()));
+    assert_progress(&stdio("legacy", "progress", dir.path()));
 }
 
 /// Two tenants with keys, each its own documents; an audit log.
@@ -294,6 +309,7 @@ fn over_http_limits_the_gate_and_cancellation_hold() {
     assert_limit(&client(&["http", "legacy", "limit", &url, KEY_A]));
     assert_busy(&client(&["http", "2026-07-28", "busy", &url, KEY_A]));
     assert_cancel(&client(&["http", "2026-07-28", "cancel", &url, KEY_A]));
+    assert_progress(&client(&["http", "2026-07-28", "progress", &url, KEY_A]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,7 +8,7 @@ assert on.
 
 MODE is `legacy` (the initialize handshake of 2025 clients) or `2026-07-28`
 (the session-less protocol). SCENARIO is one of `tour`, `limit`, `busy`,
-`cancel`, `tenant`, `hostile`.
+`cancel`, `progress`, `tenant`, `hostile`.
 """
 
 import json
@@ -119,6 +119,20 @@ async def cancel(client):
     return {"cancelled_after": cancelled_after, "after": [results[i] for i in range(4)]}
 
 
+async def progress(client):
+    # A call with a progress callback (the SDK sends a progress token)
+    # hears about a script that runs for a while.
+    heard = []
+
+    async def on_progress(value, total, message):
+        heard.append({"progress": value, "message": message})
+
+    r = await client.call_tool(
+        "sh", {"script": SPIN, "limits": {"deadline_ms": 2500}}, progress_callback=on_progress
+    )
+    return {"result": summary(r), "heard": heard}
+
+
 async def tenant(client):
     r = await client.call_tool("list", {"path": "/"})
     other = await client.call_tool("stat", {"path": "/files/a.txt"})
@@ -166,7 +180,7 @@ async def hostile(client):
     return out
 
 
-SCENARIOS = {"tour": tour, "limit": limit, "busy": busy, "cancel": cancel, "tenant": tenant, "hostile": hostile}
+SCENARIOS = {"tour": tour, "limit": limit, "busy": busy, "cancel": cancel, "tenant": tenant, "hostile": hostile, "progress": progress}
 
 
 async def main(argv):

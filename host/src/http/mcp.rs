@@ -36,8 +36,9 @@ use axum::response::{IntoResponse, Response};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -482,16 +483,39 @@ fn link(path: &str, size: Option<u64>) -> ContentBlock {
 }
 
 /// Runs `work` unless the call is cancelled first (dropping it: a run it
-/// holds stops, and its slot is freed).
+/// holds stops, and its slot is freed). While it runs, a call that carries
+/// a progress token gets a progress notification every second (the seconds
+/// it has run; a script's own progress is not known to the host).
 async fn unless_cancelled<T>(
-    ct: &CancellationToken,
+    ctx: &RequestContext<RoleServer>,
     work: impl Future<Output = T>,
 ) -> Result<T, McpError> {
-    tokio::select! {
-        out = work => Ok(out),
-        () = ct.cancelled() => Err(McpError::internal_error("the call was cancelled", None)),
+    let token = ctx.meta.get_progress_token();
+    let started = std::time::Instant::now();
+    let mut work = std::pin::pin!(work);
+    let mut tick = tokio::time::interval(PROGRESS_EVERY);
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            out = &mut work => return Ok(out),
+            () = ctx.ct.cancelled() => {
+                return Err(McpError::internal_error("the call was cancelled", None));
+            }
+            _ = tick.tick(), if token.is_some() => {
+                if let Some(token) = &token {
+                    let secs = started.elapsed().as_secs_f64();
+                    let note = ProgressNotificationParam::new(token.clone(), secs)
+                        .with_message(format!("running for {secs:.0} s"));
+                    // A client that went away is the cancellation's concern.
+                    let _ = ctx.peer.notify_progress(note).await;
+                }
+            }
+        }
     }
 }
+
+/// How often a long call reports progress.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 fn modified(t: Option<std::time::SystemTime>) -> Value {
     t.map_or(Value::Null, |t| Value::String(httpdate::fmt_http_date(t)))
@@ -1011,24 +1035,25 @@ impl ServerHandler for McpServer {
         let result = match &*request.name {
             "sh" => match args::<ShArgs>(&request) {
                 Ok(a) => {
-                    unless_cancelled(&ct, self.sh(&tenant, caller.request_id.clone(), a)).await?
+                    unless_cancelled(&context, self.sh(&tenant, caller.request_id.clone(), a))
+                        .await?
                 }
                 Err(r) => r,
             },
             "read" => match args::<ReadArgs>(&request) {
-                Ok(a) => unless_cancelled(&ct, self.read(&tenant, &caller, a)).await?,
+                Ok(a) => unless_cancelled(&context, self.read(&tenant, &caller, a)).await?,
                 Err(r) => r,
             },
             "grep" => match args::<GrepArgs>(&request) {
-                Ok(a) => unless_cancelled(&ct, self.grep(&tenant, &caller, &ct, a)).await?,
+                Ok(a) => unless_cancelled(&context, self.grep(&tenant, &caller, &ct, a)).await?,
                 Err(r) => r,
             },
             "list" => match args::<ListArgs>(&request) {
-                Ok(a) => unless_cancelled(&ct, self.list(&tenant, a)).await?,
+                Ok(a) => unless_cancelled(&context, self.list(&tenant, a)).await?,
                 Err(r) => r,
             },
             "stat" => match args::<StatArgs>(&request) {
-                Ok(a) => unless_cancelled(&ct, self.stat(&tenant, a)).await?,
+                Ok(a) => unless_cancelled(&context, self.stat(&tenant, a)).await?,
                 Err(r) => r,
             },
             other => {
