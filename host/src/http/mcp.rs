@@ -164,8 +164,14 @@ fn tool(
         .with_annotations(annotations(title))
 }
 
+/// The tools, built once.
+fn tools() -> &'static [Tool] {
+    static TOOLS: std::sync::LazyLock<Vec<Tool>> = std::sync::LazyLock::new(build_tools);
+    &TOOLS
+}
+
 /// The tools, with their argument and result schemas.
-fn tools() -> Vec<Tool> {
+fn build_tools() -> Vec<Tool> {
     let usage = json!({"type": "object", "additionalProperties": {"type": "integer"}});
     let sh = tool(
         "sh",
@@ -1014,11 +1020,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        Ok(ListToolsResult::with_all_items(tools().to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools().into_iter().find(|t| t.name == name)
+        tools().iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
