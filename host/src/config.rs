@@ -102,6 +102,10 @@ pub struct TenantConfig {
     /// What the tenant's scripts see.
     #[serde(default)]
     pub mounts: Vec<MountConfig>,
+    /// Whether MCP offers this tenant the `run` tool (its scripts stored
+    /// with `PUT /v1/scripts`, run by id); off by default.
+    #[serde(default)]
+    pub mcp_run: bool,
 }
 
 /// `[[tenants.mounts]]`: a path and exactly one backend.

@@ -58,10 +58,16 @@ fn sdk() {
 
 /// Runs one scenario of the Python client and returns what it printed.
 pub(crate) fn client(args: &[&str]) -> Value {
+    client_with(args, &[])
+}
+
+/// [`client`], with environment variables for the scenario.
+fn client_with(args: &[&str], env: &[(&str, &str)]) -> Value {
     sdk();
     let out = Command::new("python3")
         .arg(workspace().join("tests/mcp/client.py"))
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("python3 runs");
     assert!(
@@ -100,18 +106,19 @@ pub(crate) fn stdio(mode: &str, scenario: &str, docs: &Path) -> Value {
     ])
 }
 
+const TOOLS: [&str; 5] = ["grep", "list", "read", "sh", "stat"];
+/// Tenant a's, which may run stored scripts.
+const TOOLS_WITH_RUN: [&str; 6] = ["grep", "list", "read", "run", "sh", "stat"];
+
 /// What a tour of every tool must have seen, whatever the transport.
-fn assert_tour(t: &Value, mode: &str) {
+fn assert_tour(t: &Value, mode: &str, tools: &[&str]) {
     let protocol = t["protocol"].as_str().unwrap_or_default();
     if mode == "legacy" {
         assert!(protocol.starts_with("2025-"), "{protocol}");
     } else {
         assert_eq!(protocol, mode);
     }
-    assert_eq!(
-        t["tools"],
-        serde_json::json!(["grep", "list", "read", "sh", "stat"])
-    );
+    assert_eq!(t["tools"], serde_json::json!(tools));
     for (tool, hints) in t["annotations"].as_object().expect("annotations") {
         // read-only, idempotent, closed-world, not destructive
         assert_eq!(
@@ -170,7 +177,7 @@ fn over_stdio_a_real_client_lists_and_calls_every_tool_in_both_protocols() {
     let dir = tempfile::tempdir().expect("tempdir");
     documents(dir.path());
     for mode in MODES {
-        assert_tour(&stdio(mode, "tour", dir.path()), mode);
+        assert_tour(&stdio(mode, "tour", dir.path()), mode, &TOOLS);
     }
 }
 
@@ -257,8 +264,11 @@ fn keyed_server(dir: &Path, limits: Limits) -> TestServer {
     documents(&dir.join("a"));
     std::fs::create_dir_all(dir.join("b")).expect("mkdir");
     std::fs::write(dir.join("b/only-b.txt"), "b's\n").expect("write");
-    let config =
-        crate::common::two_tenants_config((KEY_A, &dir.join("a")), (KEY_B, &dir.join("b")), "");
+    let config = crate::common::two_tenants_config(
+        (KEY_A, &dir.join("a")),
+        (KEY_B, &dir.join("b")),
+        "mcp_run = true",
+    );
     let audit = AuditLog::open(&dir.join("audit.jsonl")).expect("audit log");
     TestServer::start(limits, audit, |l| {
         Tenants::from_config(&config.tenants, l).expect("tenants")
@@ -278,7 +288,11 @@ fn over_http_the_keys_tenant_gets_every_tool_in_both_protocols_and_is_audited() 
     let server = keyed_server(dir.path(), http_limits());
     let url = server.url("/mcp");
     for mode in MODES {
-        assert_tour(&client(&["http", mode, "tour", &url, KEY_A]), mode);
+        assert_tour(
+            &client(&["http", mode, "tour", &url, KEY_A]),
+            mode,
+            &TOOLS_WITH_RUN,
+        );
     }
     // Every call that read documents is in the audit log, as tenant a's.
     let log = std::fs::read_to_string(dir.path().join("audit.jsonl")).expect("audit log");
@@ -354,4 +368,50 @@ async fn over_http_a_key_sees_only_its_tenant_and_no_key_gets_401() {
             .to_owned();
         assert!(challenge.starts_with("Bearer"), "{challenge}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_run_serves_stored_scripts_only_where_the_config_allows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = keyed_server(dir.path(), http_limits());
+    let http = reqwest::Client::new();
+    let mut ids = Vec::new();
+    for key in [KEY_A, KEY_B] {
+        let put: Value = http
+            .put(server.url("/v1/scripts"))
+            .bearer_auth(key)
+            .header("content-type", "application/wasm")
+            .body(std::fs::read(vfsbox_test_artifacts::HELLO).expect("hello.wasm"))
+            .send()
+            .await
+            .expect("upload")
+            .json()
+            .await
+            .expect("json");
+        ids.push(put["id"].as_str().expect("an id").to_owned());
+    }
+    let url = server.url("/mcp");
+    let call = |key: &'static str, id: String| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || {
+            client_with(
+                &["http", "2026-07-28", "run", &url, key],
+                &[("VFSBOX_SCRIPT_ID", &id)],
+            )
+        })
+    };
+    let a = call(KEY_A, ids[0].clone()).await.expect("client");
+    assert_eq!(a["tools"], serde_json::json!(TOOLS_WITH_RUN));
+    assert_eq!(a["result"]["is_error"], false, "{a}");
+    assert!(
+        a["result"]["structured"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("hello, agents!\n"),
+        "{a}"
+    );
+    let b = call(KEY_B, ids[1].clone()).await.expect("client");
+    assert_eq!(b["tools"], serde_json::json!(TOOLS));
+    assert_eq!(b["result"]["is_error"], true, "{b}");
+    assert_eq!(b["result"]["structured"]["error"]["code"], "tool_disabled");
 }

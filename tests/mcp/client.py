@@ -8,7 +8,7 @@ assert on.
 
 MODE is `legacy` (the initialize handshake of 2025 clients) or `2026-07-28`
 (the session-less protocol). SCENARIO is one of `tour`, `limit`, `busy`,
-`cancel`, `progress`, `tenant`, `hostile`.
+`cancel`, `progress`, `run`, `tenant`, `hostile`.
 """
 
 import json
@@ -133,6 +133,17 @@ async def progress(client):
     return {"result": summary(r), "heard": heard}
 
 
+async def run(client):
+    # The stored script whose id is in VFSBOX_SCRIPT_ID, if this tenant may.
+    import os
+
+    tools = sorted(t.name for t in (await client.list_tools()).tools)
+    r = await client.call_tool(
+        "run", {"id": os.environ["VFSBOX_SCRIPT_ID"], "args": ["agents"], "stdin": "unused"}
+    )
+    return {"tools": tools, "result": summary(r)}
+
+
 async def tenant(client):
     r = await client.call_tool("list", {"path": "/"})
     other = await client.call_tool("stat", {"path": "/files/a.txt"})
@@ -180,7 +191,7 @@ async def hostile(client):
     return out
 
 
-SCENARIOS = {"tour": tour, "limit": limit, "busy": busy, "cancel": cancel, "tenant": tenant, "hostile": hostile, "progress": progress}
+SCENARIOS = {"tour": tour, "limit": limit, "busy": busy, "cancel": cancel, "tenant": tenant, "hostile": hostile, "progress": progress, "run": run}
 
 
 async def main(argv):

@@ -18,6 +18,9 @@
 //! - `read`, `list` and `stat` are single backend calls bounded by the
 //!   deadline; `read` is audited like a download and bounded by the
 //!   bytes-read limit.
+//! - `run` runs a script the tenant stored (`PUT /v1/scripts`), by id, as
+//!   `POST /v1/scripts/{id}/runs` does; offered only where the tenant's
+//!   config has `mcp_run = true`.
 //! - Every document is a resource, `vfs:///{+path}`.
 //!
 //! A tool result's text is cut at the `tool_result` limit (100 KB by
@@ -53,6 +56,7 @@ use super::runs::RunInput;
 use super::tenants::{Authenticated, Tenant};
 use crate::audit::{Caller, Event, pattern_digest};
 use crate::limits::{Limits, LimitsRequest};
+use crate::runtime::ScriptId;
 use crate::vfs::grep::{Grep, GrepRequest, ScanBudget};
 use crate::vfs::{FsError, Kind, VPath, resolve as resolve_path};
 
@@ -325,7 +329,28 @@ fn build_tools() -> Vec<Tool> {
         }),
     );
 
-    vec![sh, read, grep, list, stat]
+    let run = tool(
+        "run",
+        "Run a stored script",
+        "Run a script this tenant stored with `PUT /v1/scripts`, by its id, with arguments and standard input, in the same sandbox and limits as `sh`. Offered only where the tenant's config enables it.",
+        json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "description": "`sha256:<hex>`, as `PUT /v1/scripts` answered"},
+                "args": {"type": "array", "items": {"type": "string"}},
+                "stdin": {"type": "string"},
+                "cwd": {"type": "string"},
+                "limits": limits_schema(),
+                "max_result_bytes": max_result_schema(),
+            },
+            "required": ["id"],
+            "additionalProperties": false,
+        }),
+        sh.output_schema
+            .as_ref()
+            .map_or(Value::Null, |s| Value::Object((**s).clone())),
+    );
+    vec![sh, read, grep, list, stat, run]
 }
 
 /// A tool's failure the model can act on: an `isError` result with a
@@ -394,6 +419,22 @@ fn cut(text: &str, cap: usize) -> (&str, bool) {
 #[serde(deny_unknown_fields)]
 struct ShArgs {
     script: String,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    limits: LimitsRequest,
+    #[serde(default)]
+    max_result_bytes: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunArgs {
+    id: String,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    stdin: String,
     #[serde(default)]
     cwd: Option<String>,
     #[serde(default)]
@@ -567,7 +608,7 @@ impl McpServer {
         }
         let cap = self.cap(a.max_result_bytes);
         let input = RunInput::shell(a.script, a.cwd, a.limits);
-        let report = match self
+        match self
             .state
             .run_for(
                 tenant,
@@ -578,46 +619,84 @@ impl McpServer {
             )
             .await
         {
-            Ok(r) => r,
-            Err(e) => return refused(&e),
-        };
-        let report = RunReport::from(report);
-        // The text: stdout, then stderr, then how it ended; cut to the cap
-        // in that order of importance.
-        let (out, out_cut) = cut(&report.stdout, cap);
-        let (err, err_cut) = cut(&report.stderr, cap - out.len());
-        let result_truncated = out_cut || err_cut;
-        let mut text = out.to_owned();
-        if !err.is_empty() {
-            text.push_str("\n[stderr]\n");
-            text.push_str(err);
+            Ok(r) => run_result(RunReport::from(r), cap),
+            Err(e) => refused(&e),
         }
-        let ending = match (&report.exit_code, &report.error) {
-            (Some(code), _) => format!("[exit {code}]"),
-            (None, Some(e)) => format!("[stopped: {}]", e.message),
-            (None, None) => "[stopped]".to_owned(),
-        };
-        text.push_str(&format!("\n{ending}"));
-        if result_truncated {
-            text.push_str(&format!(
-                "\n[the output was cut at {cap} bytes: narrow the script (head, grep -m, a subdirectory)]"
-            ));
-        }
-        let mut structured = serde_json::to_value(&report).unwrap_or(Value::Null);
-        if let Value::Object(m) = &mut structured {
-            m.insert("stdout".into(), Value::String(out.to_owned()));
-            m.insert("stderr".into(), Value::String(err.to_owned()));
-            m.insert("result_truncated".into(), Value::Bool(result_truncated));
-        }
-        let mut r = if report.outcome == "exited" {
-            CallToolResult::success(vec![ContentBlock::text(text)])
-        } else {
-            CallToolResult::error(vec![ContentBlock::text(text)])
-        };
-        r.structured_content = Some(structured);
-        r
     }
 
+    async fn run(&self, tenant: &Tenant, request_id: String, a: RunArgs) -> CallToolResult {
+        if !tenant.mcp_run {
+            return tool_error(
+                "tool_disabled",
+                "the run tool is not enabled for this tenant (mcp_run in its config)",
+                json!({}),
+            );
+        }
+        let unknown = || {
+            tool_error(
+                "script_not_found",
+                format!("no stored script {}", a.id),
+                json!({}),
+            )
+        };
+        let Some(id) = ScriptId::parse(&a.id) else {
+            return unknown();
+        };
+        let Some(bytes) = self.state.inner.scripts.get(&tenant.name, &id) else {
+            return unknown();
+        };
+        let cap = self.cap(a.max_result_bytes);
+        let input = RunInput::stored(a.args, a.stdin, a.cwd, a.limits);
+        match self
+            .state
+            .run_for(tenant, request_id, input, Some(id), async { Ok(bytes) })
+            .await
+        {
+            Ok(r) => run_result(RunReport::from(r), cap),
+            Err(e) => refused(&e),
+        }
+    }
+}
+
+/// A run's report as a tool result: the text is stdout, then stderr, then
+/// how it ended, cut to `cap` in that order of importance; the structured
+/// content is the report (the HTTP API's shape) with the same cut.
+fn run_result(report: RunReport, cap: usize) -> CallToolResult {
+    let (out, out_cut) = cut(&report.stdout, cap);
+    let (err, err_cut) = cut(&report.stderr, cap - out.len());
+    let result_truncated = out_cut || err_cut;
+    let mut text = out.to_owned();
+    if !err.is_empty() {
+        text.push_str("\n[stderr]\n");
+        text.push_str(err);
+    }
+    let ending = match (&report.exit_code, &report.error) {
+        (Some(code), _) => format!("[exit {code}]"),
+        (None, Some(e)) => format!("[stopped: {}]", e.message),
+        (None, None) => "[stopped]".to_owned(),
+    };
+    text.push_str(&format!("\n{ending}"));
+    if result_truncated {
+        text.push_str(&format!(
+                "\n[the output was cut at {cap} bytes: narrow the script (head, grep -m, a subdirectory)]"
+            ));
+    }
+    let mut structured = serde_json::to_value(&report).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut structured {
+        m.insert("stdout".into(), Value::String(out.to_owned()));
+        m.insert("stderr".into(), Value::String(err.to_owned()));
+        m.insert("result_truncated".into(), Value::Bool(result_truncated));
+    }
+    let mut r = if report.outcome == "exited" {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    };
+    r.structured_content = Some(structured);
+    r
+}
+
+impl McpServer {
     async fn read(&self, tenant: &Tenant, caller: &Caller, a: ReadArgs) -> CallToolResult {
         let path = match self.resolve(&a.path) {
             Ok(p) => p,
@@ -1018,9 +1097,15 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools().to_vec()))
+        let tenant = self.tenant(&context)?;
+        let offered = tools()
+            .iter()
+            .filter(|t| t.name != "run" || tenant.mcp_run)
+            .cloned()
+            .collect();
+        Ok(ListToolsResult::with_all_items(offered))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -1056,6 +1141,13 @@ impl ServerHandler for McpServer {
             },
             "list" => match args::<ListArgs>(&request) {
                 Ok(a) => unless_cancelled(&context, self.list(&tenant, a)).await?,
+                Err(r) => r,
+            },
+            "run" => match args::<RunArgs>(&request) {
+                Ok(a) => {
+                    unless_cancelled(&context, self.run(&tenant, caller.request_id.clone(), a))
+                        .await?
+                }
                 Err(r) => r,
             },
             "stat" => match args::<StatArgs>(&request) {

@@ -132,6 +132,23 @@ pub(crate) struct RunInput {
 }
 
 impl RunInput {
+    /// A run of a stored script with `args` and `stdin`, from `cwd` (`/`
+    /// by default).
+    pub(crate) fn stored(
+        args: Vec<String>,
+        stdin: String,
+        cwd: Option<String>,
+        limits: LimitsRequest,
+    ) -> RunInput {
+        RunInput {
+            program: "script",
+            args,
+            stdin: Stdin::Bytes(stdin.into()),
+            cwd: cwd.unwrap_or_else(|| "/".to_owned()),
+            limits,
+        }
+    }
+
     /// A `vfs-sh` run of `script`, from `cwd` (`/` by default).
     pub(crate) fn shell(script: String, cwd: Option<String>, limits: LimitsRequest) -> RunInput {
         RunInput {
@@ -377,13 +394,7 @@ pub(crate) async fn run_stored(
         .scripts
         .get(&tenant.name, &id)
         .ok_or_else(not_found)?;
-    let input = RunInput {
-        program: "script",
-        args: req.args,
-        stdin: Stdin::Bytes(req.stdin.into()),
-        cwd: req.cwd.unwrap_or_else(|| "/".to_owned()),
-        limits: req.limits,
-    };
+    let input = RunInput::stored(req.args, req.stdin, req.cwd, req.limits);
     state
         .serve_run(&tenant, &headers, input, Some(id), async { Ok(bytes) })
         .await

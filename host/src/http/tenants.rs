@@ -25,6 +25,8 @@ pub struct Tenant {
     pub vfs: Vfs,
     /// Its live-script cap.
     pub gate: Gate,
+    /// Whether MCP offers it the `run` tool.
+    pub mcp_run: bool,
 }
 
 /// The tenants of a server, by the SHA-256 of their keys.
@@ -44,6 +46,7 @@ impl Tenants {
                 name: t.name.clone(),
                 vfs: t.vfs()?,
                 gate: Gate::new(t.live_scripts.unwrap_or(limits.live_scripts_per_tenant)),
+                mcp_run: t.mcp_run,
             });
             for hash in &t.key_sha256 {
                 by_key_hash.insert(hash.to_ascii_lowercase(), tenant.clone());
@@ -63,6 +66,7 @@ impl Tenants {
                 name: name.to_owned(),
                 vfs,
                 gate: Gate::new(limits.live_scripts_per_tenant),
+                mcp_run: false,
             })),
         }
     }
