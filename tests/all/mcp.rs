@@ -150,6 +150,19 @@ fn assert_tour(t: &Value, mode: &str, tools: &[&str]) {
         .collect();
     assert_eq!(paths, ["/files/notes/b.txt", "/files/notes/c.txt"]);
     assert_eq!(grep["structured"]["partial"], Value::Null);
+    // Results link the documents they name.
+    assert_eq!(
+        grep["links"],
+        serde_json::json!(["vfs:///files/notes/b.txt", "vfs:///files/notes/c.txt"])
+    );
+    assert_eq!(
+        calls["list"]["links"],
+        serde_json::json!([
+            "vfs:///files/a.txt",
+            "vfs:///files/notes/b.txt",
+            "vfs:///files/notes/c.txt"
+        ])
+    );
     let listed: Vec<&str> = calls["list"]["structured"]["entries"]
         .as_array()
         .expect("entries")
@@ -313,6 +326,16 @@ fn over_http_the_keys_tenant_gets_every_tool_in_both_protocols_and_is_audited() 
         !log.contains("TODO"),
         "patterns are recorded as hashes only"
     );
+    // /metrics counts the calls by tool and outcome.
+    let metrics = std::process::Command::new("curl")
+        .args(["-s", &server.url("/metrics")])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .expect("curl runs");
+    for tool in ["sh", "read", "grep", "list", "stat"] {
+        let sample = format!("vfsbox_mcp_calls_total{{tool=\"{tool}\",outcome=\"ok\"}} 2");
+        assert!(metrics.contains(&sample), "{sample} in:\n{metrics}");
+    }
 }
 
 #[test]
@@ -368,6 +391,19 @@ async fn over_http_a_key_sees_only_its_tenant_and_no_key_gets_401() {
             .to_owned();
         assert!(challenge.starts_with("Bearer"), "{challenge}");
     }
+    // A page on another name, reaching the server by DNS rebinding, is
+    // refused even with a key: only loopback names are allowed by default.
+    let r = http
+        .post(&url)
+        .header("host", "attacker.example")
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth(KEY_A)
+        .json(&initialize)
+        .send()
+        .await
+        .expect("response");
+    assert!(r.status().is_client_error(), "{}", r.status());
+    assert_ne!(r.status(), reqwest::StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

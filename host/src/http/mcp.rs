@@ -517,6 +517,10 @@ struct StatArgs {
     path: String,
 }
 
+/// Documents a result links at most (the rest are in its structured
+/// content).
+const MAX_LINKS: usize = 50;
+
 /// A link to a document, for a tool result that names it.
 fn link(path: &str, size: Option<u64>) -> ContentBlock {
     let mut r = Resource::new(
@@ -945,7 +949,17 @@ impl McpServer {
             .iter()
             .map(|(p, e)| format!("{p}: {e}"))
             .collect();
-        let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+        let mut content = vec![ContentBlock::text(text)];
+        let mut linked = std::collections::BTreeSet::new();
+        for m in &matches {
+            if let Some(p) = m["path"].as_str()
+                && linked.len() < MAX_LINKS
+                && linked.insert(p.to_owned())
+            {
+                content.push(link(p, None));
+            }
+        }
+        let mut r = CallToolResult::success(content);
         r.structured_content = Some(json!({
             "matches": matches,
             "files_scanned": out.files_scanned,
@@ -1038,7 +1052,15 @@ impl McpServer {
         if truncated {
             text.push_str("[a directory held more entries than one listing returns]\n");
         }
-        let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+        let mut content = vec![ContentBlock::text(text)];
+        content.extend(
+            entries
+                .iter()
+                .filter(|e| e["kind"] == "file")
+                .take(MAX_LINKS)
+                .filter_map(|e| Some(link(e["path"].as_str()?, e["size"].as_u64()))),
+        );
+        let mut r = CallToolResult::success(content);
         r.structured_content = Some(json!({
             "entries": entries,
             "next_cursor": next,
