@@ -181,6 +181,9 @@ fn assert_tour(t: &Value, mode: &str, tools: &[&str]) {
     let stat = &calls["stat"]["structured"];
     assert_eq!(stat["kind"], "file");
     assert_eq!(stat["size"], 13);
+    let bad = &t["bad_grep"];
+    assert_eq!(bad["is_error"], true, "{bad}");
+    assert_eq!(bad["structured"]["error"]["code"], "bad_pattern");
     assert_eq!(t["templates"], serde_json::json!(["vfs:///{+path}"]));
     assert_eq!(t["resource"], serde_json::json!(["alpha refund\n"]));
 }
@@ -325,6 +328,13 @@ fn over_http_the_keys_tenant_gets_every_tool_in_both_protocols_and_is_audited() 
     assert!(
         !log.contains("TODO"),
         "patterns are recorded as hashes only"
+    );
+    // A search that could not run is recorded too.
+    assert!(
+        records
+            .iter()
+            .any(|r| r["event"] == "grep" && r["error"] == "bad_request" && r["tenant"] == "a"),
+        "{log}"
     );
     // /metrics counts the calls by tool and outcome.
     let metrics = std::process::Command::new("curl")

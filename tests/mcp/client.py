@@ -70,6 +70,7 @@ async def tour(client):
         # The structured result must match the tool's declared output schema.
         jsonschema.validate(r.structured_content, schemas[name])
         out["calls"][name] = summary(r)
+    out["bad_grep"] = summary(await client.call_tool("grep", {"patterns": ["("]}))
     templates = (await client.list_resource_templates()).resource_templates
     out["templates"] = [t.uri_template for t in templates]
     res = await client.read_resource("vfs:///files/a.txt")

@@ -849,7 +849,14 @@ impl McpServer {
             ..req
         }) {
             Ok(g) => Arc::new(g),
-            Err(e) => return tool_error("bad_pattern", e.to_string(), json!({})),
+            Err(e) => {
+                // A search that did not run is recorded all the same, as a
+                // script's is.
+                let failed =
+                    self.audit_grep(caller, &digest, &root_names, None, Some("bad_request"));
+                return failed
+                    .unwrap_or_else(|| tool_error("bad_pattern", e.to_string(), json!({})));
+            }
         };
         // A search takes a slot, as a script does.
         let permit = match self.state.admit(tenant) {
@@ -870,28 +877,25 @@ impl McpServer {
         drop(permit);
         let out = match searched {
             Ok(Ok(out)) => out,
-            Ok(Err(e)) => return tool_error("bad_search", e.to_string(), json!({})),
+            Ok(Err(e)) => {
+                let failed =
+                    self.audit_grep(caller, &digest, &root_names, None, Some("bad_request"));
+                return failed
+                    .unwrap_or_else(|| tool_error("bad_search", e.to_string(), json!({})));
+            }
             Err(_) => {
-                return tool_error(
-                    "deadline",
-                    "the search did not finish within the deadline",
-                    json!({"limit": "deadline"}),
-                );
+                let failed = self.audit_grep(caller, &digest, &root_names, None, Some("deadline"));
+                return failed.unwrap_or_else(|| {
+                    tool_error(
+                        "deadline",
+                        "the search did not finish within the deadline",
+                        json!({"limit": "deadline"}),
+                    )
+                });
             }
         };
-        if let Err(e) = self.state.inner.runtime.audit().record(
-            caller,
-            &Event::Grep {
-                script_id: NO_SCRIPT,
-                pattern_sha256: digest,
-                roots: &root_names,
-                files_scanned: out.files_scanned,
-                bytes_scanned: out.bytes_scanned,
-                truncated: out.truncated.is_some(),
-                error: None,
-            },
-        ) {
-            return tool_error("audit_failed", e.to_string(), json!({}));
+        if let Some(failed) = self.audit_grep(caller, &digest, &root_names, Some(&out), None) {
+            return failed;
         }
         let max = a.max_results.unwrap_or(200);
         let cap = self.cap(a.max_result_bytes);
@@ -969,6 +973,40 @@ impl McpServer {
             "errors": errors,
         }));
         r
+    }
+
+    /// Records a search (`out`, or the `error` that stopped it); a record
+    /// that cannot be written fails the call.
+    fn audit_grep(
+        &self,
+        caller: &Caller,
+        digest: &str,
+        roots: &[String],
+        out: Option<&crate::vfs::grep::GrepOutput>,
+        error: Option<&str>,
+    ) -> Option<CallToolResult> {
+        // Cut: by the scan budget, or by the deadline.
+        let truncated = match (out, error) {
+            (Some(o), _) => o.truncated.is_some(),
+            (None, Some("deadline")) => true,
+            (None, _) => false,
+        };
+        let event = Event::Grep {
+            script_id: NO_SCRIPT,
+            pattern_sha256: digest.to_owned(),
+            roots,
+            files_scanned: out.map_or(0, |o| o.files_scanned),
+            bytes_scanned: out.map_or(0, |o| o.bytes_scanned),
+            truncated,
+            error,
+        };
+        self.state
+            .inner
+            .runtime
+            .audit()
+            .record(caller, &event)
+            .err()
+            .map(|e| tool_error("audit_failed", e.to_string(), json!({})))
     }
 
     async fn list(&self, tenant: &Tenant, a: ListArgs) -> CallToolResult {
