@@ -544,8 +544,10 @@ async fn unless_cancelled<T>(
     let token = ctx.meta.get_progress_token();
     let started = std::time::Instant::now();
     let mut work = std::pin::pin!(work);
-    let mut tick = tokio::time::interval(PROGRESS_EVERY);
-    tick.tick().await;
+    // The first tick a period from now: an interval's immediate first tick
+    // would still wait for the timer's next millisecond.
+    let mut tick =
+        tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
     loop {
         tokio::select! {
             out = &mut work => return Ok(out),
