@@ -269,10 +269,12 @@ fn assert_progress(r: &Value) {
 fn over_stdio_limits_the_gate_and_cancellation_hold() {
     let dir = tempfile::tempdir().expect("tempdir");
     documents(dir.path());
-    assert_limit(&stdio("2026-07-28", "limit", dir.path()));
-    assert_busy(&stdio("2026-07-28", "busy", dir.path()));
-    assert_cancel(&stdio("legacy", "cancel", dir.path()));
-    assert_progress(&stdio("legacy", "progress", dir.path()));
+    for mode in MODES {
+        assert_limit(&stdio(mode, "limit", dir.path()));
+        assert_busy(&stdio(mode, "busy", dir.path()));
+        assert_cancel(&stdio(mode, "cancel", dir.path()));
+        assert_progress(&stdio(mode, "progress", dir.path()));
+    }
 }
 
 /// Two tenants with keys, each its own documents; an audit log.
@@ -353,10 +355,12 @@ fn over_http_limits_the_gate_and_cancellation_hold() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = keyed_server(dir.path(), http_limits());
     let url = server.url("/mcp");
-    assert_limit(&client(&["http", "legacy", "limit", &url, KEY_A]));
-    assert_busy(&client(&["http", "2026-07-28", "busy", &url, KEY_A]));
-    assert_cancel(&client(&["http", "2026-07-28", "cancel", &url, KEY_A]));
-    assert_progress(&client(&["http", "2026-07-28", "progress", &url, KEY_A]));
+    for mode in MODES {
+        assert_limit(&client(&["http", mode, "limit", &url, KEY_A]));
+        assert_busy(&client(&["http", mode, "busy", &url, KEY_A]));
+        assert_cancel(&client(&["http", mode, "cancel", &url, KEY_A]));
+        assert_progress(&client(&["http", mode, "progress", &url, KEY_A]));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -364,18 +368,20 @@ async fn over_http_a_key_sees_only_its_tenant_and_no_key_gets_401() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = keyed_server(dir.path(), http_limits());
     let url = server.url("/mcp");
-    let b = {
-        let url = url.clone();
-        tokio::task::spawn_blocking(move || client(&["http", "2026-07-28", "tenant", &url, KEY_B]))
-            .await
-            .expect("client")
-    };
-    let listed = &b["root"]["structured"]["entries"];
-    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{b}");
-    assert_eq!(listed[0]["path"], "/files");
-    // Tenant a's document does not exist for tenant b.
-    assert_eq!(b["other"]["is_error"], true);
-    assert_eq!(b["other"]["structured"]["error"]["code"], "not_found");
+    for mode in MODES {
+        let b = {
+            let url = url.clone();
+            tokio::task::spawn_blocking(move || client(&["http", mode, "tenant", &url, KEY_B]))
+                .await
+                .expect("client")
+        };
+        let listed = &b["root"]["structured"]["entries"];
+        assert_eq!(listed.as_array().map(Vec::len), Some(1), "{b}");
+        assert_eq!(listed[0]["path"], "/files");
+        // Tenant a's document does not exist for tenant b.
+        assert_eq!(b["other"]["is_error"], true);
+        assert_eq!(b["other"]["structured"]["error"]["code"], "not_found");
+    }
 
     let http = reqwest::Client::new();
     let initialize = serde_json::json!({
