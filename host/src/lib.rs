@@ -35,6 +35,10 @@ pub mod http;
 #[cfg(feature = "runtime")]
 mod imports;
 pub mod limits;
+// Without the runtime only the fuzz target reads the parsed arguments (the
+// MCP handler that uses every field needs the runtime).
+#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+mod mcp_input;
 pub mod report;
 #[cfg(feature = "runtime")]
 pub mod runtime;
@@ -51,3 +55,23 @@ pub use report::{Outcome, Report, Usage};
 #[cfg(feature = "runtime")]
 pub use runtime::{Busy, Permit, RunError, RunSpec, Runtime, Script, Stdin};
 pub use vfs::{VPath, Vfs};
+
+/// Entry points for the fuzz targets: the input parsing of MCP calls,
+/// without the runtime.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Parses `arguments` (JSON) as the arguments of `tool`, and windows
+    /// `document` as `read` would; never panics, whatever the input.
+    pub fn mcp_call(tool: &str, arguments: &[u8], document: &[u8], cap: usize) -> bool {
+        let Ok(serde_json::Value::Object(map)) = serde_json::from_slice(arguments) else {
+            return false;
+        };
+        let parsed = crate::mcp_input::parse(tool, Some(map));
+        if let Ok(crate::mcp_input::ToolArgs::Read(a)) = &parsed {
+            let text = String::from_utf8_lossy(document);
+            let w = crate::mcp_input::lines(&text, a.offset, a.limit);
+            let _ = crate::mcp_input::cut(&w.text, cap);
+        }
+        parsed.is_ok()
+    }
+}

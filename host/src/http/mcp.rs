@@ -45,7 +45,6 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -55,7 +54,10 @@ use super::report::RunReport;
 use super::runs::RunInput;
 use super::tenants::{Authenticated, Tenant};
 use crate::audit::{Caller, Event, pattern_digest};
-use crate::limits::{Limits, LimitsRequest};
+use crate::limits::Limits;
+use crate::mcp_input::{
+    GrepArgs, GrepMode, ListArgs, ReadArgs, RunArgs, ShArgs, StatArgs, ToolArgs, cut,
+};
 use crate::runtime::ScriptId;
 use crate::vfs::grep::{Grep, GrepRequest, ScanBudget};
 use crate::vfs::{FsError, Kind, VPath, resolve as resolve_path};
@@ -397,124 +399,9 @@ fn fs_error(e: &FsError) -> CallToolResult {
 }
 
 /// Arguments of a tool call, or a result saying what is wrong with them.
-fn args<T: for<'de> Deserialize<'de>>(req: &CallToolRequestParams) -> Result<T, CallToolResult> {
-    let value = Value::Object(req.arguments.clone().unwrap_or_default());
-    serde_json::from_value(value)
-        .map_err(|e| tool_error("bad_arguments", format!("{}: {e}", req.name), json!({})))
-}
-
-/// Cuts `text` to at most `cap` bytes on a character boundary.
-fn cut(text: &str, cap: usize) -> (&str, bool) {
-    if text.len() <= cap {
-        return (text, false);
-    }
-    let mut end = cap;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (&text[..end], true)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ShArgs {
-    script: String,
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(default)]
-    limits: LimitsRequest,
-    #[serde(default)]
-    max_result_bytes: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RunArgs {
-    id: String,
-    #[serde(default)]
-    args: Vec<String>,
-    #[serde(default)]
-    stdin: String,
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(default)]
-    limits: LimitsRequest,
-    #[serde(default)]
-    max_result_bytes: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReadArgs {
-    path: String,
-    #[serde(default)]
-    offset: Option<u64>,
-    #[serde(default)]
-    limit: Option<u64>,
-    #[serde(default)]
-    byte_offset: Option<u64>,
-    #[serde(default)]
-    byte_length: Option<u64>,
-    #[serde(default)]
-    max_result_bytes: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GrepArgs {
-    patterns: Vec<String>,
-    #[serde(default)]
-    roots: Vec<String>,
-    #[serde(default)]
-    ignore_case: bool,
-    #[serde(default)]
-    whole_word: bool,
-    #[serde(default)]
-    fixed_strings: bool,
-    #[serde(default)]
-    context: u32,
-    #[serde(default)]
-    include: Vec<String>,
-    #[serde(default)]
-    exclude: Vec<String>,
-    #[serde(default)]
-    max_results: Option<usize>,
-    #[serde(default)]
-    mode: GrepMode,
-    #[serde(default)]
-    limits: LimitsRequest,
-    #[serde(default)]
-    max_result_bytes: Option<u64>,
-}
-
-#[derive(Deserialize, Default, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum GrepMode {
-    #[default]
-    Lines,
-    Files,
-    Count,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ListArgs {
-    #[serde(default)]
-    path: Option<String>,
-    #[serde(default)]
-    depth: Option<u32>,
-    #[serde(default)]
-    glob: Option<String>,
-    #[serde(default)]
-    cursor: Option<String>,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StatArgs {
-    path: String,
+fn args(req: &CallToolRequestParams) -> Result<ToolArgs, CallToolResult> {
+    crate::mcp_input::parse(&req.name, req.arguments.clone())
+        .map_err(|e| tool_error("bad_arguments", e, json!({})))
 }
 
 /// Documents a result links at most (the rest are in its structured
@@ -759,31 +646,12 @@ impl McpServer {
         let whole_doc = range == (0..size);
         let (body, first, lines, total, mut truncated) =
             if a.byte_offset.is_some() || a.byte_length.is_some() {
-                (
-                    text.to_string(),
-                    None,
-                    None,
-                    None,
-                    range.end < size || range.start > 0,
-                )
+                let partial = range.end < size || range.start > 0;
+                (text.to_string(), None, None, None, partial)
             } else {
-                let all: Vec<&str> = text.split_inclusive('\n').collect();
-                let total = all.len() as u64;
-                let first = a.offset.unwrap_or(1).max(1);
-                let skip = usize::try_from(first - 1).unwrap_or(usize::MAX);
-                let take = a
-                    .limit
-                    .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
-                let window: Vec<&str> = all.iter().skip(skip).take(take).copied().collect();
-                let n = window.len() as u64;
-                let cut_by_window = skip > 0 || (skip + window.len()) < all.len();
-                (
-                    window.concat(),
-                    Some(first),
-                    Some(n),
-                    Some(total),
-                    cut_by_window || !whole_doc,
-                )
+                let w = crate::mcp_input::lines(&text, a.offset, a.limit);
+                let partial = w.partial || !whole_doc;
+                (w.text, Some(w.first), Some(w.shown), Some(w.total), partial)
             };
         let (shown, cut_by_cap) = cut(&body, cap);
         truncated |= cut_by_cap;
@@ -1185,43 +1053,25 @@ impl ServerHandler for McpServer {
             request_id: Self::request_id(&context),
         };
         let ct = context.ct.clone();
-        let result = match &*request.name {
-            "sh" => match args::<ShArgs>(&request) {
-                Ok(a) => {
-                    unless_cancelled(&context, self.sh(&tenant, caller.request_id.clone(), a))
-                        .await?
-                }
-                Err(r) => r,
-            },
-            "read" => match args::<ReadArgs>(&request) {
-                Ok(a) => unless_cancelled(&context, self.read(&tenant, &caller, a)).await?,
-                Err(r) => r,
-            },
-            "grep" => match args::<GrepArgs>(&request) {
-                Ok(a) => unless_cancelled(&context, self.grep(&tenant, &caller, &ct, a)).await?,
-                Err(r) => r,
-            },
-            "list" => match args::<ListArgs>(&request) {
-                Ok(a) => unless_cancelled(&context, self.list(&tenant, a)).await?,
-                Err(r) => r,
-            },
-            "run" => match args::<RunArgs>(&request) {
-                Ok(a) => {
-                    unless_cancelled(&context, self.run(&tenant, caller.request_id.clone(), a))
-                        .await?
-                }
-                Err(r) => r,
-            },
-            "stat" => match args::<StatArgs>(&request) {
-                Ok(a) => unless_cancelled(&context, self.stat(&tenant, a)).await?,
-                Err(r) => r,
-            },
-            other => {
-                return Err(McpError::invalid_params(
-                    format!("no tool named `{other}`; see tools/list"),
-                    None,
-                ));
+        if !tools().iter().any(|t| t.name == request.name) {
+            return Err(McpError::invalid_params(
+                format!("no tool named `{}`; see tools/list", request.name),
+                None,
+            ));
+        }
+        let id = caller.request_id.clone();
+        let result = match args(&request) {
+            Err(r) => r,
+            Ok(ToolArgs::Sh(a)) => unless_cancelled(&context, self.sh(&tenant, id, a)).await?,
+            Ok(ToolArgs::Run(a)) => unless_cancelled(&context, self.run(&tenant, id, a)).await?,
+            Ok(ToolArgs::Read(a)) => {
+                unless_cancelled(&context, self.read(&tenant, &caller, a)).await?
             }
+            Ok(ToolArgs::Grep(a)) => {
+                unless_cancelled(&context, self.grep(&tenant, &caller, &ct, a)).await?
+            }
+            Ok(ToolArgs::List(a)) => unless_cancelled(&context, self.list(&tenant, a)).await?,
+            Ok(ToolArgs::Stat(a)) => unless_cancelled(&context, self.stat(&tenant, a)).await?,
         };
         self.state
             .inner
@@ -1404,7 +1254,7 @@ pub(crate) async fn authenticate(
 
 #[cfg(test)]
 mod tests {
-    use super::{base64, cut};
+    use super::base64;
 
     #[test]
     fn base64_matches_the_standard_alphabet_and_padding() {
@@ -1413,12 +1263,5 @@ mod tests {
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"\0\xff\x10binary"), "AP8QYmluYXJ5");
-    }
-
-    #[test]
-    fn text_is_cut_on_a_character_boundary() {
-        assert_eq!(cut("héllo", 2), ("h", true));
-        assert_eq!(cut("héllo", 3), ("hé", true));
-        assert_eq!(cut("hi", 10), ("hi", false));
     }
 }
