@@ -105,19 +105,25 @@ async def busy(client):
 
 
 async def cancel(client):
-    # A call cancelled while it spins frees its slot: four calls then all
-    # get one.
+    # A call cancelled while it spins (its deadline 30 s away) frees its
+    # slot: soon after, four calls all get one. Tried every half second, so
+    # that a loaded machine only makes it later, not wrong.
     started = time.monotonic()
     with anyio.move_on_after(1.0):
         await client.call_tool("sh", {"script": SPIN, "limits": {"deadline_ms": 30000}})
-    cancelled_after = time.monotonic() - started
-    await anyio.sleep(1.0)
-    results = {}
+    cancelled = time.monotonic()
     args = {"script": "echo ok", "limits": {"deadline_ms": 5000}}
-    async with anyio.create_task_group() as tg:
-        for i in range(4):
-            tg.start_soon(timed_call, client, args, results, i)
-    return {"cancelled_after": cancelled_after, "after": [results[i] for i in range(4)]}
+    while True:
+        await anyio.sleep(0.5)
+        results = {}
+        async with anyio.create_task_group() as tg:
+            for i in range(4):
+                tg.start_soon(timed_call, client, args, results, i)
+        after = [results[i] for i in range(4)]
+        freed = time.monotonic() - cancelled
+        if all(not r["is_error"] for r in after) or freed > 20:
+            break
+    return {"cancelled_after": cancelled - started, "freed_within": freed, "after": after}
 
 
 async def progress(client):

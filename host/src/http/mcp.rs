@@ -36,6 +36,7 @@ use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use rmcp::model::CancelledNotificationParam;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams,
@@ -43,7 +44,7 @@ use rmcp::model::{
     Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -61,6 +62,48 @@ use crate::mcp_input::{
 use crate::runtime::ScriptId;
 use crate::vfs::grep::{Grep, GrepRequest, ScanBudget};
 use crate::vfs::{FsError, Kind, VPath, resolve as resolve_path};
+
+/// The MCP calls running now, by tenant and JSON-RPC request id, so that
+/// a `notifications/cancelled` reaches its call over stateless HTTP too,
+/// where it arrives in a request of its own.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight(
+    std::sync::Mutex<std::collections::HashMap<(String, String), CancellationToken>>,
+);
+
+/// Forgets a call when it ends.
+struct Running<'a> {
+    calls: &'a InFlight,
+    key: (String, String),
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.calls
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.key);
+    }
+}
+
+impl InFlight {
+    fn start(&self, tenant: &str, id: &str, ct: CancellationToken) -> Running<'_> {
+        let key = (tenant.to_owned(), id.to_owned());
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.clone(), ct);
+        Running { calls: self, key }
+    }
+
+    fn cancel(&self, tenant: &str, id: &str) {
+        let key = (tenant.to_owned(), id.to_owned());
+        if let Some(ct) = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            ct.cancel();
+        }
+    }
+}
 
 /// What an audit record names as the script of a call that runs none.
 const NO_SCRIPT: &str = "mcp";
@@ -1060,6 +1103,11 @@ impl ServerHandler for McpServer {
             ));
         }
         let id = caller.request_id.clone();
+        let _running = self.state.inner.mcp_calls.start(
+            &tenant.name,
+            &context.id.to_string(),
+            context.ct.clone(),
+        );
         let result = match args(&request) {
             Err(r) => r,
             Ok(ToolArgs::Sh(a)) => unless_cancelled(&context, self.sh(&tenant, id, a)).await?,
@@ -1078,6 +1126,29 @@ impl ServerHandler for McpServer {
             .metrics
             .mcp_call(&request.name, result.is_error == Some(true));
         Ok(result.into())
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: CancelledNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) {
+        // Over stdio rmcp cancels the call itself; over stateless HTTP the
+        // notification comes in a request of its own, and finds its call
+        // here, among the same tenant's.
+        let tenant = self.fixed.clone().or_else(|| {
+            context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|p| p.extensions.get::<Arc<Tenant>>())
+                .cloned()
+        });
+        if let (Some(tenant), Some(id)) = (tenant, notification.request_id) {
+            self.state
+                .inner
+                .mcp_calls
+                .cancel(&tenant.name, &id.to_string());
+        }
     }
 
     async fn list_resource_templates(
