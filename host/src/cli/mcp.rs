@@ -8,9 +8,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use rmcp::ServiceExt;
+use vfsbox_host::Runtime;
 use vfsbox_host::config::Config;
 use vfsbox_host::http::{AppState, McpServer, Tenants};
-use vfsbox_host::{AuditLog, Runtime};
 
 use super::run::vfs_of;
 use super::{EXIT_REFUSED, MountArg};
@@ -43,11 +43,7 @@ async fn try_mcp(args: McpArgs) -> Result<(), String> {
         Some(path) => Config::load(path).map_err(|e| e.to_string())?,
         None => Config::default(),
     };
-    let audit = match &config.server.audit_log {
-        Some(path) => AuditLog::open(path)
-            .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))?,
-        None => AuditLog::disabled(),
-    };
+    let audit = super::serve::audit_log(&config)?;
     let vfs = match (&args.mounts[..], &config.tenants[..]) {
         ([], [only]) => only.vfs().map_err(|e| e.to_string())?,
         ([], []) => vfs_of(&[])?,

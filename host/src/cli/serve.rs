@@ -38,11 +38,7 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
         None => Config::default(),
     };
     let listen = args.listen.unwrap_or(config.server.listen);
-    let audit = match &config.server.audit_log {
-        Some(path) => AuditLog::open(path)
-            .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))?,
-        None => AuditLog::disabled(),
-    };
+    let audit = audit_log(&config)?;
     let tenants = if args.config.is_some() {
         if config.tenants.is_empty() {
             return Err("the config has no [[tenants]]; nobody could call".to_owned());
@@ -85,6 +81,15 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("the server failed: {e}"))?;
     eprintln!("vfsbox: stopped");
     Ok(())
+}
+
+/// The config's audit log, or none.
+pub(crate) fn audit_log(config: &Config) -> Result<AuditLog, String> {
+    match &config.server.audit_log {
+        Some(path) => AuditLog::open(path)
+            .map_err(|e| format!("cannot open the audit log {}: {e}", path.display())),
+        None => Ok(AuditLog::disabled()),
+    }
 }
 
 /// Installs the ctrl-c and SIGTERM handlers now, so that a signal arriving

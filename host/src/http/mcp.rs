@@ -137,15 +137,34 @@ impl McpServer {
         McpServer { state, fixed: None }
     }
 
+    /// The caller's tenant: the fixed one (stdio), or the one the auth
+    /// layer put in the HTTP request behind `extensions`.
+    fn tenant_of(&self, extensions: &rmcp::model::Extensions) -> Option<Arc<Tenant>> {
+        self.fixed.clone().or_else(|| {
+            extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|p| p.extensions.get::<Arc<Tenant>>())
+                .cloned()
+        })
+    }
+
     fn tenant(&self, ctx: &RequestContext<RoleServer>) -> Result<Arc<Tenant>, McpError> {
-        if let Some(t) = &self.fixed {
-            return Ok(t.clone());
-        }
-        ctx.extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|p| p.extensions.get::<Arc<Tenant>>())
-            .cloned()
+        self.tenant_of(&ctx.extensions)
             .ok_or_else(|| McpError::internal_error("the request carries no tenant", None))
+    }
+
+    /// Records a download of `size` bytes of `path`.
+    fn audit_download(&self, caller: &Caller, path: &VPath, size: usize) -> Result<(), String> {
+        let event = Event::Download {
+            path: path.as_str(),
+            size: size as u64,
+        };
+        self.state
+            .inner
+            .runtime
+            .audit()
+            .record(caller, &event)
+            .map_err(|e| e.to_string())
     }
 
     fn request_id(ctx: &RequestContext<RoleServer>) -> String {
@@ -662,14 +681,8 @@ impl McpServer {
             Ok(b) => b,
             Err(r) => return r,
         };
-        if let Err(e) = self.state.inner.runtime.audit().record(
-            caller,
-            &Event::Download {
-                path: path.as_str(),
-                size: bytes.len() as u64,
-            },
-        ) {
-            return tool_error("audit_failed", e.to_string(), json!({}));
+        if let Err(e) = self.audit_download(caller, &path, bytes.len()) {
+            return tool_error("audit_failed", e, json!({}));
         }
         let size = meta.size;
         let sniff = &bytes[..bytes.len().min(8192)];
@@ -1136,13 +1149,7 @@ impl ServerHandler for McpServer {
         // Over stdio rmcp cancels the call itself; over stateless HTTP the
         // notification comes in a request of its own, and finds its call
         // here, among the same tenant's.
-        let tenant = self.fixed.clone().or_else(|| {
-            context
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .and_then(|p| p.extensions.get::<Arc<Tenant>>())
-                .cloned()
-        });
+        let tenant = self.tenant_of(&context.extensions);
         if let (Some(tenant), Some(id)) = (tenant, notification.request_id) {
             self.state
                 .inner
@@ -1207,18 +1214,8 @@ impl ServerHandler for McpServer {
         .await
         .map_err(|_| McpError::internal_error("the backend did not answer in time", None))?
         .map_err(not_found)?;
-        self.state
-            .inner
-            .runtime
-            .audit()
-            .record(
-                &caller,
-                &Event::Download {
-                    path: path.as_str(),
-                    size: bytes.len() as u64,
-                },
-            )
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        self.audit_download(&caller, &path, bytes.len())
+            .map_err(|e| McpError::internal_error(e, None))?;
         let contents = match std::str::from_utf8(&bytes) {
             Ok(text) if !text.contains('\0') => {
                 ResourceContents::text(text, request.uri.clone()).with_mime_type("text/plain")
