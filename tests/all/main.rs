@@ -22,3 +22,4 @@ mod sh;
 mod sh_differential;
 mod validation;
 mod vfs;
+mod wasi_fs;

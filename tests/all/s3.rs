@@ -75,6 +75,9 @@ impl S3Server {
             .with_access_key_id(ACCESS_KEY)
             .with_secret_access_key(SECRET_KEY)
             .with_virtual_hosted_style_request(false)
+            // As a configured mount retries (this server answers a HEAD of
+            // a directory with 500, where S3 says 404).
+            .with_retry(S3Backend::retry_policy())
             .build()
             .expect("client");
         Arc::new(store)

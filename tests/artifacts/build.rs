@@ -17,6 +17,7 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ("BUDGET_AWARE", "budget-aware", "budget-aware"),
     ("CPU_HASH", "cpu-hash", "cpu-hash"),
     ("HTTP_HELLO", "http-hello", "http_hello"),
+    ("STD_FS", "std-fs", "std-fs"),
 ];
 
 /// Directories whose changes require a rebuild, relative to the workspace.
@@ -48,7 +49,43 @@ fn main() {
             wasm.display().to_string()
         ));
     }
+    // The same std-only program built for the host, the reference the
+    // `wasi:filesystem` differential compares the guest with.
+    for (name, package) in NATIVE {
+        let exe = build_native(&workspace, &out_dir, package);
+        code.push_str(&format!(
+            "/// `{package}` built for the host, to run over a tree on disk.\npub const {name}: &str = {:?};\n",
+            exe.display().to_string()
+        ));
+    }
     std::fs::write(out_dir.join("artifacts.rs"), code).expect("write artifacts.rs");
+}
+
+/// Packages also built for the host: the constant that names the
+/// executable, and the package.
+const NATIVE: &[(&str, &str)] = &[("STD_FS_NATIVE", "std-fs")];
+
+/// Builds `package` for the host in release mode with a nested cargo, next
+/// to the guests, and returns its executable.
+fn build_native(workspace: &std::path::Path, out_dir: &std::path::Path, package: &str) -> PathBuf {
+    let target_dir = guest_target_dir(out_dir);
+    let status =
+        std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+            .current_dir(workspace)
+            .args(["build", "--release", "--package", package])
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("RUSTFLAGS")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("RUSTC_WRAPPER")
+            .env_remove("CARGO_BUILD_RUSTFLAGS")
+            .status()
+            .expect("cargo runs");
+    assert!(status.success(), "building {package} for the host failed");
+    let exe = target_dir.join("release").join(package);
+    assert!(exe.exists(), "{} was not built", exe.display());
+    exe
 }
 
 include!("../../host/build/guests.rs");

@@ -1,5 +1,6 @@
 //! The host side of the `vfsbox:script` world: the `fs`, `search` and
-//! `budget` imports, and the WASI subset a script may use.
+//! `budget` imports, `wasi:filesystem` served over the same documents, and
+//! the WASI subset a script may use.
 //!
 //! Every import has the same shape: a method on [`ScriptHost`], the run's
 //! state for these imports, registered with one `add_to_linker` call. Each
@@ -7,8 +8,11 @@
 //! only for the time left before the run's deadline.
 
 mod budget;
+mod filesystem;
 mod fs;
 mod search;
+
+pub(crate) use filesystem::FilesState;
 
 use std::future::Future;
 
@@ -37,6 +41,35 @@ pub(crate) mod bindings {
     });
 }
 
+/// `wasi:filesystem` 0.2, generated from the WASI packages in `wit/deps`,
+/// implemented by [`filesystem`] over the VFS. Its streams, pollables and
+/// errors are `wasi:io`'s, the ones the linker already has; its descriptors
+/// are this host's own, never a host file (wasmtime-wasi's filesystem is not
+/// linked).
+pub(crate) mod filesystem_bindings {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        inline: "
+            package vfsbox:host;
+            world filesystem {
+                import wasi:filesystem/types@0.2.12;
+                import wasi:filesystem/preopens@0.2.12;
+            }
+        ",
+        world: "vfsbox:host/filesystem",
+        imports: { default: async | trappable },
+        trappable_error_type: {
+            "wasi:filesystem/types.error-code" => super::filesystem::Failure,
+        },
+        with: {
+            "wasi:io": wasmtime_wasi_io::bindings::wasi::io,
+            "wasi:clocks/wall-clock": wasmtime_wasi::p2::bindings::clocks::wall_clock,
+            "wasi:filesystem/types.descriptor": super::filesystem::Descriptor,
+            "wasi:filesystem/types.directory-entry-stream": super::filesystem::DirectoryEntries,
+        },
+    });
+}
+
 use bindings::vfsbox::script::types;
 
 /// The state of one run that the `vfsbox:script` imports use.
@@ -48,6 +81,9 @@ pub(crate) struct ScriptHost {
     pub(crate) audit: AuditLog,
     pub(crate) caller: Caller,
     pub(crate) script_id: String,
+    /// What `wasi:filesystem` keeps for the run: its open handles and the
+    /// metadata it has learnt.
+    pub(crate) files: filesystem::FilesState,
 }
 
 /// What an import returns on failure: an error the guest sees, or a trap
@@ -147,9 +183,8 @@ impl WasiView for RunState {
 }
 
 /// The WASI interfaces a script may import, besides `vfsbox:script`. These
-/// are all the linker provides: no sockets, no HTTP. The filesystem
-/// interfaces are there because Rust's standard library imports them, but
-/// a script has no preopened directory to use them on.
+/// are all the linker provides: no sockets, no HTTP. The filesystem is the
+/// documents, read-only, one preopened directory per mount ([`filesystem`]).
 pub(crate) const ALLOWED_WASI: &[&str] = &[
     "wasi:cli/environment",
     "wasi:cli/exit",
@@ -180,7 +215,6 @@ pub(crate) const SCRIPT_PACKAGE: &str = "vfsbox:script/";
 pub(crate) fn add_to_linker(linker: &mut Linker<RunState>) -> wasmtime::Result<()> {
     use wasmtime_wasi::cli::{WasiCli, WasiCliView};
     use wasmtime_wasi::clocks::{WasiClocks, WasiClocksView};
-    use wasmtime_wasi::filesystem::{WasiFilesystem, WasiFilesystemView};
     use wasmtime_wasi::random::WasiRandom;
     use wasmtime_wasi_io::bindings::wasi::io;
 
@@ -203,8 +237,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<RunState>) -> wasmtime::Result<(
     wasi::cli::terminal_stdin::add_to_linker::<RunState, WasiCli>(l, RunState::cli)?;
     wasi::cli::terminal_stdout::add_to_linker::<RunState, WasiCli>(l, RunState::cli)?;
     wasi::cli::terminal_stderr::add_to_linker::<RunState, WasiCli>(l, RunState::cli)?;
-    wasi::filesystem::types::add_to_linker::<RunState, WasiFilesystem>(l, RunState::filesystem)?;
-    wasi::filesystem::preopens::add_to_linker::<RunState, WasiFilesystem>(l, RunState::filesystem)?;
+    filesystem::add_to_linker(l)?;
     use bindings::vfsbox::script as vfsbox;
     vfsbox::types::add_to_linker::<RunState, HasSelf<ScriptHost>>(l, |s| &mut s.host)?;
     vfsbox::fs::add_to_linker::<RunState, HasSelf<ScriptHost>>(l, |s| &mut s.host)?;

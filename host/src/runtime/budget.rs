@@ -2,6 +2,8 @@
 //! charges before doing work.
 
 use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::limits::{Limit, Limits};
@@ -15,7 +17,7 @@ pub(crate) struct Budget {
     pub(crate) started: Instant,
     deadline: Instant,
     documents: HashSet<VPath>,
-    pub(crate) bytes_read: u64,
+    bytes: ReadMeter,
     pub(crate) files_scanned: u64,
     pub(crate) bytes_scanned: u64,
     /// Fuel left as of the last call into the host.
@@ -28,7 +30,7 @@ impl Budget {
         Budget {
             deadline: started + limits.deadline,
             documents: HashSet::new(),
-            bytes_read: 0,
+            bytes: ReadMeter::default(),
             files_scanned: 0,
             bytes_scanned: 0,
             fuel_left: limits.fuel,
@@ -53,10 +55,16 @@ impl Budget {
 
     /// The error that ends a run at its deadline.
     pub(crate) fn deadline_exceeded(&self) -> LimitExceeded {
-        LimitExceeded {
-            limit: Limit::Deadline,
-            used: millis(self.started.elapsed()),
-            allowed: millis(self.limits.deadline),
+        self.clock().exceeded()
+    }
+
+    /// The run's deadline, for a reader that outlives the call that opened
+    /// it (a document stream).
+    pub(crate) fn clock(&self) -> Deadline {
+        Deadline {
+            at: self.deadline,
+            started: self.started,
+            allowed: self.limits.deadline,
         }
     }
 
@@ -70,8 +78,25 @@ impl Budget {
             .saturating_sub(self.documents_read())
     }
 
+    pub(crate) fn bytes_read(&self) -> u64 {
+        self.bytes.get()
+    }
+
     pub(crate) fn bytes_left(&self) -> u64 {
-        self.limits.bytes_read.saturating_sub(self.bytes_read)
+        self.limits.bytes_read.saturating_sub(self.bytes_read())
+    }
+
+    /// The run's byte counter, for a reader that outlives the call that
+    /// opened it (a document stream): it charges the same cap.
+    pub(crate) fn meter(&self) -> ReadMeter {
+        self.bytes.clone()
+    }
+
+    /// Counts `path` as read, against the document cap, before any of its
+    /// bytes are: what opening a document costs. Its bytes are charged as
+    /// they are delivered.
+    pub(crate) fn charge_document(&mut self, path: &VPath) -> Result<(), LimitExceeded> {
+        self.charge_read(path, 0)
     }
 
     /// Charges a read of up to `bytes` bytes of `path` before it happens:
@@ -86,11 +111,7 @@ impl Budget {
             });
         }
         if bytes > self.bytes_left() {
-            return Err(LimitExceeded {
-                limit: Limit::BytesRead,
-                used: self.bytes_read.saturating_add(bytes),
-                allowed: self.limits.bytes_read,
-            });
+            return Err(self.bytes.exceeded(bytes, self.limits.bytes_read));
         }
         // The bytes are copied into the script's memory; a read that could
         // never fit there is refused before the host buffers it.
@@ -104,8 +125,7 @@ impl Budget {
             });
         }
         self.documents.insert(path.clone());
-        self.bytes_read += bytes;
-        Ok(())
+        self.bytes.charge(bytes, self.limits.bytes_read)
     }
 
     pub(crate) fn scan_files_left(&self) -> u64 {
@@ -114,6 +134,54 @@ impl Budget {
 
     pub(crate) fn scan_bytes_left(&self) -> u64 {
         self.limits.scan_bytes.saturating_sub(self.bytes_scanned)
+    }
+}
+
+/// When a run ends, and the error that says it did.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    pub(crate) at: Instant,
+    started: Instant,
+    allowed: Duration,
+}
+
+impl Deadline {
+    pub(crate) fn exceeded(&self) -> LimitExceeded {
+        LimitExceeded {
+            limit: Limit::Deadline,
+            used: millis(self.started.elapsed()),
+            allowed: millis(self.allowed),
+        }
+    }
+}
+
+/// The bytes a run has read: one counter shared by the run's imports and
+/// the document streams it opened, all charging one cap.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReadMeter(Arc<AtomicU64>);
+
+impl ReadMeter {
+    pub(crate) fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Adds `bytes`, unless that would pass `cap`: then nothing is added
+    /// and the run must end.
+    pub(crate) fn charge(&self, bytes: u64, cap: u64) -> Result<(), LimitExceeded> {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |read| {
+                read.checked_add(bytes).filter(|&total| total <= cap)
+            })
+            .map(drop)
+            .map_err(|_| self.exceeded(bytes, cap))
+    }
+
+    fn exceeded(&self, bytes: u64, cap: u64) -> LimitExceeded {
+        LimitExceeded {
+            limit: Limit::BytesRead,
+            used: self.get().saturating_add(bytes),
+            allowed: cap,
+        }
     }
 }
 
@@ -250,7 +318,14 @@ mod tests {
             (err.limit, err.used, err.allowed),
             (Limit::BytesRead, 101, 100)
         );
-        assert_eq!(b.bytes_read, 60, "a refused read charges nothing");
+        assert_eq!(b.bytes_read(), 60, "a refused read charges nothing");
+        let meter = b.meter();
+        let err = meter
+            .charge(41, 100)
+            .expect_err("a stream's bytes count too");
+        assert_eq!((err.used, err.allowed), (101, 100));
+        meter.charge(40, 100).expect("fits");
+        assert_eq!(b.bytes_read(), 100, "one counter for imports and streams");
     }
 
     #[test]

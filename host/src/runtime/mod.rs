@@ -428,6 +428,7 @@ impl Runtime {
                 audit: self.inner.audit.clone(),
                 caller: spec.caller,
                 script_id: compiled.id.to_string(),
+                files: imports::FilesState::default(),
             },
         };
         let mut store = Store::new(&self.inner.engine, state);
@@ -508,7 +509,7 @@ impl Runtime {
             elapsed_ms: millis(started.elapsed()),
             fuel_consumed: limits.fuel.saturating_sub(fuel_left),
             document_reads: host.budget.documents_read(),
-            bytes_read: host.budget.bytes_read,
+            bytes_read: host.budget.bytes_read(),
             files_scanned: host.budget.files_scanned,
             bytes_scanned: host.budget.bytes_scanned,
             peak_memory_bytes: host.budget.memory.peak,

@@ -26,7 +26,7 @@ pub use backend::{
 pub use download::{DownloadError, Resolved, download, resolve_path};
 pub use local::LocalBackend;
 pub use memory::{Fault, MemoryBackend};
-pub use path::{PathError, VPath, resolve, resolve_bytes};
+pub use path::{BeneathError, PathError, VPath, resolve, resolve_beneath, resolve_bytes};
 pub use s3::{S3Backend, S3Config};
 
 /// One mount: a virtual path served by a backend.

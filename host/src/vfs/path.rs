@@ -165,6 +165,73 @@ pub fn resolve_bytes(cwd: &VPath, input: &[u8]) -> Result<VPath, PathError> {
     resolve(cwd, s)
 }
 
+/// Why [`resolve_beneath`] refused a path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BeneathError {
+    /// Empty, too long or holding a NUL byte.
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// The path is absolute: it names no place beneath the directory.
+    #[error("the path is absolute")]
+    Absolute,
+    /// A `..` climbs above the root the directory was opened beneath.
+    #[error("the path leads outside its directory")]
+    Escapes,
+}
+
+/// Resolves `input` relative to the directory `dir`, never leaving `root`
+/// (`dir` itself or one of its ancestors): the rule of `wasi:filesystem`,
+/// where every path is relative to a descriptor and no step of resolving it
+/// may leave the preopened directory it came from.
+///
+/// Unlike [`resolve`], `~` is an ordinary name, an absolute path is refused
+/// rather than taken from `/`, and a `..` that would climb above `root` at
+/// any step is refused rather than stopped at `/` (`a/../../x` from a root
+/// is refused even though it could come back down).
+pub fn resolve_beneath(dir: &VPath, root: &VPath, input: &str) -> Result<VPath, BeneathError> {
+    if input.is_empty() {
+        return Err(PathError::Empty.into());
+    }
+    if input.len() > MAX_PATH_BYTES {
+        return Err(PathError::TooLong.into());
+    }
+    if input.contains('\0') {
+        return Err(PathError::Nul.into());
+    }
+    if input.starts_with('/') {
+        return Err(BeneathError::Absolute);
+    }
+    let floor = root.components().count();
+    let mut parts: Vec<&str> = dir.components().collect();
+    if parts.len() < floor || dir.strip_prefix(root).is_none() {
+        return Err(BeneathError::Escapes);
+    }
+    for part in input.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.len() == floor {
+                    return Err(BeneathError::Escapes);
+                }
+                parts.pop();
+            }
+            name => parts.push(name),
+        }
+    }
+    let mut out = String::with_capacity(dir.as_str().len() + input.len() + 1);
+    for part in &parts {
+        out.push('/');
+        out.push_str(part);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    if out.len() > MAX_PATH_BYTES {
+        return Err(PathError::TooLong.into());
+    }
+    Ok(VPath(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +332,65 @@ mod tests {
         for bad in ["files", "/files/", "/files/../x", "//files", "/a/./b", ""] {
             assert!(VPath::parse_absolute(bad).is_none(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn resolves_beneath_a_root_or_refuses() {
+        let root = p("/files");
+        let dir = p("/files/docs");
+        let ok: &[(&str, &str)] = &[
+            ("a.txt", "/files/docs/a.txt"),
+            (".", "/files/docs"),
+            ("..", "/files"),
+            ("../x/./y//z", "/files/x/y/z"),
+            ("a/../b", "/files/docs/b"),
+            ("~", "/files/docs/~"),
+            ("~/x", "/files/docs/~/x"),
+            ("a/", "/files/docs/a"),
+        ];
+        for (input, want) in ok {
+            assert_eq!(
+                resolve_beneath(&dir, &root, input)
+                    .as_ref()
+                    .map(VPath::as_str),
+                Ok(*want),
+                "{input:?}"
+            );
+        }
+        let refused: &[(&str, BeneathError)] = &[
+            ("../..", BeneathError::Escapes),
+            ("../../etc/passwd", BeneathError::Escapes),
+            ("../../files/docs", BeneathError::Escapes),
+            ("a/../../../files", BeneathError::Escapes),
+            ("/etc/passwd", BeneathError::Absolute),
+            ("/files/docs/a.txt", BeneathError::Absolute),
+            ("", BeneathError::Path(PathError::Empty)),
+            ("a\0b", BeneathError::Path(PathError::Nul)),
+        ];
+        for (input, want) in refused {
+            assert_eq!(
+                resolve_beneath(&dir, &root, input).as_ref(),
+                Err(want),
+                "{input:?}"
+            );
+        }
+        // A directory that is not beneath the root resolves nothing.
+        assert_eq!(
+            resolve_beneath(&p("/other"), &root, "a"),
+            Err(BeneathError::Escapes)
+        );
+        assert_eq!(
+            resolve_beneath(&p("/filesx"), &root, "a"),
+            Err(BeneathError::Escapes)
+        );
+        // The root itself may be the directory; `..` from it is refused.
+        assert_eq!(
+            resolve_beneath(&root, &root, ".."),
+            Err(BeneathError::Escapes)
+        );
+        assert_eq!(
+            resolve_beneath(&root, &root, "a").map(|p| p.0),
+            Ok("/files/a".to_owned())
+        );
     }
 }

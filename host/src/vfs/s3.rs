@@ -52,13 +52,7 @@ impl S3Backend {
     /// Connects to the store described by `config`, with credentials from
     /// the environment.
     pub fn new(config: &S3Config) -> Result<S3Backend, String> {
-        // A store that is down answers a script within seconds, not after
-        // the client's default three minutes of retries.
-        let retry = RetryConfig {
-            max_retries: 3,
-            retry_timeout: Duration::from_secs(10),
-            ..RetryConfig::default()
-        };
+        let retry = S3Backend::retry_policy();
         let mut b = AmazonS3Builder::from_env()
             .with_bucket_name(&config.bucket)
             .with_region(&config.region)
@@ -71,6 +65,18 @@ impl S3Backend {
         }
         let store = b.build().map_err(|e| format!("bad S3 settings: {e}"))?;
         Ok(S3Backend::with_store(Arc::new(store), &config.prefix))
+    }
+
+    /// How a mount's client retries a failed request: a store that is down
+    /// (or that answers 500 where S3 answers 404, as some do for a HEAD of
+    /// a "directory") answers a script within seconds, not after the
+    /// client's default three minutes of retries.
+    pub fn retry_policy() -> RetryConfig {
+        RetryConfig {
+            max_retries: 3,
+            retry_timeout: Duration::from_secs(10),
+            ..RetryConfig::default()
+        }
     }
 
     /// Serves `prefix` of an object store built elsewhere.
