@@ -111,3 +111,30 @@ fn budget_aware_stops_cleanly_before_the_read_cap() {
         "the whole directory fits the default budget"
     );
 }
+
+/// `walkdir` and `csv`, unchanged, read the documents through `std::fs` as
+/// they read a directory on disk: the guest's output is the same program's,
+/// built for the host, over `examples/data`.
+#[test]
+fn csv_totals_reads_with_ordinary_crates_as_the_native_build_does() {
+    let args = ["/files/reports", "revenue_eur", "refunds_eur"];
+    let (code, out, err) = run(vfsbox_test_artifacts::CSV_TOTALS, &[], &args);
+    assert_eq!(code, Some(0), "{err}");
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data/reports");
+    let native = Command::new(vfsbox_test_artifacts::CSV_TOTALS_NATIVE)
+        .arg(data)
+        .args(&args[1..])
+        .output()
+        .expect("the native build runs");
+    assert!(native.status.success());
+    assert_eq!(out, String::from_utf8_lossy(&native.stdout));
+    assert!(out.starts_with("q2-2026.csv: "), "{out}");
+    // A relative walk from the working directory, through the mount's
+    // preopen.
+    let (code, relative, _) = run(
+        vfsbox_test_artifacts::CSV_TOTALS,
+        &[],
+        &["files/reports", "revenue_eur", "refunds_eur"],
+    );
+    assert_eq!((code, relative), (Some(0), out));
+}

@@ -18,6 +18,7 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ("CPU_HASH", "cpu-hash", "cpu-hash"),
     ("HTTP_HELLO", "http-hello", "http_hello"),
     ("STD_FS", "std-fs", "std-fs"),
+    ("CSV_TOTALS", "csv-totals", "csv-totals"),
 ];
 
 /// Directories whose changes require a rebuild, relative to the workspace.
@@ -63,7 +64,10 @@ fn main() {
 
 /// Packages also built for the host: the constant that names the
 /// executable, and the package.
-const NATIVE: &[(&str, &str)] = &[("STD_FS_NATIVE", "std-fs")];
+const NATIVE: &[(&str, &str)] = &[
+    ("STD_FS_NATIVE", "std-fs"),
+    ("CSV_TOTALS_NATIVE", "csv-totals"),
+];
 
 /// Builds `package` for the host in release mode with a nested cargo, next
 /// to the guests, and returns its executable.
