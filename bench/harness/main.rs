@@ -2,7 +2,8 @@
 //! overhead (against `wasmtime serve` and a process per request), what
 //! fuel and epochs cost, grep throughput (against ripgrep and GNU grep),
 //! 429 latency under saturation, the incident replayed, and deadline
-//! precision.
+//! precision, and `std::fs` reads through `wasi:filesystem` (against the
+//! SDK's reads and wasmtime-wasi's own filesystem).
 //!
 //! Run the whole table with `bench/run`, which installs ripgrep and the
 //! corpus (the kernel's `Documentation/` and `include/`) and builds the
@@ -13,6 +14,7 @@
 //! (`--as-wasmtime-serve`), built from the `wasmtime-cli` crate with the
 //! same wasmtime as vfsbox.
 
+mod files;
 #[path = "../guests/cpu-hash/src/hash.rs"]
 mod hash;
 mod peers;
@@ -25,10 +27,15 @@ use report::Table;
 /// The harness runs as the `wasmtime serve` peer when its first argument
 /// is this; the rest are `wasmtime serve`'s.
 const WASMTIME_SERVE: &str = "--as-wasmtime-serve";
+/// The harness runs as `wasmtime run` when its first argument is this.
+const WASMTIME_RUN: &str = "--as-wasmtime-run";
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some(WASMTIME_SERVE) {
         return wasmtime_serve();
+    }
+    if std::env::args().nth(1).as_deref() == Some(WASMTIME_RUN) {
+        return wasmtime_run();
     }
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let wanted = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
@@ -57,6 +64,7 @@ fn main() {
         section!("limits", sandbox::limit_overhead(&mut table));
         section!("grep", peers::grep_throughput(&mut table));
         section!("shell", peers::shell_pipelines(&mut table));
+        section!("files", files::std_fs_reads(&mut table));
         section!("admission", service::admission(&mut table));
         section!("incident", service::incident(&mut table));
         section!("deadline", sandbox::deadline_precision(&mut table));
@@ -92,6 +100,25 @@ fn wasmtime_serve() {
         eprintln!("wasmtime serve: {e:?}");
         std::process::exit(1);
     }
+}
+
+/// `wasmtime run`, from the `wasmtime-cli` crate.
+#[cfg(feature = "peer")]
+fn wasmtime_run() {
+    use wasmtime_cli::commands::RunCommand;
+    let args = std::env::args().skip(2);
+    let run =
+        <RunCommand as clap::Parser>::parse_from(std::iter::once("run".to_owned()).chain(args));
+    if let Err(e) = run.execute() {
+        eprintln!("wasmtime run: {e:?}");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(not(feature = "peer"))]
+fn wasmtime_run() {
+    eprintln!("built without the `peer` feature: no `wasmtime run`");
+    std::process::exit(2);
 }
 
 #[cfg(not(feature = "peer"))]

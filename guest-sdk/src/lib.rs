@@ -2,9 +2,15 @@
 //!
 //! A vfsbox script is an ordinary Rust program with a `fn main()`, built for
 //! `wasm32-wasip2`. It reads its arguments, stdin and clocks through the Rust
-//! standard library as usual, and reads documents through this crate: the
-//! host gives it a read-only virtual filesystem of documents, and nothing
-//! else (no sockets, no host directories).
+//! standard library as usual, and reads documents through this crate or
+//! through `std::fs`: the host gives it a read-only virtual filesystem of
+//! documents, and nothing else (no sockets, no host directories).
+//!
+//! `std::fs` (and any crate that opens paths) reads the documents too: the
+//! host serves `wasi:filesystem` over them, one preopened directory per
+//! mount, under the same budget. This crate adds what only the host does
+//! well: listings that say when they were cut, [`search`] on the host
+//! without copying documents into the script, and the [`budget`] left.
 //!
 //! ```no_run
 //! use vfsbox_guest::fs;

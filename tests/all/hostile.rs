@@ -193,6 +193,10 @@ async fn the_host_filesystem_is_out_of_reach_through_wasi() {
         ("/files//../etc/passwd", "refused: PermissionDenied\n"),
         ("/files/a.txt\u{0}/etc/passwd", "refused: InvalidInput\n"),
         ("/files/notes", "refused: IsADirectory\n"),
+        // Encodings WASI does not decode are names, and there are none.
+        ("/files/%2e%2e/%2e%2e/etc/passwd", "refused: NotFound\n"),
+        ("/files/..\\..\\etc\\passwd", "refused: NotFound\n"),
+        ("/files/\u{ff0e}\u{ff0e}/etc/passwd", "refused: NotFound\n"),
         // A document, through the mount's preopen, from the guest's `/`.
         ("files/a.txt", "read 6 bytes: \"alpha\\n\"\n"),
         ("/files/notes/../a.txt", "read 6 bytes: \"alpha\\n\"\n"),

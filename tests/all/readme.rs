@@ -156,3 +156,58 @@ fn shapes_and_elisions_compare_as_the_readme_means_them() {
     assert!(!matches(r#"{"a":"hello"}"#, r#"{"a":"hullo"}"#));
     assert!(!matches("ok", "ok and more"));
 }
+
+/// The README's local runs (`$ vfsbox run target/.../NAME.wasm ...` and
+/// `$ vfsbox sh ...`), replayed with the built examples over the demo
+/// documents: each prints exactly what the README shows.
+#[test]
+fn the_readme_local_runs_print_what_it_shows() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README");
+    let built: &[(&str, &str)] = &[
+        ("hello", vfsbox_test_artifacts::HELLO),
+        ("wc", vfsbox_test_artifacts::WC),
+        ("grep-count", vfsbox_test_artifacts::GREP_COUNT),
+        ("json-fields", vfsbox_test_artifacts::JSON_FIELDS),
+        ("budget-aware", vfsbox_test_artifacts::BUDGET_AWARE),
+        ("csv-totals", vfsbox_test_artifacts::CSV_TOTALS),
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let release = dir.path().join("target/wasm32-wasip2/release");
+    std::fs::create_dir_all(&release).expect("mkdir");
+    for (name, wasm) in built {
+        std::fs::copy(wasm, release.join(format!("{name}.wasm"))).expect("copy");
+    }
+    let vfsbox = std::path::Path::new(env!("CARGO_BIN_EXE_vfsbox"));
+    let path = format!(
+        "{}:{}",
+        vfsbox.parent().expect("bin dir").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut replayed = 0;
+    for block in readme.split("```console\n").skip(1) {
+        let block = block.split("\n```").next().unwrap_or_default();
+        for chunk in block.split("$ ").skip(1) {
+            let (command, expected) = chunk.split_once('\n').unwrap_or((chunk, ""));
+            if !(command.starts_with("vfsbox run target/") || command.starts_with("vfsbox sh ")) {
+                continue;
+            }
+            // The block's last line lost its newline to the split.
+            let expected = format!("{}\n", expected.trim_end_matches('\n'));
+            let out = Command::new("bash")
+                .args(["-c", command])
+                .current_dir(dir.path())
+                .env("PATH", &path)
+                .output()
+                .expect("bash runs");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                expected.as_str(),
+                "$ {command}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            replayed += 1;
+        }
+    }
+    assert!(replayed >= 4, "the README shows {replayed} local runs");
+}

@@ -150,6 +150,17 @@ const COMMANDS: &[&[&str]] = &[
         "/files/docs/nested/../guide.md",
         "/files/empty.txt",
     ],
+    // The working directory is the program's own (libc keeps it).
+    &[
+        "cd",
+        "/files/docs",
+        "guide.md",
+        "nested/deep/note.txt",
+        "../README.md",
+        "missing",
+    ],
+    &["cd", "/files/README.md"],
+    &["cd", "/files/missing"],
 ];
 
 /// Runs every command through vfsbox over `vfs` and natively over `disk`,

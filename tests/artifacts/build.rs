@@ -19,6 +19,7 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ("HTTP_HELLO", "http-hello", "http_hello"),
     ("STD_FS", "std-fs", "std-fs"),
     ("CSV_TOTALS", "csv-totals", "csv-totals"),
+    ("READ_ALL", "read-all", "read-all"),
 ];
 
 /// Directories whose changes require a rebuild, relative to the workspace.
