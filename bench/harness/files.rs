@@ -13,7 +13,8 @@ use vfsbox_host::vfs::{LocalBackend, Mount};
 use vfsbox_host::{AuditLog, Limits, RunSpec, Runtime, VPath, Vfs};
 use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store};
-use wasmtime_wasi::{DirPerms, FilePerms, WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi::filesystem::FsPerms;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::report::{Table, median};
 
@@ -83,9 +84,7 @@ impl WasiView for Peer {
 /// component compiled once: `wasmtime run --dir DIR::/files`, minus the
 /// process and the compilation.
 async fn wasmtime_wasi(wasm: &str, dir: &Path, args: &[&str]) -> (Duration, String) {
-    let mut config = Config::new();
-    config.async_support(true);
-    let engine = Engine::new(&config).expect("engine");
+    let engine = Engine::new(&Config::new()).expect("engine");
     let component = Component::from_file(&engine, wasm).expect("component");
     let mut linker = Linker::<Peer>::new(&engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker).expect("link");
@@ -99,7 +98,7 @@ async fn wasmtime_wasi(wasm: &str, dir: &Path, args: &[&str]) -> (Duration, Stri
         wasi.args(&["std-fs"])
             .args(args)
             .stdout(stdout.clone())
-            .preopened_dir(dir, "/files", DirPerms::READ, FilePerms::READ)
+            .preopened_dir(dir, "/files", FsPerms::ReadOnly)
             .expect("preopen");
         let start = Instant::now();
         let mut store = Store::new(

@@ -368,10 +368,10 @@ impl FsView<'_> {
             None => {
                 // A complete listing of the directory that lacks the name
                 // says it is not there.
-                if let (Some(listing), Some(_)) = (&d.listing, single_name(path)) {
-                    if !listing.truncated {
-                        return Err(ErrorCode::NoEntry.into());
-                    }
+                if let (Some(listing), Some(_)) = (&d.listing, single_name(path))
+                    && !listing.truncated
+                {
+                    return Err(ErrorCode::NoEntry.into());
                 }
                 let meta = {
                     let target = target.clone();
