@@ -201,3 +201,91 @@ async fn a_configured_s3_mount_serves_its_prefix_through_the_service() {
     assert!(run.iter().any(|l| l.contains("run started")), "{log}");
     assert!(run.iter().any(|l| l.contains("run ended")), "{log}");
 }
+
+/// A TCP proxy in front of an [`S3Server`] that stalls the body of every
+/// `GET` after `limit` bytes of its response: the connection stays open and
+/// nothing more arrives, as from a store that hangs mid-download. Other
+/// requests (`HEAD`, listings) pass whole.
+pub(crate) struct StallingProxy {
+    pub(crate) addr: SocketAddr,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for StallingProxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+impl StallingProxy {
+    pub(crate) async fn start(upstream: SocketAddr, limit: usize) -> StallingProxy {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let accept = tokio::spawn(async move {
+            let mut connections = tokio::task::JoinSet::new();
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = tokio::net::TcpStream::connect(upstream).await else {
+                    continue;
+                };
+                let (mut client_rx, mut client_tx) = client.into_split();
+                let (mut server_rx, mut server_tx) = server.into_split();
+                // Bytes of the current response that may still pass; the
+                // client's requests set it (unbounded but for a GET).
+                let allowance = Arc::new(AtomicUsize::new(usize::MAX));
+                let requests = allowance.clone();
+                connections.spawn(async move {
+                    let mut buf = vec![0u8; 16 * 1024];
+                    while let Ok(n) = client_rx.read(&mut buf).await {
+                        if n == 0 || server_tx.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                        let get = buf[..n].starts_with(b"GET ");
+                        let next = if get { limit } else { usize::MAX };
+                        requests.store(next, Ordering::SeqCst);
+                    }
+                });
+                connections.spawn(async move {
+                    let mut buf = vec![0u8; 16 * 1024];
+                    while let Ok(n) = server_rx.read(&mut buf).await {
+                        if n == 0 {
+                            break;
+                        }
+                        let left = allowance.load(Ordering::SeqCst);
+                        let pass = n.min(left);
+                        if client_tx.write_all(&buf[..pass]).await.is_err() {
+                            break;
+                        }
+                        if left != usize::MAX {
+                            allowance.store(left - pass, Ordering::SeqCst);
+                        }
+                        if pass < n {
+                            // Stalled: hold the connection, send nothing.
+                            std::future::pending::<()>().await;
+                        }
+                    }
+                });
+                while connections.try_join_next().is_some() {}
+            }
+        });
+        StallingProxy { addr, accept }
+    }
+
+    /// A client of `server`'s bucket through this proxy.
+    pub(crate) fn store(&self) -> Arc<dyn ObjectStore> {
+        let store = AmazonS3Builder::new()
+            .with_endpoint(format!("http://{}", self.addr))
+            .with_allow_http(true)
+            .with_bucket_name(BUCKET)
+            .with_region("us-east-1")
+            .with_access_key_id(ACCESS_KEY)
+            .with_secret_access_key(SECRET_KEY)
+            .with_virtual_hosted_style_request(false)
+            .with_retry(S3Backend::retry_policy())
+            .build()
+            .expect("client");
+        Arc::new(store)
+    }
+}

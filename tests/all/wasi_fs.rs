@@ -479,3 +479,84 @@ fn a_300_mib_document_streams_to_the_byte_cap_in_bounded_memory() {
     // MiB. A host that buffered the document would pass 256 MiB.
     assert!(peak < 200 * 1024, "peak RSS {peak} KiB");
 }
+
+/// Reads through `wasi:filesystem` are in the run's audited usage, as reads
+/// through `fs` are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_through_wasi_are_audited_with_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("audit.jsonl");
+    let rt =
+        Runtime::new(limits(), vfsbox_host::AuditLog::open(&log).expect("open")).expect("runtime");
+    let report = run_std_fs(
+        &rt,
+        vfs_of(small_tree()),
+        limits(),
+        &["open", "/files/a.txt", "/files/notes/c.txt", "/files/a.txt"],
+    )
+    .await;
+    assert_eq!(report.exit_code(), Some(0));
+    let text = std::fs::read_to_string(&log).expect("log");
+    let end: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+        .find(|r| r["event"] == "run_end")
+        .expect("a run_end record");
+    assert_eq!(end["usage"]["document_reads"], 2);
+    // "alpha\n" twice and "gamma\nTODO: delta\n" once.
+    assert_eq!(end["usage"]["bytes_read"], 6 + 18 + 6);
+}
+
+/// An S3 read that stalls mid-document (the store stops sending, the
+/// connection stays open) ends at the deadline, output kept, slot freed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_s3_read_ends_at_the_deadline() {
+    let server = S3Server::start().await;
+    let files = [
+        ("first.txt", &b"before\n"[..]),
+        ("big.bin", &[b'x'; 4 * 1024 * 1024][..]),
+    ];
+    server.backend("docs", &files).await;
+    // The first 256 KiB of a GET's response pass, then nothing.
+    let proxy = crate::s3::StallingProxy::start(server.addr, 256 * 1024).await;
+    let backend = S3Backend::with_store(proxy.store(), "docs");
+    let rt = runtime(limits());
+    let deadline = Duration::from_secs(2);
+    let limits = Limits {
+        deadline,
+        ..limits()
+    };
+    let started = Instant::now();
+    let report = run_std_fs(
+        &rt,
+        mounted(Arc::new(backend)),
+        limits,
+        &["cd", "/files", "first.txt", "big.bin"],
+    )
+    .await;
+    let took = started.elapsed();
+    assert!(
+        matches!(
+            report.outcome,
+            Outcome::BudgetExceeded {
+                limit: Limit::Deadline,
+                ..
+            }
+        ),
+        "{:?}",
+        report.outcome
+    );
+    // first.txt's GET was cut too, but its 7 bytes came within the 256 KiB.
+    assert_eq!(report.stdout_text(), "first.txt: ok 7\n");
+    assert!(
+        report.usage.bytes_read > 7,
+        "big.bin was being read: {:?}",
+        report.usage
+    );
+    assert!(took >= deadline, "{took:?}");
+    assert!(
+        took < deadline * 5,
+        "ended long after the deadline: {took:?}"
+    );
+    assert_slots_freed(&rt).await;
+}

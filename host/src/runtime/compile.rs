@@ -63,7 +63,8 @@ pub enum InvalidScript {
     /// The component imports something vfsbox does not provide.
     #[error(
         "the script imports `{0}`, which vfsbox does not provide; a script may import only \
-         wasi:cli, wasi:io, wasi:clocks, wasi:random and vfsbox:script"
+         wasi:cli, wasi:io, wasi:clocks, wasi:random, wasi:filesystem (the documents, \
+         read-only) and vfsbox:script"
     )]
     ForbiddenImport(String),
     /// The component is not a command.
