@@ -324,6 +324,17 @@ async fn keys_select_tenants_and_a_tenant_sees_only_its_documents() {
     assert_eq!(body["stdout"], "not-found\n");
     let (_, body) = json(run(Some(KEY_A), &["classify", "/files/../b/b-only.txt"]).await).await;
     assert_eq!(body["stdout"], "not-found\n");
+    // The same through `wasi:filesystem` (`std::fs`): the preopen is the
+    // tenant's own mount.
+    for (path, want) in [
+        ("/files/a-only.txt", "read 12 bytes: \"secret of a\\n\"\n"),
+        ("/files/b-only.txt", "refused: NotFound\n"),
+        ("/files/../b/b-only.txt", "refused: PermissionDenied\n"),
+    ] {
+        let r = post_run_as(&c, &server, Some(KEY_A), &["wasi-fs", path], "").await;
+        let (_, body) = json(r).await;
+        assert_eq!(body["stdout"], want, "{path}");
+    }
 
     for (key, path, want) in [
         (KEY_A, "/v1/fs/files/a-only.txt", StatusCode::OK),

@@ -560,3 +560,53 @@ async fn a_stalled_s3_read_ends_at_the_deadline() {
     );
     assert_slots_freed(&rt).await;
 }
+
+/// Each mount the run sees is a preopen of its own, nested mounts too; the
+/// directories above mounts are not (they hold nothing but mounts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_mount_is_a_preopened_directory() {
+    let vfs = Vfs::new([
+        Mount {
+            path: vpath("/files"),
+            backend: Arc::new(MemoryBackend::new().file("a.txt", "files-a")),
+        },
+        Mount {
+            path: vpath("/files/shared"),
+            backend: Arc::new(MemoryBackend::new().file("s.txt", "shared-s")),
+        },
+        Mount {
+            path: vpath("/team/x"),
+            backend: Arc::new(MemoryBackend::new().file("x.txt", "team-x")),
+        },
+    ])
+    .expect("mounts");
+    let rt = runtime(limits());
+    let report = run_std_fs(&rt, vfs.clone(), limits(), &["walk", "/files"]).await;
+    let names: Vec<String> = report
+        .stdout_text()
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or_default().to_owned())
+        .collect();
+    // The nested mount appears inside the outer one, and is walked into.
+    assert_eq!(names, ["a.txt", "shared/", "shared/s.txt"]);
+    let report = run_std_fs(
+        &rt,
+        vfs,
+        limits(),
+        &[
+            "open",
+            "/files/a.txt",
+            "/files/shared/s.txt",
+            "/team/x/x.txt",
+            "/team",
+            "/files/shared/../a.txt",
+        ],
+    )
+    .await;
+    assert_eq!(
+        report.stdout_text(),
+        "/files/a.txt: ok 7\n/files/shared/s.txt: ok 8\n/team/x/x.txt: ok 6\n\
+         /team: NotFound\n\
+         /files/shared/../a.txt: PermissionDenied\n"
+    );
+}
