@@ -13,13 +13,17 @@ use vfsbox_host::{AuditLog, Limits, Report, RunSpec, Runtime, VPath, Vfs};
 /// The misbehaving guest's bytes, read once.
 pub(crate) fn misbehave() -> Bytes {
     static BYTES: OnceLock<Bytes> = OnceLock::new();
-    BYTES
-        .get_or_init(|| {
-            std::fs::read(vfsbox_test_artifacts::MISBEHAVE)
-                .expect("the guest fixture is built")
-                .into()
-        })
-        .clone()
+    guest(&BYTES, vfsbox_test_artifacts::MISBEHAVE)
+}
+
+/// A built guest's bytes, read into `cell` the first time.
+pub(crate) fn guest(cell: &OnceLock<Bytes>, path: &str) -> Bytes {
+    cell.get_or_init(|| {
+        std::fs::read(path)
+            .unwrap_or_else(|e| panic!("the guest {path} is built: {e}"))
+            .into()
+    })
+    .clone()
 }
 
 /// An absolute virtual path.

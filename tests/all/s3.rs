@@ -67,20 +67,7 @@ impl S3Server {
 
     /// A client of the bucket.
     pub(crate) fn store(&self) -> Arc<dyn ObjectStore> {
-        let store = AmazonS3Builder::new()
-            .with_endpoint(format!("http://{}", self.addr))
-            .with_allow_http(true)
-            .with_bucket_name(BUCKET)
-            .with_region("us-east-1")
-            .with_access_key_id(ACCESS_KEY)
-            .with_secret_access_key(SECRET_KEY)
-            .with_virtual_hosted_style_request(false)
-            // As a configured mount retries (this server answers a HEAD of
-            // a directory with 500, where S3 says 404).
-            .with_retry(S3Backend::retry_policy())
-            .build()
-            .expect("client");
-        Arc::new(store)
+        client(self.addr)
     }
 
     /// The access key and secret the server accepts, as environment
@@ -273,19 +260,26 @@ impl StallingProxy {
         StallingProxy { addr, accept }
     }
 
-    /// A client of `server`'s bucket through this proxy.
+    /// A client of the bucket through this proxy.
     pub(crate) fn store(&self) -> Arc<dyn ObjectStore> {
-        let store = AmazonS3Builder::new()
-            .with_endpoint(format!("http://{}", self.addr))
-            .with_allow_http(true)
-            .with_bucket_name(BUCKET)
-            .with_region("us-east-1")
-            .with_access_key_id(ACCESS_KEY)
-            .with_secret_access_key(SECRET_KEY)
-            .with_virtual_hosted_style_request(false)
-            .with_retry(S3Backend::retry_policy())
-            .build()
-            .expect("client");
-        Arc::new(store)
+        client(self.addr)
     }
+}
+
+/// A client of the test bucket at `addr` (the server, or a proxy of it).
+fn client(addr: SocketAddr) -> Arc<dyn ObjectStore> {
+    let store = AmazonS3Builder::new()
+        .with_endpoint(format!("http://{addr}"))
+        .with_allow_http(true)
+        .with_bucket_name(BUCKET)
+        .with_region("us-east-1")
+        .with_access_key_id(ACCESS_KEY)
+        .with_secret_access_key(SECRET_KEY)
+        .with_virtual_hosted_style_request(false)
+        // As a configured mount retries (this server answers a HEAD of a
+        // directory with 500, where S3 says 404).
+        .with_retry(S3Backend::retry_policy())
+        .build()
+        .expect("client");
+    Arc::new(store)
 }

@@ -144,8 +144,13 @@ pub fn resolve(cwd: &VPath, input: &str) -> Result<VPath, PathError> {
             name => parts.push(name),
         }
     }
-    let mut out = String::with_capacity(input.len() + cwd.as_str().len());
-    for part in &parts {
+    joined(&parts)
+}
+
+/// The path of normalised components `parts`, unless it is too long.
+fn joined(parts: &[&str]) -> Result<VPath, PathError> {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum::<usize>().max(1));
+    for part in parts {
         out.push('/');
         out.push_str(part);
     }
@@ -218,18 +223,7 @@ pub fn resolve_beneath(dir: &VPath, root: &VPath, input: &str) -> Result<VPath, 
             name => parts.push(name),
         }
     }
-    let mut out = String::with_capacity(dir.as_str().len() + input.len() + 1);
-    for part in &parts {
-        out.push('/');
-        out.push_str(part);
-    }
-    if out.is_empty() {
-        out.push('/');
-    }
-    if out.len() > MAX_PATH_BYTES {
-        return Err(PathError::TooLong.into());
-    }
-    Ok(VPath(out))
+    Ok(joined(&parts)?)
 }
 
 #[cfg(test)]
