@@ -35,6 +35,31 @@ async fn a_script_out_of_fuel_ends_with_budget_exceeded_fuel() {
     assert_eq!(report.usage.fuel_consumed, 50_000_000);
 }
 
+/// With the default fuel, a CPU-bound script runs until its deadline: the
+/// fuel lasts far longer (the old default, 10^10, ended this loop after one
+/// to two seconds).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spinning_script_with_the_default_fuel_meets_its_deadline() {
+    let deadline = std::time::Duration::from_secs(5);
+    let limits = Limits {
+        deadline,
+        ..Limits::default()
+    };
+    let rt = runtime(limits.clone());
+    let report = run_on(&rt, vfs_of(small_tree()), limits, &["spin"]).await;
+    assert_eq!(
+        report.limit(),
+        Some(Limit::Deadline),
+        "{:?}",
+        report.outcome
+    );
+    assert!(
+        report.usage.fuel_consumed < Limits::default().fuel,
+        "{:?}",
+        report.usage
+    );
+}
+
 #[tokio::test]
 async fn a_script_within_its_deadline_exits() {
     let rt = runtime(limited(|l| l.deadline = std::time::Duration::from_secs(10)));
