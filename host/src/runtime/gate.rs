@@ -89,7 +89,10 @@ pub(crate) fn admit(process: &Gate, tenant: Option<&Gate>) -> Result<Permit, Bus
         return Err(Busy::Process);
     }
     let t = match tenant {
-        Some(gate) => Some(gate.try_take().ok_or(Busy::Tenant)?),
+        Some(gate) => Some(
+            gate.try_take()
+                .ok_or_else(|| tenant_refusal(process, gate))?,
+        ),
         None => None,
     };
     // Another request may have taken the last process slot meanwhile.
@@ -101,6 +104,19 @@ pub(crate) fn admit(process: &Gate, tenant: Option<&Gate>) -> Result<Permit, Bus
             compiling: Arc::default(),
         }),
     })
+}
+
+/// Why a full tenant gate refused: the tenant's cap only if it is lower
+/// than the process's. A tenant whose cap is the process's (the anonymous
+/// tenant of a server without tenants, say) fills up only with the process,
+/// so its refusal is the process's, whatever the order in which other
+/// requests are taking or releasing their two slots at that moment.
+fn tenant_refusal(process: &Gate, tenant: &Gate) -> Busy {
+    if tenant.capacity() >= process.capacity() {
+        Busy::Process
+    } else {
+        Busy::Tenant
+    }
 }
 
 #[cfg(test)]
@@ -150,6 +166,20 @@ mod tests {
         let tenant = Gate::new(1);
         let _a = admit(&process, Some(&tenant)).expect("first");
         assert_eq!(admit(&process, Some(&tenant)).unwrap_err(), Busy::Process);
+    }
+
+    #[test]
+    fn a_tenant_as_large_as_the_process_is_never_the_cause() {
+        // Four admissions in flight have taken their tenant slots and not
+        // yet their process slots: the process gate still shows four free.
+        let process = Gate::new(4);
+        let tenant = Gate::new(4);
+        let _in_flight: Vec<_> = (0..4).map(|_| tenant.try_take().expect("slot")).collect();
+        assert_eq!(admit(&process, Some(&tenant)).unwrap_err(), Busy::Process);
+        // A smaller tenant is its own cause.
+        let small = Gate::new(2);
+        let _held: Vec<_> = (0..2).map(|_| small.try_take().expect("slot")).collect();
+        assert_eq!(admit(&process, Some(&small)).unwrap_err(), Busy::Tenant);
     }
 
     #[test]
