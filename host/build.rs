@@ -1,6 +1,7 @@
 //! Embeds in the binary what `vfsbox` serves without any other file: the
-//! demo documents (`examples/data`) and the `vfs-sh` shell, built here for
-//! `wasm32-wasip2` with a nested cargo into `<target>/guests`.
+//! demo documents (`examples/data`), the `vfs-sh` shell, built here for
+//! `wasm32-wasip2` with a nested cargo into `<target>/guests`, and the
+//! Python interpreter, built from `host/python` with componentize-py.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,71 @@ fn build_vfs_sh(workspace: &Path, out_dir: &Path) {
     std::fs::copy(&wasm, out_dir.join("vfs-sh.wasm")).expect("copy vfs-sh.wasm");
 }
 
+/// componentize-py, pinned: its wheel carries CPython and its standard
+/// library, so it builds the interpreter offline once installed.
+const COMPONENTIZE_PY: &str = "0.25.1";
+
+/// Builds the Python interpreter component from `host/python` into
+/// `OUT_DIR/python.wasm`, installing the pinned componentize-py from PyPI
+/// into `<target>/guests` the first time.
+fn build_python(workspace: &Path, out_dir: &Path) {
+    let src = workspace.join("host/python");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let python = std::env::var("PYTHON3").unwrap_or_else(|_| "python3".to_owned());
+    let tools = guest_target_dir(out_dir).join(format!("componentize-py-{COMPONENTIZE_PY}"));
+    if !tools.join("componentize_py").exists() {
+        let status = std::process::Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg("--target")
+            .arg(&tools)
+            .arg(format!("componentize-py=={COMPONENTIZE_PY}"))
+            .status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "installing componentize-py {COMPONENTIZE_PY} from PyPI with `{python} -m pip` failed: \
+             the built-in Python needs python3 with pip and PyPI reachable once \
+             (set PYTHON3 to another interpreter)"
+        );
+    }
+    // componentize-py reads a world's packages from `deps/` beside it: the
+    // world and the vendored WASI packages, put together.
+    let wit = out_dir.join("python-wit");
+    let deps = wit.join("deps");
+    std::fs::create_dir_all(&deps).expect("mkdir python-wit/deps");
+    std::fs::copy(src.join("wit/world.wit"), wit.join("world.wit")).expect("copy world.wit");
+    for entry in std::fs::read_dir(workspace.join("wit/deps")).expect("wit/deps") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|x| x == "wit") {
+            std::fs::copy(&path, deps.join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
+    let out = out_dir.join("python.wasm");
+    let status = std::process::Command::new(&python)
+        .current_dir(&src)
+        .env("PYTHONPATH", &tools)
+        .args([
+            "-c",
+            "import sys; from componentize_py import script; sys.argv[0] = 'componentize-py'; script()",
+        ])
+        .arg("-d")
+        .arg(&wit)
+        .args(["-w", "python", "componentize", "runner", "-o"])
+        .arg(&out)
+        .status()
+        .expect("python3 runs");
+    assert!(
+        status.success() && out.exists(),
+        "componentize-py could not build the Python interpreter from {}",
+        src.display()
+    );
+}
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let data = manifest.join("../examples/data");
@@ -51,5 +117,6 @@ fn main() {
     std::fs::write(out.join("demo_files.rs"), code).expect("write demo_files.rs");
     if std::env::var_os("CARGO_FEATURE_RUNTIME").is_some() {
         build_vfs_sh(&manifest.join(".."), &out);
+        build_python(&manifest.join(".."), &out);
     }
 }

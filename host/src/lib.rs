@@ -39,6 +39,8 @@ pub mod limits;
 // MCP handler that uses every field needs the runtime).
 #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
 mod mcp_input;
+#[cfg(feature = "runtime")]
+pub mod python;
 pub mod report;
 #[cfg(feature = "runtime")]
 pub mod runtime;

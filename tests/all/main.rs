@@ -15,6 +15,7 @@ mod limits;
 mod mcp;
 mod openapi_validator;
 mod paths;
+mod python;
 mod readme;
 mod s3;
 mod server;

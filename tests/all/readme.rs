@@ -157,8 +157,8 @@ fn shapes_and_elisions_compare_as_the_readme_means_them() {
     assert!(!matches("ok", "ok and more"));
 }
 
-/// The README's local runs (`$ vfsbox run target/.../NAME.wasm ...` and
-/// `$ vfsbox sh ...`), replayed with the built examples over the demo
+/// The README's local runs (`$ vfsbox run target/.../NAME.wasm ...`,
+/// `$ vfsbox sh ...` and `$ vfsbox py ...`), replayed with the built examples over the demo
 /// documents: each prints exactly what the README shows.
 #[test]
 fn the_readme_local_runs_print_what_it_shows() {
@@ -189,7 +189,8 @@ fn the_readme_local_runs_print_what_it_shows() {
         let block = block.split("\n```").next().unwrap_or_default();
         for chunk in block.split("$ ").skip(1) {
             let (command, expected) = chunk.split_once('\n').unwrap_or((chunk, ""));
-            if !(command.starts_with("vfsbox run target/") || command.starts_with("vfsbox sh ")) {
+            let local = ["vfsbox run target/", "vfsbox sh ", "vfsbox py "];
+            if !local.iter().any(|l| command.starts_with(l)) {
                 continue;
             }
             // The block's last line lost its newline to the split.
@@ -209,5 +210,5 @@ fn the_readme_local_runs_print_what_it_shows() {
             replayed += 1;
         }
     }
-    assert!(replayed >= 4, "the README shows {replayed} local runs");
+    assert!(replayed >= 5, "the README shows {replayed} local runs");
 }

@@ -2,6 +2,7 @@
 
 mod mcp;
 mod new;
+mod py;
 mod run;
 mod serve;
 mod sh;
@@ -47,6 +48,12 @@ enum Command {
     /// Exit codes as for `run`: the script's, 124 for a limit, 125 when it
     /// could not run.
     Sh(sh::ShArgs),
+    /// Run Python locally with the built-in interpreter:
+    /// `vfsbox py -c 'import os; print(os.listdir("/files"))'`.
+    ///
+    /// Exit codes as for `run`: the code's (1 for an uncaught exception),
+    /// 124 for a limit, 125 when it could not run.
+    Py(py::PyArgs),
     /// Serve MCP over stdio, for clients that start a local process:
     /// `vfsbox mcp --mount /files=./docs`. (`serve` serves it over HTTP at
     /// /mcp.)
@@ -118,6 +125,7 @@ pub(crate) fn main() -> ExitCode {
             Command::Serve(args) => serve::serve_command(args).await,
             Command::New(args) => new::new_command(args),
             Command::Sh(args) => sh::sh_command(args).await,
+            Command::Py(args) => py::py_command(args).await,
             Command::Mcp(args) => mcp::mcp_command(args).await,
         }
     })

@@ -238,6 +238,18 @@ pub(crate) fn add_to_linker(linker: &mut Linker<RunState>) -> wasmtime::Result<(
     wasi::cli::terminal_stdout::add_to_linker::<RunState, WasiCli>(l, RunState::cli)?;
     wasi::cli::terminal_stderr::add_to_linker::<RunState, WasiCli>(l, RunState::cli)?;
     filesystem::add_to_linker(l)?;
+    // Only a built-in component may import these (the Python interpreter's
+    // runtime does); every use fails, as the WASI context allows no TCP,
+    // UDP or name lookup.
+    use wasmtime_wasi::sockets::{WasiSockets, WasiSocketsView};
+    let options = wasi::sockets::network::LinkOptions::default();
+    wasi::sockets::tcp::add_to_linker::<RunState, WasiSockets>(l, RunState::sockets)?;
+    wasi::sockets::udp::add_to_linker::<RunState, WasiSockets>(l, RunState::sockets)?;
+    wasi::sockets::tcp_create_socket::add_to_linker::<RunState, WasiSockets>(l, RunState::sockets)?;
+    wasi::sockets::udp_create_socket::add_to_linker::<RunState, WasiSockets>(l, RunState::sockets)?;
+    wasi::sockets::instance_network::add_to_linker::<RunState, WasiSockets>(l, RunState::sockets)?;
+    wasi::sockets::network::add_to_linker::<RunState, WasiSockets>(l, &options, RunState::sockets)?;
+    wasi::sockets::ip_name_lookup::add_to_linker::<RunState, WasiSockets>(l, RunState::sockets)?;
     use bindings::vfsbox::script as vfsbox;
     vfsbox::types::add_to_linker::<RunState, HasSelf<ScriptHost>>(l, |s| &mut s.host)?;
     vfsbox::fs::add_to_linker::<RunState, HasSelf<ScriptHost>>(l, |s| &mut s.host)?;

@@ -118,10 +118,24 @@ fn check_header(bytes: &[u8]) -> Result<(), InvalidScript> {
     }
 }
 
+/// What a component may import.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Imports {
+    /// A script: `wasi:cli` (no sockets), `wasi:io`, `wasi:clocks`,
+    /// `wasi:random`, `wasi:filesystem` and `vfsbox:script`.
+    Script,
+    /// A component built into vfsbox (the Python interpreter, whose runtime
+    /// imports `wasi:sockets`): a script's imports and `wasi:sockets`,
+    /// which is linked with every use denied.
+    BuiltIn,
+}
+
 /// Whether vfsbox provides an import of this name (`wasi:io/streams@0.2.0`).
-fn import_allowed(name: &str) -> bool {
+fn import_allowed(name: &str, imports: Imports) -> bool {
     let unversioned = name.split('@').next().unwrap_or(name);
-    ALLOWED_WASI.contains(&unversioned) || unversioned.starts_with(SCRIPT_PACKAGE)
+    ALLOWED_WASI.contains(&unversioned)
+        || unversioned.starts_with(SCRIPT_PACKAGE)
+        || (imports == Imports::BuiltIn && unversioned.starts_with("wasi:sockets/"))
 }
 
 /// Validates and compiles a component. CPU-heavy: callers hold an
@@ -131,12 +145,16 @@ pub(crate) fn compile(
     linker: &Linker<RunState>,
     id: ScriptId,
     bytes: &[u8],
+    imports: Imports,
 ) -> Result<Compiled, InvalidScript> {
     check_header(bytes)?;
     let component =
         Component::new(engine, bytes).map_err(|e| InvalidScript::Invalid(root_cause(&e)))?;
     let ty = component.component_type();
-    if let Some((name, _)) = ty.imports(engine).find(|(name, _)| !import_allowed(name)) {
+    if let Some((name, _)) = ty
+        .imports(engine)
+        .find(|(name, _)| !import_allowed(name, imports))
+    {
         return Err(InvalidScript::ForbiddenImport(name.to_owned()));
     }
     let pre = linker
@@ -274,13 +292,22 @@ mod tests {
 
     #[test]
     fn allows_wasi_cli_basics_and_vfsbox_only() {
-        assert!(import_allowed("wasi:io/streams@0.2.0"));
-        assert!(import_allowed("wasi:cli/stdout@0.2.6"));
-        assert!(import_allowed("vfsbox:script/fs@0.1.0"));
-        assert!(!import_allowed("wasi:sockets/tcp@0.2.0"));
-        assert!(!import_allowed("wasi:http/outgoing-handler@0.2.0"));
-        assert!(!import_allowed("vfsbox:scriptx/fs"));
-        assert!(!import_allowed("evil"));
+        let script = |name| import_allowed(name, Imports::Script);
+        assert!(script("wasi:io/streams@0.2.0"));
+        assert!(script("wasi:cli/stdout@0.2.6"));
+        assert!(script("wasi:filesystem/types@0.2.3"));
+        assert!(script("vfsbox:script/fs@0.1.0"));
+        assert!(!script("wasi:sockets/tcp@0.2.0"));
+        assert!(!script("wasi:http/outgoing-handler@0.2.0"));
+        assert!(!script("vfsbox:scriptx/fs"));
+        assert!(!script("evil"));
+        // A built-in component may also import sockets (denied when used),
+        // and nothing else more.
+        let built_in = |name| import_allowed(name, Imports::BuiltIn);
+        assert!(built_in("wasi:sockets/tcp@0.2.9"));
+        assert!(built_in("wasi:io/streams@0.2.0"));
+        assert!(!built_in("wasi:http/outgoing-handler@0.2.0"));
+        assert!(!built_in("wasi:socketsx/tcp"));
     }
 
     #[test]

@@ -48,6 +48,8 @@ pub enum Script {
     Bytes(Bytes),
     /// A compiled script.
     Compiled(Arc<Compiled>),
+    /// The built-in Python interpreter (see [`crate::python`]).
+    Python,
 }
 
 /// What a script reads as its standard input.
@@ -255,6 +257,18 @@ impl Runtime {
         self.compile_as(permit, None, bytes).await
     }
 
+    /// [`Runtime::compile_as`] of a component built into vfsbox, which may
+    /// also import `wasi:sockets` (linked, every use denied).
+    pub(crate) async fn compile_built_in(
+        &self,
+        permit: &Permit,
+        id: ScriptId,
+        bytes: Bytes,
+    ) -> Result<Arc<Compiled>, InvalidScript> {
+        self.compile_with(permit, Some(id), bytes, compile::Imports::BuiltIn)
+            .await
+    }
+
     /// [`Runtime::compile`] of bytes whose id the caller already knows (a
     /// stored script, the built-in shell): a compiled script in the cache
     /// is found without hashing the bytes again or leaving this thread.
@@ -263,6 +277,17 @@ impl Runtime {
         permit: &Permit,
         id: Option<ScriptId>,
         bytes: Bytes,
+    ) -> Result<Arc<Compiled>, InvalidScript> {
+        self.compile_with(permit, id, bytes, compile::Imports::Script)
+            .await
+    }
+
+    async fn compile_with(
+        &self,
+        permit: &Permit,
+        id: Option<ScriptId>,
+        bytes: Bytes,
+        imports: compile::Imports,
     ) -> Result<Arc<Compiled>, InvalidScript> {
         if let Some(hit) = id.as_ref().and_then(|id| self.inner.cache.find(id)) {
             return Ok(hit);
@@ -283,6 +308,7 @@ impl Runtime {
                 &this.inner.linker,
                 id,
                 &bytes,
+                imports,
             )?);
             this.inner.cache.insert(compiled.clone());
             Ok(compiled)
@@ -344,6 +370,14 @@ impl Runtime {
         let compiled = match script {
             Script::Compiled(c) => c,
             Script::Bytes(bytes) => self.compile(&_permit, bytes).await?,
+            Script::Python => {
+                self.compile_built_in(
+                    &_permit,
+                    crate::python::id().clone(),
+                    crate::python::component(),
+                )
+                .await?
+            }
         };
         // The deadline counts the script's own time, from here: compiling
         // (bounded by the upload limit, and skipped for a cached script) is
@@ -502,6 +536,7 @@ impl Runtime {
             Ok(Ok(Err(()))) => Outcome::Exited { exit_code: 1 },
             Ok(Err(e)) => classify(e, &host.budget)?,
         };
+        let outcome = memory_failure(outcome, &host.budget);
         let fuel_left = store.get_fuel().unwrap_or(0);
         let host = &store.data().host;
         let final_cwd = host.cwd.to_string();
@@ -573,6 +608,24 @@ fn classify(e: wasmtime::Error, budget: &Budget) -> Result<Outcome, RunError> {
     Ok(Outcome::Trapped {
         message: trap_message(&e),
     })
+}
+
+/// A script that exits with a failure right after a memory growth was
+/// refused (nothing grew since) ended because of the memory limit: an
+/// interpreter that turns the refusal into its own error (Python's
+/// `MemoryError`) and exits 1 is reported as the limit, as a trap is. A
+/// script that handles the refusal and exits 0 is not.
+fn memory_failure(outcome: Outcome, budget: &Budget) -> Outcome {
+    match (outcome, budget.memory.denied) {
+        (Outcome::Exited { exit_code }, Some(needed)) if exit_code != 0 => {
+            Outcome::BudgetExceeded {
+                limit: Limit::Memory,
+                used: needed,
+                allowed: budget.memory.cap(),
+            }
+        }
+        (outcome, _) => outcome,
+    }
 }
 
 /// The trap's cause, then the guest's backtrace when there is one.

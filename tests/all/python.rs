@@ -1,0 +1,494 @@
+//! The built-in Python (CPython 3.14 from componentize-py) against the
+//! host's `python3` (3.11 here): the same code over the same tree, mounted
+//! at `/files` in vfsbox and on disk for `python3`; stdout, the last line
+//! of stderr and the exit status must match. Each script gets the tree's
+//! root as `sys.argv[1]` and prints paths relative to it.
+//!
+//! Intended differences, asserted on their own: nothing can be written
+//! (the host's `python3` may write the tree), and `errno` numbers are
+//! WASI's (`ENOENT` is 44, not 2), so scripts print an error's class and
+//! `strerror`, not its number.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use vfsbox_host::runtime::{Outcome, RuntimeOptions, Script, Stdin};
+use vfsbox_host::{AuditLog, Limit, Limits, Report, RunSpec, Runtime, Vfs, python};
+
+use crate::common::*;
+
+/// The differential's tree.
+const TREE: &[(&str, &str)] = &[
+    (
+        "README.md",
+        "# Handbook\nStart here.\nRefunds are in policies.\n",
+    ),
+    (
+        "data/sales.csv",
+        "region,units,price\nnorth,12,2.50\nsouth,7,3.00\nnorth,5,2.50\neast,9,4.25\n",
+    ),
+    (
+        "data/people.json",
+        r#"[{"name": "Ada", "team": "core", "age": 36}, {"name": "Lin", "team": "ops", "age": 29}, {"name": "Bo", "team": "core", "age": 41}]"#,
+    ),
+    ("notes/a.txt", "alpha\nbeta\ngamma\n"),
+    ("notes/b.txt", "alpha\nBETA\ngamma\ndelta\n"),
+    (
+        "logs/app.log",
+        "2026-01-01 INFO start\n2026-01-01 ERROR disk full\n2026-01-02 WARN slow\n2026-01-02 ERROR timeout\n",
+    ),
+    ("notes/deep/x.txt", "deep\n"),
+];
+
+/// Code, and the stdin it reads. `root = sys.argv[1]` is prepended.
+const SCRIPTS: &[(&str, &str)] = &[
+    ("print('hello')", ""),
+    ("print(sys.argv[2:])", ""),
+    ("print(open(root + '/README.md').read(), end='')", ""),
+    ("print(sorted(os.listdir(root)))", ""),
+    (
+        "for d, dirs, files in sorted(os.walk(root)):\n    print(os.path.relpath(d, root), sorted(dirs), sorted(files))",
+        "",
+    ),
+    (
+        "import pathlib\nprint(sorted(str(p.relative_to(root)) for p in pathlib.Path(root).rglob('*.txt')))",
+        "",
+    ),
+    (
+        "import glob\nprint(sorted(os.path.basename(p) for p in glob.glob(root + '/notes/*.txt')))",
+        "",
+    ),
+    (
+        "import csv\nrows = list(csv.DictReader(open(root + '/data/sales.csv')))\nprint(len(rows), sum(int(r['units']) * float(r['price']) for r in rows))",
+        "",
+    ),
+    (
+        "import csv, collections\nc = collections.Counter()\nfor r in csv.DictReader(open(root + '/data/sales.csv')):\n    c[r['region']] += int(r['units'])\nprint(c.most_common())",
+        "",
+    ),
+    (
+        "import json\npeople = json.load(open(root + '/data/people.json'))\nprint([p['name'] for p in people if p['team'] == 'core'])",
+        "",
+    ),
+    (
+        "import json\nprint(json.dumps(json.load(open(root + '/data/people.json'))[0], sort_keys=True, indent=2))",
+        "",
+    ),
+    (
+        "import re\nprint(re.findall(r'ERROR (.*)', open(root + '/logs/app.log').read()))",
+        "",
+    ),
+    (
+        "import collections\nwords = open(root + '/README.md').read().lower().split()\nprint(collections.Counter(words).most_common(2))",
+        "",
+    ),
+    (
+        "print(f\"{3.14159:.2f} {42:05d} {'x':>5}| {1e10:,.0f}\")",
+        "",
+    ),
+    (
+        "try:\n    {}['missing']\nexcept KeyError as e:\n    print('KeyError', e)",
+        "",
+    ),
+    (
+        "try:\n    open(root + '/missing.txt')\nexcept OSError as e:\n    print(type(e).__name__, e.strerror)",
+        "",
+    ),
+    (
+        "try:\n    open(root + '/notes')\nexcept OSError as e:\n    print(type(e).__name__, e.strerror)",
+        "",
+    ),
+    ("sys.exit(3)", ""),
+    ("print('before'); sys.exit('a message')", ""),
+    ("print(sys.stdin.read().upper(), end='')", "hello\nworld\n"),
+    (
+        "for line in sys.stdin:\n    print(len(line))",
+        "a\nbb\nccc\n",
+    ),
+    ("print(os.stat(root + '/notes/a.txt').st_size)", ""),
+    (
+        "print(os.path.isdir(root + '/notes'), os.path.isfile(root + '/notes/a.txt'), os.path.exists(root + '/nope'))",
+        "",
+    ),
+    (
+        "import statistics\nprint(statistics.mean([1, 2, 3, 4]), statistics.median([3, 1, 2]))",
+        "",
+    ),
+    (
+        "import datetime\nprint(datetime.date(2024, 1, 31) + datetime.timedelta(days=30))",
+        "",
+    ),
+    (
+        "import hashlib\nprint(hashlib.sha256(open(root + '/notes/a.txt', 'rb').read()).hexdigest())",
+        "",
+    ),
+    (
+        "print(sorted(['b10', 'a2', 'c1'], key=lambda s: int(s[1:])), [x * x for x in range(5) if x % 2])",
+        "",
+    ),
+    (
+        "import dataclasses\n@dataclasses.dataclass\nclass P:\n    x: int\n    y: str = 'y'\nprint(P(1), P(2, 'z') == P(2, 'z'))",
+        "",
+    ),
+    (
+        "import difflib\na = open(root + '/notes/a.txt').readlines()\nb = open(root + '/notes/b.txt').readlines()\nprint(''.join(difflib.unified_diff(a, b, 'a', 'b')), end='')",
+        "",
+    ),
+    (
+        "import textwrap\nprint(textwrap.fill('the quick brown fox jumps over the lazy dog ' * 3, 30))",
+        "",
+    ),
+    ("raise ValueError('bad value')", ""),
+    ("int('x')", ""),
+    (
+        "import io, zipfile\nb = io.BytesIO()\nwith zipfile.ZipFile(b, 'w') as z:\n    z.writestr('a.txt', 'zipped')\nprint(zipfile.ZipFile(b).read('a.txt'))",
+        "",
+    ),
+    (
+        "import base64\nprint(base64.b64encode(b'vfsbox').decode())",
+        "",
+    ),
+    (
+        "import decimal\nprint(decimal.Decimal('0.1') + decimal.Decimal('0.2'))",
+        "",
+    ),
+    ("import unicodedata\nprint(unicodedata.name('\u{e9}'))", ""),
+    (
+        "import itertools\nprint([(k, len(list(g))) for k, g in itertools.groupby('aaabccdd')])",
+        "",
+    ),
+    (
+        "n = 0\nfor i, line in enumerate(open(root + '/logs/app.log'), 1):\n    if 'ERROR' in line:\n        n += 1\n        print(i, line.strip())\nprint(n)",
+        "",
+    ),
+    ("import html\nprint(html.escape('<a href=\"x\">&</a>'))", ""),
+    (
+        "import xml.etree.ElementTree as ET\nr = ET.fromstring('<r><i n=\"1\"/><i n=\"2\"/></r>')\nprint([i.get('n') for i in r])",
+        "",
+    ),
+    (
+        "import math\nprint(math.factorial(20), math.isqrt(10**12), math.pi)",
+        "",
+    ),
+    (
+        "print(sum(1 for _ in open(root + '/logs/app.log')), len(open(root + '/notes/b.txt').read().splitlines()))",
+        "",
+    ),
+    (
+        "with open(root + '/notes/b.txt') as f:\n    f.seek(6)\n    print(repr(f.read(4)), f.tell())",
+        "",
+    ),
+    (
+        "print(open(root + '/data/sales.csv', 'rb').read()[:12])",
+        "",
+    ),
+    (
+        "def f(n):\n    return 1 if n < 2 else n * f(n - 1)\nprint(f(30))",
+        "",
+    ),
+    (
+        "import sys\nprint('to stderr', file=sys.stderr)\nprint('to stdout')",
+        "",
+    ),
+];
+
+fn tree_on_disk() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (path, text) in TREE {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        std::fs::write(file, text).expect("write");
+    }
+    dir
+}
+
+/// The compiled interpreter is kept on disk across the tests' runtimes, so
+/// the suite compiles it about once.
+fn python_runtime(limits: Limits) -> Runtime {
+    let dir = std::env::temp_dir().join("vfsbox-tests-compiled");
+    Runtime::with_options(
+        limits,
+        AuditLog::disabled(),
+        RuntimeOptions {
+            compile_cache_dir: Some(dir),
+        },
+    )
+    .expect("runtime")
+}
+
+async fn run_python(
+    rt: &Runtime,
+    vfs: Vfs,
+    limits: Limits,
+    code: &str,
+    args: &[&str],
+    stdin: &str,
+) -> Report {
+    let permit = rt.try_admit(None).expect("a free slot");
+    let spec = RunSpec {
+        program: "python".to_owned(),
+        args: Vec::new(),
+        stdin: Stdin::Bytes(stdin.to_owned().into()),
+        cwd: "/".to_owned(),
+        vfs,
+        limits,
+        caller: Default::default(),
+    };
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    rt.run(
+        permit,
+        Script::Python,
+        python::python_spec(spec, code, &args),
+    )
+    .await
+    .expect("the run starts")
+}
+
+/// The script as both sides run it.
+fn program(code: &str) -> String {
+    format!("import os, sys\nroot = sys.argv[1]\n{code}\n")
+}
+
+fn last_line(text: &str) -> &str {
+    text.lines().last().unwrap_or("")
+}
+
+fn host_python3(code: &str, root: &Path, stdin: &str) -> (String, String, i32) {
+    let mut child = Command::new("python3")
+        .args(["-c", code])
+        .arg(root)
+        .args(["x", "y"])
+        .env("PYTHONIOENCODING", "utf-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("python3 ends");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_code_prints_what_the_hosts_python3_prints() {
+    let disk = tree_on_disk();
+    let vfs = local_vfs(disk.path());
+    let rt = python_runtime(limits());
+    let root = disk.path().to_str().expect("UTF-8 path");
+    let mut differences = Vec::new();
+    for (code, stdin) in SCRIPTS {
+        let code = program(code);
+        let report = run_python(
+            &rt,
+            vfs.clone(),
+            limits(),
+            &code,
+            &["/files", "x", "y"],
+            stdin,
+        )
+        .await;
+        let (stdout, stderr, status) = host_python3(&code, disk.path(), stdin);
+        let ours = (
+            report.stdout_text().replace("/files", root),
+            last_line(&report.stderr_text()).replace("/files", root),
+            report.exit_code(),
+        );
+        let theirs = (stdout, last_line(&stderr).to_owned(), Some(status));
+        if ours != theirs {
+            differences.push(format!("{code}\n  vfsbox: {ours:?}\n  python3: {theirs:?}"));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} of {} scripts differ:\n{}",
+        differences.len(),
+        SCRIPTS.len(),
+        differences.join("\n")
+    );
+    assert!(SCRIPTS.len() >= 45);
+}
+
+/// Writing is refused as Python refuses it on a read-only filesystem.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writing_raises_a_read_only_oserror() {
+    let rt = python_runtime(limits());
+    let code = "for f in (lambda: open('/files/new.txt', 'w'), lambda: os.mkdir('/files/d'), lambda: os.remove('/files/a.txt')):\n    try:\n        f()\n    except OSError as e:\n        print(type(e).__name__, e.strerror)";
+    let report = run_python(
+        &rt,
+        vfs_of(small_tree()),
+        limits(),
+        &format!("import os\n{code}"),
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(
+        report.stdout_text(),
+        "OSError Read-only file system\nOSError Read-only file system\nOSError Read-only file system\n"
+    );
+}
+
+/// Limits hold for Python as for any script.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_runs_within_the_limits() {
+    let rt = python_runtime(limits());
+    // A loop ends at the deadline.
+    let short = Limits {
+        deadline: std::time::Duration::from_secs(2),
+        ..limits()
+    };
+    let report = run_python(
+        &rt,
+        vfs_of(small_tree()),
+        short,
+        "print('spinning', flush=True)\nwhile True: pass",
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(
+        report.limit(),
+        Some(Limit::Deadline),
+        "{:?}",
+        report.outcome
+    );
+    assert_eq!(report.stdout_text(), "spinning\n");
+    // A memory bomb ends with the memory limit (Python's MemoryError).
+    for bomb in [
+        "x = 'x' * 10**9",
+        "l = []\nwhile True: l.append('y' * 10**6)",
+    ] {
+        let report = run_python(&rt, vfs_of(small_tree()), limits(), bomb, &[], "").await;
+        assert_eq!(
+            report.limit(),
+            Some(Limit::Memory),
+            "{bomb}: {:?}",
+            report.outcome
+        );
+    }
+    // More documents than the cap, output so far kept.
+    let capped = Limits {
+        document_reads: 2,
+        ..limits()
+    };
+    let code = "for p in ['/files/a.txt', '/files/notes/b.txt', '/files/notes/c.txt']:\n    print(p, len(open(p).read()), flush=True)";
+    let report = run_python(&rt, vfs_of(small_tree()), capped, code, &[], "").await;
+    assert_eq!(
+        report.outcome,
+        Outcome::BudgetExceeded {
+            limit: Limit::DocumentReads,
+            used: 3,
+            allowed: 2
+        }
+    );
+    assert_eq!(
+        report.stdout_text(),
+        "/files/a.txt 6\n/files/notes/b.txt 10\n"
+    );
+    assert_slots_freed(&rt).await;
+}
+
+/// `vfsbox py`: a file or `-c`, arguments, stdin, the exit status.
+#[test]
+fn vfsbox_py_runs_code_like_python3() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("count.py");
+    std::fs::write(
+        &file,
+        "import sys, os\nprint(len(os.listdir(sys.argv[1])), sys.stdin.read().strip())\nsys.exit(4)\n",
+    )
+    .expect("write");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .arg("py")
+        .arg(&file)
+        .args(["--", "/files/policies"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vfsbox runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"from stdin\n")
+        .expect("stdin");
+    let out = child.wait_with_output().expect("ends");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "3 from stdin\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(4));
+    let out = Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .args(["py", "-c", "1/0"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("vfsbox runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).ends_with("ZeroDivisionError: division by zero\n")
+    );
+}
+
+/// Python reaches only the mounts: the host's files are not there in any
+/// spelling, a path climbing out of a mount is refused, `socket` and
+/// `subprocess` do not exist, and the socket the C module would open is
+/// denied by the host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_cannot_reach_past_the_mounts() {
+    let rt = python_runtime(limits());
+    let code = r#"
+import os
+for p in ["/etc/passwd", "/files/../../etc/passwd", "/files/notes/../../../etc/passwd", "../../etc/passwd", "/proc/self/environ", "/"]:
+    try:
+        open(p).read()
+        print(p, "read")
+    except OSError as e:
+        print(p, type(e).__name__)
+for m in ["socket", "subprocess", "ctypes"]:
+    try:
+        __import__(m)
+        print(m, "imported")
+    except ImportError as e:
+        print(m, type(e).__name__)
+# The C module is there; the host denies every socket and lookup.
+import _socket
+for attempt in [lambda: _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM), lambda: _socket.getaddrinfo("localhost", 80)]:
+    try:
+        attempt()
+        print("socket made")
+    except OSError as e:
+        print(type(e).__name__)
+print(sorted(k for k in os.environ))
+"#;
+    let report = run_python(&rt, vfs_of(small_tree()), limits(), code, &[], "").await;
+    assert_eq!(
+        report.stdout_text(),
+        "/etc/passwd FileNotFoundError\n\
+         /files/../../etc/passwd PermissionError\n\
+         /files/notes/../../../etc/passwd PermissionError\n\
+         ../../etc/passwd FileNotFoundError\n\
+         /proc/self/environ FileNotFoundError\n\
+         / FileNotFoundError\n\
+         socket ModuleNotFoundError\n\
+         subprocess ModuleNotFoundError\n\
+         ctypes ModuleNotFoundError\n\
+         PermissionError\n\
+         gaierror\n\
+         ['PWD']\n",
+        "{}",
+        report.stderr_text()
+    );
+}
