@@ -5,7 +5,7 @@ runs as `__main__` with `sys.argv == ["-c", *ARGS]`; `sys.exit(n)` exits
 with `n`, an uncaught exception prints its traceback to stderr and exits
 with 1, as `python3` does. Documents are read with `open()`, `os`, `pathlib`
 and `glob` through `wasi:filesystem`: each mount is a directory of that
-name (`/files`), read-only.
+name (`/files`), read-only. The code starts in the run's working directory.
 """
 
 import sys
@@ -36,6 +36,14 @@ def _main() -> int:
         return 2
     code = sys.argv[2]
     sys.argv = ["-c", *sys.argv[3:]]
+    # The run's working directory, which the host passes as PWD (libc
+    # itself starts in `/`, which is not a directory of the mounts).
+    cwd = os.environ.get("PWD")
+    if cwd and cwd != "/":
+        try:
+            os.chdir(cwd)
+        except OSError:
+            pass
     scope = {"__name__": "__main__", "__builtins__": __builtins__}
     try:
         exec(compile(code, "<string>", "exec"), scope)

@@ -492,3 +492,32 @@ print(sorted(k for k in os.environ))
         report.stderr_text()
     );
 }
+
+/// The code starts in the run's working directory, as `python3` starts in
+/// the shell's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_starts_in_the_runs_working_directory() {
+    let rt = python_runtime(limits());
+    let permit = rt.try_admit(None).expect("a free slot");
+    let spec = RunSpec {
+        program: "python".to_owned(),
+        args: Vec::new(),
+        stdin: Stdin::Empty,
+        cwd: "/files/notes".to_owned(),
+        vfs: vfs_of(small_tree()),
+        limits: limits(),
+        caller: Default::default(),
+    };
+    let code =
+        "import os\nprint(os.getcwd(), sorted(os.listdir('.')), open('b.txt').read(), end='')";
+    let report = rt
+        .run(permit, Script::Python, python::python_spec(spec, code, &[]))
+        .await
+        .expect("runs");
+    assert_eq!(
+        report.stdout_text(),
+        "/files/notes ['b.txt', 'c.txt'] beta TODO\n",
+        "{}",
+        report.stderr_text()
+    );
+}

@@ -22,6 +22,15 @@ pub(crate) const EXIT_REFUSED: u8 = 125;
 /// Exit code when the script trapped (a panic, a stack overflow).
 pub(crate) const EXIT_TRAPPED: u8 = 134;
 
+/// The exit code of a command that ran, or its one-line refusal printed and
+/// [`EXIT_REFUSED`].
+pub(crate) fn or_refused(result: Result<ExitCode, String>) -> ExitCode {
+    result.unwrap_or_else(|message| {
+        eprintln!("vfsbox: {message}");
+        ExitCode::from(EXIT_REFUSED)
+    })
+}
+
 /// Runs untrusted WebAssembly scripts over a read-only filesystem of
 /// documents.
 #[derive(Debug, Parser)]

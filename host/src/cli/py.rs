@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use clap::Args;
 use vfsbox_host::runtime::{RunError, Script, Stdin};
-use vfsbox_host::{AuditLog, Limits, RunSpec, Runtime, python};
+use vfsbox_host::{Limits, RunSpec, python};
 use wasmtime_wasi::cli::AsyncStdinStream;
 
-use super::run::{cached, print_report, vfs_of};
-use super::{EXIT_REFUSED, MountArg};
+use super::MountArg;
+use super::run::{local_runtime, print_report, vfs_of};
 
 #[derive(Debug, Args)]
 pub(crate) struct PyArgs {
@@ -26,8 +26,7 @@ pub(crate) struct PyArgs {
     /// Without any, the built-in demo documents are at /files.
     #[arg(long = "mount", value_name = "AT=DIR", value_parser = super::parse_mount)]
     mounts: Vec<MountArg>,
-    /// The working directory the run is given (`PWD`; Python itself starts
-    /// in `/`).
+    /// The working directory the code starts in.
     #[arg(long, default_value = "/")]
     cwd: String,
     /// Wall-clock deadline, such as `60s` or `500ms`.
@@ -45,13 +44,7 @@ pub(crate) struct PyArgs {
 }
 
 pub(crate) async fn py_command(args: PyArgs) -> ExitCode {
-    match try_py(args).await {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("vfsbox: {message}");
-            ExitCode::from(EXIT_REFUSED)
-        }
-    }
+    super::or_refused(try_py(args).await)
 }
 
 async fn try_py(args: PyArgs) -> Result<ExitCode, String> {
@@ -70,8 +63,7 @@ async fn try_py(args: PyArgs) -> Result<ExitCode, String> {
         document_reads: args.document_reads.unwrap_or(defaults.document_reads),
         ..defaults
     };
-    let runtime = Runtime::with_options(limits.clone(), AuditLog::disabled(), cached())
-        .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
+    let runtime = local_runtime(&limits)?;
     let permit = runtime.try_admit(None).map_err(|e| e.to_string())?;
     let spec = RunSpec {
         program: "python".to_owned(),

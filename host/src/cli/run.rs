@@ -14,7 +14,7 @@ use vfsbox_host::vfs::{LocalBackend, Mount, Vfs};
 use vfsbox_host::{AuditLog, Limits, RunSpec, Runtime, VPath};
 use wasmtime_wasi::cli::AsyncStdinStream;
 
-use super::{EXIT_LIMIT, EXIT_REFUSED, EXIT_TRAPPED, MountArg};
+use super::{EXIT_LIMIT, EXIT_TRAPPED, MountArg};
 
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
@@ -44,6 +44,16 @@ pub(crate) struct RunArgs {
     args: Vec<String>,
 }
 
+/// The runtime of one local command: one slot, the on-disk compile cache.
+pub(crate) fn local_runtime(limits: &Limits) -> Result<Runtime, String> {
+    let limits = Limits {
+        live_scripts: 1,
+        ..limits.clone()
+    };
+    Runtime::with_options(limits, AuditLog::disabled(), cached())
+        .map_err(|e| format!("cannot start the runtime: {e:#}"))
+}
+
 /// Options with the default on-disk compile cache, so a script (the
 /// built-in shell, say) is compiled once, not on every command.
 pub(crate) fn cached() -> RuntimeOptions {
@@ -53,13 +63,7 @@ pub(crate) fn cached() -> RuntimeOptions {
 }
 
 pub(crate) async fn run(args: RunArgs) -> ExitCode {
-    match try_run(args).await {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("vfsbox: {message}");
-            ExitCode::from(EXIT_REFUSED)
-        }
-    }
+    super::or_refused(try_run(args).await)
 }
 
 /// The filesystem of `--mount` arguments; the built-in demo documents at
@@ -94,8 +98,7 @@ async fn try_run(args: RunArgs) -> Result<ExitCode, String> {
         document_reads: args.document_reads.unwrap_or(defaults.document_reads),
         ..defaults
     };
-    let runtime = Runtime::with_options(limits.clone(), AuditLog::disabled(), cached())
-        .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
+    let runtime = local_runtime(&limits)?;
     let permit = runtime
         .try_admit(None)
         .map_err(|e| format!("cannot admit the script: {e}"))?;

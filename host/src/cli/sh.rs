@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use clap::Args;
 use vfsbox_host::runtime::{RunError, Script, Stdin};
-use vfsbox_host::{AuditLog, Limits, RunSpec, Runtime, sh};
+use vfsbox_host::{Limits, RunSpec, sh};
 
-use super::run::{print_report, vfs_of};
-use super::{EXIT_REFUSED, MountArg};
+use super::MountArg;
+use super::run::{local_runtime, print_report, vfs_of};
 
 #[derive(Debug, Args)]
 pub(crate) struct ShArgs {
@@ -30,13 +30,7 @@ pub(crate) struct ShArgs {
 }
 
 pub(crate) async fn sh_command(args: ShArgs) -> ExitCode {
-    match try_sh(args).await {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("vfsbox: {message}");
-            ExitCode::from(EXIT_REFUSED)
-        }
-    }
+    super::or_refused(try_sh(args).await)
 }
 
 async fn try_sh(args: ShArgs) -> Result<ExitCode, String> {
@@ -48,8 +42,7 @@ async fn try_sh(args: ShArgs) -> Result<ExitCode, String> {
         document_reads: args.document_reads.unwrap_or(defaults.document_reads),
         ..defaults
     };
-    let runtime = Runtime::with_options(limits.clone(), AuditLog::disabled(), super::run::cached())
-        .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
+    let runtime = local_runtime(&limits)?;
     let permit = runtime.try_admit(None).map_err(|e| e.to_string())?;
     let spec = RunSpec {
         program: "vfs-sh".to_owned(),
