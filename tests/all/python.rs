@@ -521,3 +521,54 @@ async fn python_starts_in_the_runs_working_directory() {
         report.stderr_text()
     );
 }
+
+/// `POST /v1/py` answers the run report, as `/v1/sh` does: the output, the
+/// exit status, a limit as `413`, over-long code as `400`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_v1_py_runs_code_and_answers_the_report() {
+    use reqwest::StatusCode;
+    let server = crate::server::TestServer::anonymous(limits(), vfs_of(small_tree()));
+    let c = reqwest::Client::new();
+    let post = |body: serde_json::Value| {
+        let c = c.clone();
+        let url = server.url("/v1/py");
+        async move {
+            let r = c.post(url).json(&body).send().await.expect("a response");
+            let status = r.status();
+            (status, r.json::<serde_json::Value>().await.expect("json"))
+        }
+    };
+    let (status, body) = post(serde_json::json!({
+        "code": "import sys\nprint(sys.argv[1:], sys.stdin.read(), open('a.txt').read(), end='')\nsys.exit(3)",
+        "args": ["x"],
+        "stdin": "in",
+        "cwd": "/files",
+    }))
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["stdout"], "['x'] in alpha\n");
+    assert_eq!(body["exit_code"], 3);
+    assert_eq!(body["usage"]["document_reads"], 1);
+    let (status, body) = post(serde_json::json!({"code": "1/0"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["exit_code"], 1);
+    assert!(
+        body["stderr"]
+            .as_str()
+            .expect("stderr")
+            .ends_with("ZeroDivisionError: division by zero\n")
+    );
+    let (status, body) = post(serde_json::json!({
+        "code": "while True: pass",
+        "limits": {"deadline_ms": 1000},
+    }))
+    .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["limit"], "deadline");
+    let (status, body) =
+        post(serde_json::json!({"code": "#".repeat(python::MAX_CODE_BYTES + 1)})).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("code_too_long"))
+    );
+}

@@ -12,6 +12,7 @@ pub mod mcp;
 mod metrics;
 pub mod openapi;
 mod ops;
+mod py;
 mod query;
 mod report;
 mod runs;
@@ -40,6 +41,7 @@ pub use files::ResolvedPath;
 pub use mcp::McpServer;
 pub use metrics::Metrics;
 pub use ops::{Health, Readiness};
+pub use py::PyRequest;
 pub use report::RunReport;
 pub use runs::{ScriptRunRequest, StoredScript};
 pub use scripts::ScriptStore;
@@ -187,6 +189,9 @@ async fn close_after_refused_body(req: Request, next: axum::middleware::Next) ->
 
 /// The largest `POST /v1/sh` body: a script, its cwd and limits.
 const SH_BODY_LIMIT: usize = 256 * 1024;
+/// The largest `POST /v1/py` body: code (256 KiB at most), arguments,
+/// stdin, cwd and limits.
+const PY_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// The router of the whole API.
 pub fn app(state: AppState) -> Router {
@@ -209,6 +214,10 @@ pub fn app(state: AppState) -> Router {
         .route(
             "/v1/sh",
             post(sh::run_sh).layer(axum::extract::DefaultBodyLimit::max(SH_BODY_LIMIT)),
+        )
+        .route(
+            "/v1/py",
+            post(py::run_py).layer(axum::extract::DefaultBodyLimit::max(PY_BODY_LIMIT)),
         )
         .route("/v1/fs/{*path}", get(files::download))
         .route("/v1/resolve", get(files::resolve))

@@ -3,7 +3,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{error, files, mcp, ops, report, runs, sh};
+use super::{error, files, mcp, ops, py, report, runs, sh};
 
 /// The whole API.
 #[derive(Debug, OpenApi)]
@@ -17,6 +17,7 @@ use super::{error, files, mcp, ops, report, runs, sh};
         runs::put_script,
         runs::run_stored,
         sh::run_sh,
+        py::run_py,
         mcp::mcp_endpoint,
         files::download,
         files::resolve,
@@ -33,6 +34,7 @@ use super::{error, files, mcp, ops, report, runs, sh};
         runs::StoredScript,
         runs::ScriptRunRequest,
         sh::ShRequest,
+        py::PyRequest,
         files::ResolvedPath,
         ops::Health,
         ops::Readiness,

@@ -125,6 +125,9 @@ fn parse_run_query(query: Option<&str>) -> Result<RunQuery, AppError> {
 #[derive(Debug)]
 pub(crate) struct RunInput {
     pub(crate) program: &'static str,
+    /// A component built into vfsbox (the interpreter), compiled with the
+    /// imports only built-ins may have.
+    pub(crate) built_in: bool,
     pub(crate) args: Vec<String>,
     pub(crate) stdin: Stdin,
     pub(crate) cwd: String,
@@ -142,6 +145,7 @@ impl RunInput {
     ) -> RunInput {
         RunInput {
             program: "script",
+            built_in: false,
             args,
             stdin: Stdin::Bytes(stdin.into()),
             cwd: cwd.unwrap_or_else(|| "/".to_owned()),
@@ -153,8 +157,28 @@ impl RunInput {
     pub(crate) fn shell(script: String, cwd: Option<String>, limits: LimitsRequest) -> RunInput {
         RunInput {
             program: "vfs-sh",
+            built_in: false,
             args: vec!["-c".to_owned(), script],
             stdin: Stdin::Empty,
+            cwd: cwd.unwrap_or_else(|| "/".to_owned()),
+            limits,
+        }
+    }
+
+    /// A run of Python `code` by the built-in interpreter, with `args` as
+    /// `sys.argv[1:]`, from `cwd` (`/` by default).
+    pub(crate) fn python(
+        code: String,
+        args: Vec<String>,
+        stdin: String,
+        cwd: Option<String>,
+        limits: LimitsRequest,
+    ) -> RunInput {
+        RunInput {
+            program: "python",
+            built_in: true,
+            args: ["-c".to_owned(), code].into_iter().chain(args).collect(),
+            stdin: Stdin::Bytes(stdin.into()),
             cwd: cwd.unwrap_or_else(|| "/".to_owned()),
             limits,
         }
@@ -205,11 +229,12 @@ impl AppState {
     ) -> Result<crate::report::Report, AppError> {
         let limits = self.inner.runtime.limits().lowered(&input.limits)?;
         let permit = self.admit(tenant)?;
-        let compiled = self
-            .inner
-            .runtime
-            .compile_as(&permit, id, script.await?)
-            .await?;
+        let bytes = script.await?;
+        let runtime = &self.inner.runtime;
+        let compiled = match (input.built_in, id) {
+            (true, Some(id)) => runtime.compile_built_in(&permit, id, bytes).await?,
+            (_, id) => runtime.compile_as(&permit, id, bytes).await?,
+        };
         let spec = RunSpec {
             program: input.program.to_owned(),
             args: input.args,
@@ -280,6 +305,7 @@ pub(crate) async fn run_upload(
     let q = parse_run_query(query.as_deref())?;
     let input = RunInput {
         program: "script",
+        built_in: false,
         args: q.args,
         stdin: Stdin::Empty,
         cwd: q.cwd.unwrap_or_else(|| "/".to_owned()),
