@@ -572,3 +572,61 @@ async fn post_v1_py_runs_code_and_answers_the_report() {
         (StatusCode::BAD_REQUEST, Some("code_too_long"))
     );
 }
+
+/// Five Python runs at once on four slots: four run, the fifth is refused
+/// at once with `429` and `Retry-After: 2`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_python_runs_on_four_slots_four_run_and_one_is_refused() {
+    use reqwest::StatusCode;
+    let limits = Limits {
+        deadline: std::time::Duration::from_secs(4),
+        ..limits()
+    };
+    let server = crate::server::TestServer::anonymous(limits, vfs_of(small_tree()));
+    let c = reqwest::Client::new();
+    let url = server.url("/v1/py");
+    // The first run compiles the interpreter.
+    let r = c
+        .post(&url)
+        .json(&serde_json::json!({"code": "print(1)"}))
+        .send()
+        .await
+        .expect("warm-up");
+    assert_eq!(r.status(), StatusCode::OK);
+    let spinning: Vec<_> = (0..4)
+        .map(|_| {
+            let (c, url) = (c.clone(), url.clone());
+            tokio::spawn(async move {
+                c.post(url)
+                    .json(&serde_json::json!({"code": "while True: pass"}))
+                    .send()
+                    .await
+                    .expect("a response")
+                    .status()
+            })
+        })
+        .collect();
+    let metrics = server.url("/metrics");
+    let started = std::time::Instant::now();
+    while crate::server::live_scripts(&c, &metrics).await < 4 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(3),
+            "four never ran at once"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let r = c
+        .post(&url)
+        .json(&serde_json::json!({"code": "print('fifth')"}))
+        .send()
+        .await
+        .expect("a response");
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.headers()["retry-after"], "2");
+    let body: serde_json::Value = r.json().await.expect("json");
+    assert_eq!(body["error"]["code"], "busy");
+    for run in spinning {
+        assert_eq!(run.await.expect("task"), StatusCode::PAYLOAD_TOO_LARGE);
+    }
+    crate::server::assert_no_live_scripts(&c, &metrics).await;
+}
