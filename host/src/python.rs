@@ -47,11 +47,16 @@ pub fn check(code: &str) -> Result<(), CodeError> {
 /// `sys.argv[1:]`.
 pub fn python_spec(mut spec: RunSpec, code: &str, args: &[String]) -> RunSpec {
     spec.program = "python".to_owned();
-    spec.args = ["-c".to_owned(), code.to_owned()]
+    spec.args = argv(code, args);
+    spec
+}
+
+/// The interpreter's arguments for `code` with `args` as `sys.argv[1:]`.
+pub(crate) fn argv(code: &str, args: &[String]) -> Vec<String> {
+    ["-c".to_owned(), code.to_owned()]
         .into_iter()
         .chain(args.iter().cloned())
-        .collect();
-    spec
+        .collect()
 }
 
 #[cfg(test)]

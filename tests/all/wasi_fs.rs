@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use vfsbox_host::runtime::{Outcome, Script, Stdin};
+use vfsbox_host::runtime::{Outcome, Script};
 use vfsbox_host::vfs::{Fault, MemoryBackend, Mount, S3Backend};
 use vfsbox_host::{Limit, Limits, Report, RunSpec, Runtime, Vfs};
 
@@ -97,12 +97,7 @@ async fn run_std_fs(rt: &Runtime, vfs: Vfs, limits: Limits, args: &[&str]) -> Re
     let permit = rt.try_admit(None).expect("a free slot");
     let spec = RunSpec {
         program: "std-fs".to_owned(),
-        args: args.iter().map(|s| s.to_string()).collect(),
-        stdin: Stdin::Empty,
-        cwd: "/".to_owned(),
-        vfs,
-        limits,
-        caller: Default::default(),
+        ..spec(vfs, limits, args)
     };
     rt.run(permit, Script::Bytes(std_fs()), spec)
         .await

@@ -177,7 +177,7 @@ impl RunInput {
         RunInput {
             program: "python",
             built_in: true,
-            args: ["-c".to_owned(), code].into_iter().chain(args).collect(),
+            args: crate::python::argv(&code, &args),
             stdin: Stdin::Bytes(stdin.into()),
             cwd: cwd.unwrap_or_else(|| "/".to_owned()),
             limits,
