@@ -65,20 +65,37 @@ fn build_python(workspace: &Path, out_dir: &Path) {
         );
     }
     // componentize-py reads a world's packages from `deps/` beside it: the
-    // world and the vendored WASI packages, put together.
+    // world, vfsbox's own package and the vendored WASI packages, put
+    // together.
     let wit = out_dir.join("python-wit");
     let deps = wit.join("deps");
     std::fs::create_dir_all(&deps).expect("mkdir python-wit/deps");
     std::fs::copy(src.join("wit/world.wit"), wit.join("world.wit")).expect("copy world.wit");
+    std::fs::copy(
+        workspace.join("wit/world.wit"),
+        deps.join("vfsbox-script.wit"),
+    )
+    .expect("copy vfsbox:script");
+    println!("cargo:rerun-if-changed={}", workspace.join("wit").display());
     for entry in std::fs::read_dir(workspace.join("wit/deps")).expect("wit/deps") {
         let path = entry.expect("entry").path();
         if path.extension().is_some_and(|x| x == "wit") {
             std::fs::copy(&path, deps.join(path.file_name().expect("name"))).expect("copy");
         }
     }
+    // The sources are built from a copy: componentize-py writes bytecode
+    // caches beside them, which would make every build see a change.
+    let app = out_dir.join("python-src");
+    std::fs::create_dir_all(&app).expect("mkdir python-src");
+    for entry in std::fs::read_dir(&src).expect("host/python") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|x| x == "py") {
+            std::fs::copy(&path, app.join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
     let out = out_dir.join("python.wasm");
     let status = std::process::Command::new(&python)
-        .current_dir(&src)
+        .current_dir(&app)
         .env("PYTHONPATH", &tools)
         .args([
             "-c",

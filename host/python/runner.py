@@ -5,7 +5,9 @@ runs as `__main__` with `sys.argv == ["-c", *ARGS]`; `sys.exit(n)` exits
 with `n`, an uncaught exception prints its traceback to stderr and exits
 with 1, as `python3` does. Documents are read with `open()`, `os`, `pathlib`
 and `glob` through `wasi:filesystem`: each mount is a directory of that
-name (`/files`), read-only. The code starts in the run's working directory.
+name (`/files`), read-only; the `vfsbox` module (`vfsbox.py`) searches with
+the host's engine and tells the budget left. The code starts in the run's
+working directory.
 """
 
 import sys
@@ -25,6 +27,7 @@ import operator, os, pathlib, pprint, random, re, shlex, statistics  # noqa: E40
 import string, struct, tarfile, textwrap, time, types, typing  # noqa: E401,F401
 import unicodedata, urllib.parse, uuid, weakref, zipfile, zlib  # noqa: E401,F401
 import xml.dom.minidom, xml.etree.ElementTree  # noqa: E401,F401
+import vfsbox  # noqa: F401  (the host's search and the budget)
 
 from wit_world import exports
 from wit_world.imports import exit as wasi_exit

@@ -11,6 +11,7 @@ use crate::limits::LimitsRequest;
 /// The parsed arguments of one tool call.
 pub(crate) enum ToolArgs {
     Sh(ShArgs),
+    Python(PythonArgs),
     Run(RunArgs),
     Read(ReadArgs),
     Grep(GrepArgs),
@@ -29,6 +30,7 @@ pub(crate) fn parse(tool: &str, arguments: Option<Map<String, Value>>) -> Result
     }
     Ok(match tool {
         "sh" => ToolArgs::Sh(typed(tool, arguments)?),
+        "python" => ToolArgs::Python(typed(tool, arguments)?),
         "run" => ToolArgs::Run(typed(tool, arguments)?),
         "read" => ToolArgs::Read(typed(tool, arguments)?),
         "grep" => ToolArgs::Grep(typed(tool, arguments)?),
@@ -87,6 +89,22 @@ pub(crate) fn lines(text: &str, offset: Option<u64>, limit: Option<u64>) -> Line
 #[serde(deny_unknown_fields)]
 pub(crate) struct ShArgs {
     pub(crate) script: String,
+    #[serde(default)]
+    pub(crate) cwd: Option<String>,
+    #[serde(default)]
+    pub(crate) limits: LimitsRequest,
+    #[serde(default)]
+    pub(crate) max_result_bytes: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PythonArgs {
+    pub(crate) code: String,
+    #[serde(default)]
+    pub(crate) args: Vec<String>,
+    #[serde(default)]
+    pub(crate) stdin: String,
     #[serde(default)]
     pub(crate) cwd: Option<String>,
     #[serde(default)]

@@ -106,9 +106,9 @@ pub(crate) fn stdio(mode: &str, scenario: &str, docs: &Path) -> Value {
     ])
 }
 
-const TOOLS: [&str; 5] = ["grep", "list", "read", "sh", "stat"];
+const TOOLS: [&str; 6] = ["grep", "list", "python", "read", "sh", "stat"];
 /// Tenant a's, which may run stored scripts.
-const TOOLS_WITH_RUN: [&str; 6] = ["grep", "list", "read", "run", "sh", "stat"];
+const TOOLS_WITH_RUN: [&str; 7] = ["grep", "list", "python", "read", "run", "sh", "stat"];
 
 /// What a tour of every tool must have seen, whatever the transport.
 fn assert_tour(t: &Value, mode: &str, tools: &[&str]) {
@@ -134,6 +134,22 @@ fn assert_tour(t: &Value, mode: &str, tools: &[&str]) {
     assert_eq!(sh["structured"]["cwd"], "/files");
     assert_eq!(sh["structured"]["stdout"], "./a.txt:1:alpha refund\ndone\n");
     assert!(sh["text"].as_str().unwrap_or_default().contains("[exit 0]"));
+    // Python reads the documents from its working directory, searches with
+    // the host's engine, and a write ends it with `python3`'s error.
+    let python = &calls["python"];
+    assert_eq!(python["is_error"], false, "{python}");
+    assert_eq!(python["structured"]["exit_code"], 1);
+    assert_eq!(
+        python["structured"]["stdout"],
+        "['a.txt', 'notes'] ['x']\n['/files/notes/b.txt', '/files/notes/c.txt']\n"
+    );
+    let stderr = python["structured"]["stderr"].as_str().unwrap_or_default();
+    assert!(
+        stderr
+            .trim_end()
+            .ends_with("OSError: [Errno 69] Read-only file system: 'a.txt'"),
+        "{stderr}"
+    );
     let read = &calls["read"];
     assert_eq!(read["structured"]["text"], "beta TODO\n");
     assert_eq!(read["structured"]["total_lines"], 1);

@@ -46,6 +46,11 @@ async def tour(client):
         schemas[t.name] = t.output_schema
     calls = {
         "sh": {"script": "cd /files && grep -rn refund . | sort; echo done", "cwd": "/"},
+        "python": {
+            "code": "import os, sys, vfsbox\nprint(sorted(os.listdir('.')), sys.argv[1:])\nprint(vfsbox.grep('TODO', '/files').paths())\nopen('a.txt', 'w')",
+            "args": ["x"],
+            "cwd": "/files",
+        },
         "read": {"path": "/files/notes/b.txt"},
         "grep": {"patterns": ["TODO"], "roots": ["/files"]},
         "list": {"path": "/files", "depth": 2},
@@ -66,7 +71,9 @@ async def tour(client):
         "calls": {},
     }
     for name, args in calls.items():
-        r = await client.call_tool(name, args)
+        # The first Python call on a cold machine compiles the interpreter
+        # (seconds, tens of them under load); every later one is cached.
+        r = await client.call_tool(name, args, read_timeout_seconds=300)
         # The structured result must match the tool's declared output schema.
         jsonschema.validate(r.structured_content, schemas[name])
         out["calls"][name] = summary(r)
@@ -193,6 +200,17 @@ async def hostile(client):
         await attempt(f"grep {p}", lambda: client.call_tool("grep", {"patterns": ["root"], "roots": [p]}))
         await attempt(f"sh cat {p}", lambda: client.call_tool("sh", {"script": f"cat '{p}'"}))
         await attempt(f"resource {p}", lambda: client.read_resource("vfs://" + p))
+        await attempt(
+            f"python open {p}",
+            lambda: client.call_tool("python", {"code": f"print(open({p!r}).read())"}, read_timeout_seconds=300),
+        )
+    # Everything Python can reach in the mount, links followed, each
+    # document printed.
+    walk = (
+        "import os\nfor d, _, fs in os.walk('/files', followlinks=True):\n    for f in fs:\n        try:\n"
+        "            print(open(os.path.join(d, f)).read())\n        except OSError as e:\n            print(e)"
+    )
+    await attempt("walk python /", lambda: client.call_tool("python", {"code": walk}, read_timeout_seconds=300))
     await attempt("list / deep", lambda: client.call_tool("list", {"path": "/", "depth": 10}))
     await attempt("grep / root:", lambda: client.call_tool("grep", {"patterns": ["root:"], "roots": ["/"]}))
     return out
@@ -211,7 +229,7 @@ async def main(argv):
     else:
         url, *key = rest
         headers = {"Authorization": f"Bearer {key[0]}"} if key else {}
-        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+        async with httpx2.AsyncClient(headers=headers, timeout=300) as http:
             async with Client(
                 streamable_http_client(url, http_client=http), mode=mode, read_timeout_seconds=60
             ) as client:

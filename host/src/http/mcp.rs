@@ -57,7 +57,7 @@ use super::tenants::{Authenticated, Tenant};
 use crate::audit::{Caller, Event, pattern_digest};
 use crate::limits::Limits;
 use crate::mcp_input::{
-    GrepArgs, GrepMode, ListArgs, ReadArgs, RunArgs, ShArgs, StatArgs, ToolArgs, cut,
+    GrepArgs, GrepMode, ListArgs, PythonArgs, ReadArgs, RunArgs, ShArgs, StatArgs, ToolArgs, cut,
 };
 use crate::runtime::ScriptId;
 use crate::vfs::grep::{Grep, GrepRequest, ScanBudget};
@@ -274,6 +274,28 @@ fn build_tools() -> Vec<Tool> {
         }),
     );
 
+    let python = tool(
+        "python",
+        "Run Python code over the documents",
+        "Run Python 3 code (CPython with its standard library: csv, json, re, collections, pathlib, ...) over the documents, in the same sandbox and limits as `sh`. `open()`, `os.walk`, `pathlib` and `glob` read the mounts (`/files/...`), read-only; the `vfsbox` module searches with the host's engine (`vfsbox.grep`) and tells the budget left (`vfsbox.budget()`). No network, no subprocesses. Returns the exit status (1 and the traceback for an uncaught exception), stdout, stderr and what it used.",
+        json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "The code, run as `python3 -c CODE` runs it (at most 256 KiB)"},
+                "args": {"type": "array", "items": {"type": "string"}, "description": "`sys.argv[1:]`"},
+                "stdin": {"type": "string", "description": "What the code reads from `sys.stdin`"},
+                "cwd": {"type": "string", "description": "Where it starts, `/` by default"},
+                "limits": limits_schema(),
+                "max_result_bytes": max_result_schema(),
+            },
+            "required": ["code"],
+            "additionalProperties": false,
+        }),
+        sh.output_schema
+            .as_ref()
+            .map_or(Value::Null, |s| Value::Object((**s).clone())),
+    );
+
     let read = tool(
         "read",
         "Read a document",
@@ -414,7 +436,7 @@ fn build_tools() -> Vec<Tool> {
             .as_ref()
             .map_or(Value::Null, |s| Value::Object((**s).clone())),
     );
-    vec![sh, read, grep, list, stat, run]
+    vec![sh, python, read, grep, list, stat, run]
 }
 
 /// A tool's failure the model can act on: an `isError` result with a
@@ -571,6 +593,28 @@ impl McpServer {
                 input,
                 Some(crate::sh::id().clone()),
                 async { Ok(crate::sh::component()) },
+            )
+            .await
+        {
+            Ok(r) => run_result(RunReport::from(r), cap),
+            Err(e) => refused(&e),
+        }
+    }
+
+    async fn python(&self, tenant: &Tenant, request_id: String, a: PythonArgs) -> CallToolResult {
+        if let Err(e) = crate::python::check(&a.code) {
+            return tool_error("code_too_long", e.to_string(), json!({}));
+        }
+        let cap = self.cap(a.max_result_bytes);
+        let input = RunInput::python(a.code, a.args, a.stdin, a.cwd, a.limits);
+        match self
+            .state
+            .run_for(
+                tenant,
+                request_id,
+                input,
+                Some(crate::python::id().clone()),
+                async { Ok(crate::python::component()) },
             )
             .await
         {
@@ -1124,6 +1168,9 @@ impl ServerHandler for McpServer {
         let result = match args(&request) {
             Err(r) => r,
             Ok(ToolArgs::Sh(a)) => unless_cancelled(&context, self.sh(&tenant, id, a)).await?,
+            Ok(ToolArgs::Python(a)) => {
+                unless_cancelled(&context, self.python(&tenant, id, a)).await?
+            }
             Ok(ToolArgs::Run(a)) => unless_cancelled(&context, self.run(&tenant, id, a)).await?,
             Ok(ToolArgs::Read(a)) => {
                 unless_cancelled(&context, self.read(&tenant, &caller, a)).await?
