@@ -2,8 +2,9 @@
 //! overhead (against `wasmtime serve` and a process per request), what
 //! fuel and epochs cost, grep throughput (against ripgrep and GNU grep),
 //! 429 latency under saturation, the incident replayed, and deadline
-//! precision, and `std::fs` reads through `wasi:filesystem` (against the
-//! SDK's reads and wasmtime-wasi's own filesystem).
+//! precision, `std::fs` reads through `wasi:filesystem` (against the
+//! SDK's reads and wasmtime-wasi's own filesystem), and the built-in Python
+//! (against the host's `python3`).
 //!
 //! Run the whole table with `bench/run`, which installs ripgrep and the
 //! corpus (the kernel's `Documentation/` and `include/`) and builds the
@@ -18,6 +19,7 @@ mod files;
 #[path = "../guests/cpu-hash/src/hash.rs"]
 mod hash;
 mod peers;
+mod python;
 mod report;
 mod sandbox;
 mod service;
@@ -67,6 +69,7 @@ fn main() {
         section!("files", files::std_fs_reads(&mut table));
         section!("admission", service::admission(&mut table));
         section!("incident", service::incident(&mut table));
+        section!("python", python::python(&mut table));
         section!("deadline", sandbox::deadline_precision(&mut table));
         eprintln!("{timed}");
     });

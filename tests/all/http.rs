@@ -849,6 +849,9 @@ async fn large_downloads_stream_without_growing_memory() {
     )
     .expect("config");
     let server = crate::server::ServeProcess::start(&["--config", config.to_str().expect("utf-8")]);
+    // Measured once the host has loaded the built-in Python, which it does
+    // in the background as it starts.
+    server.wait_ready();
     let pid = server.child.id();
     let c = client();
     let before = rss_bytes(pid);

@@ -1000,3 +1000,72 @@ async fn a_10_mb_csv_is_grouped_and_counted_within_the_default_memory_cap() {
     assert!(peak <= defaults.memory, "{peak}");
     eprintln!("a 10 MB CSV grouped in {peak} bytes of linear memory");
 }
+
+/// A served host compiles the interpreter as it starts, in the background,
+/// and reports ready once it has: on a fresh compile cache `/readyz` first
+/// says `warming` (503), then ready, and the compile is on disk for the
+/// next host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_host_compiles_python_before_it_reports_ready() {
+    use reqwest::StatusCode;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let env = [("XDG_CACHE_HOME", cache.path().to_str().expect("utf-8"))];
+    let c = reqwest::Client::new();
+    let readiness = |server: &crate::server::ServeProcess| {
+        let (c, url) = (c.clone(), server.url("/readyz"));
+        async move {
+            let r = c.get(url).send().await.expect("readyz answers");
+            let status = r.status();
+            (status, r.json::<serde_json::Value>().await.expect("json"))
+        }
+    };
+    let wait_ready = |server: &crate::server::ServeProcess| {
+        let (c, url) = (c.clone(), server.url("/readyz"));
+        async move {
+            // Generous: a cold compile on a loaded two-core machine.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+            loop {
+                let r = c.get(&url).send().await.expect("readyz answers");
+                if r.status() == StatusCode::OK {
+                    return r.json::<serde_json::Value>().await.expect("json");
+                }
+                assert!(std::time::Instant::now() < deadline, "never ready");
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+        }
+    };
+    let server = crate::server::ServeProcess::start_with_env(&[], &env);
+    let (status, body) = readiness(&server).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(body["warming"], true);
+    assert_eq!(body["ready"], false);
+    // The shell runs meanwhile: only readiness waits.
+    let r = c
+        .post(server.url("/v1/sh"))
+        .json(&serde_json::json!({"script": "echo up"}))
+        .send()
+        .await
+        .expect("sh answers");
+    assert_eq!(r.status(), StatusCode::OK);
+    let body = wait_ready(&server).await;
+    assert_eq!(body["warming"], false);
+    assert_eq!(body["free_slots"], 4);
+    let r = c
+        .post(server.url("/v1/py"))
+        .json(&serde_json::json!({"code": "print(6 * 7)"}))
+        .send()
+        .await
+        .expect("py answers");
+    let report: serde_json::Value = r.json().await.expect("json");
+    assert_eq!(report["stdout"], "42\n", "{report}");
+    drop(server);
+    let compiled = std::fs::read_dir(cache.path().join("vfsbox/compiled"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert!(compiled > 0, "nothing in the disk cache");
+
+    // A host started on the same cache is ready too (the bench's Python
+    // rows time the difference).
+    let again = crate::server::ServeProcess::start_with_env(&[], &env);
+    assert_eq!(wait_ready(&again).await["warming"], false);
+}

@@ -149,6 +149,28 @@ impl ServeProcess {
         format!("http://{}{path}", self.addr)
     }
 
+    /// Waits until `/readyz` answers 200: the host has compiled (or loaded)
+    /// the built-in Python it prepares in the background as it starts.
+    /// Generous, for a cold compile on a loaded machine.
+    pub(crate) fn wait_ready(&self) {
+        use std::io::{Read, Write};
+        let deadline = Instant::now() + Duration::from_secs(300);
+        loop {
+            let mut status = String::new();
+            if let Ok(mut s) = std::net::TcpStream::connect(self.addr) {
+                let _ = s.write_all(
+                    b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                );
+                let _ = s.read_to_string(&mut status);
+            }
+            if status.starts_with("HTTP/1.1 200") {
+                return;
+            }
+            assert!(Instant::now() < deadline, "never ready: {status}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// The log so far, once `ready` holds of it or 10 s have passed: the
     /// lines a request logged may reach the test after its response.
     pub(crate) fn log_once(&self, ready: impl Fn(&str) -> bool) -> String {

@@ -69,6 +69,9 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
     // Compile the built-in shell before announcing the address, so the
     // first `POST /v1/sh` does not pay for it.
     state.warm_up().await?;
+    // The interpreter takes longer (seconds on a fresh cache): compiled in
+    // the background, with `/readyz` not ready until it is.
+    state.prepare_python();
     if anonymous {
         eprintln!(
             "vfsbox: DEMO MODE: serving the built-in demo documents at {} with NO authentication, on loopback only",

@@ -78,6 +78,8 @@ struct StateInner {
     scripts: ScriptStore,
     metrics: Metrics,
     shutting_down: AtomicBool,
+    /// The built-in Python is being compiled (see [`AppState::prepare_python`]).
+    preparing_python: AtomicBool,
 }
 
 impl AppState {
@@ -97,6 +99,7 @@ impl AppState {
                 scripts: ScriptStore::default(),
                 metrics: Metrics::default(),
                 shutting_down: AtomicBool::new(false),
+                preparing_python: AtomicBool::new(false),
             }),
         }
     }
@@ -119,6 +122,33 @@ impl AppState {
             .await
             .map(drop)
             .map_err(|e| format!("the built-in shell does not compile: {e}"))
+    }
+
+    /// Starts compiling the built-in Python in the background (from the
+    /// disk cache when it is there); `/readyz` says not ready until it is
+    /// done, so that a balancer sends a new host's first `POST /v1/py` only
+    /// once it will not pay for the compile.
+    pub fn prepare_python(&self) -> tokio::task::JoinHandle<()> {
+        self.inner.preparing_python.store(true, Ordering::Relaxed);
+        let state = self.clone();
+        tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            match state.inner.runtime.prepare_python().await {
+                Ok(()) => tracing::info!(
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "the built-in Python is compiled"
+                ),
+                // Not fatal: the shell and compiled scripts run, and each
+                // Python run reports the failure itself.
+                Err(e) => tracing::error!("the built-in Python does not compile: {e}"),
+            }
+            state.inner.preparing_python.store(false, Ordering::Relaxed);
+        })
+    }
+
+    /// Whether the built-in Python is still being compiled.
+    pub fn is_preparing_python(&self) -> bool {
+        self.inner.preparing_python.load(Ordering::Relaxed)
     }
 
     /// The runtime scripts run on.

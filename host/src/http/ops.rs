@@ -18,8 +18,12 @@ pub struct Health {
 /// Readiness and capacity.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Readiness {
-    /// Whether the server takes new runs (false while shutting down).
+    /// Whether the server takes new runs: false while it shuts down, and
+    /// while it compiles the built-in Python as it starts (`warming`).
     pub ready: bool,
+    /// The built-in Python is still being compiled: runs are taken, but a
+    /// `POST /v1/py` would wait for the compile.
+    pub warming: bool,
     /// Scripts running now.
     pub live_scripts: usize,
     /// Scripts that could start now.
@@ -37,14 +41,16 @@ pub(crate) async fn healthz() -> axum::Json<Health> {
     get,
     path = "/readyz",
     tag = "operations",
-    responses((status = 200, description = "Ready", body = Readiness), (status = 503, description = "Shutting down", body = Readiness))
+    responses((status = 200, description = "Ready", body = Readiness), (status = 503, description = "Shutting down, or compiling the built-in Python as it starts (`warming`)", body = Readiness))
 )]
 pub(crate) async fn readyz(State(state): State<AppState>) -> Response {
     let rt = &state.inner.runtime;
     let live = rt.live_scripts();
-    let ready = !state.is_shutting_down();
+    let warming = state.is_preparing_python();
+    let ready = !state.is_shutting_down() && !warming;
     let body = Readiness {
         ready,
+        warming,
         live_scripts: live,
         free_slots: rt.gate().capacity().saturating_sub(live),
     };

@@ -269,6 +269,34 @@ impl Runtime {
             .await
     }
 
+    /// Compiles the built-in Python ahead of its first run (from the disk
+    /// cache when it is there), outside any slot: a served host does it once
+    /// as it starts, and reports ready when it is done. A run that comes
+    /// first compiles it in its own slot, as any script.
+    pub async fn prepare_python(&self) -> Result<(), InvalidScript> {
+        let id = crate::python::id().clone();
+        if self.inner.cache.find(&id).is_some() {
+            return Ok(());
+        }
+        let this = self.clone();
+        let task = self.inner.executor.handle().spawn_blocking(move || {
+            if this.inner.cache.get(&id).is_some() {
+                return Ok(());
+            }
+            let compiled = compile::compile(
+                &this.inner.engine,
+                &this.inner.linker,
+                id,
+                &crate::python::component(),
+                compile::Imports::BuiltIn,
+            )?;
+            this.inner.cache.insert(Arc::new(compiled));
+            Ok(())
+        });
+        task.await
+            .map_err(|_| InvalidScript::Invalid("the compiler failed".to_owned()))?
+    }
+
     /// [`Runtime::compile`] of bytes whose id the caller already knows (a
     /// stored script, the built-in shell): a compiled script in the cache
     /// is found without hashing the bytes again or leaving this thread.
