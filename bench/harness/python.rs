@@ -34,11 +34,28 @@ pub(crate) async fn python(t: &mut Table) {
     service::python_incident(t).await;
 }
 
-fn native_python3() -> Option<String> {
-    let out = Command::new("python3").arg("--version").output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+/// The host's CPython: its version and its executable (resolved, so that
+/// a launcher such as a pyenv shim is not timed with it).
+struct Native {
+    version: String,
+    exe: String,
+}
+
+fn native_python3() -> Option<Native> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, platform; print(platform.python_version()); print(sys.executable)",
+        ])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines();
+    let (version, exe) = (lines.next()?, lines.next()?);
+    out.status.success().then(|| Native {
+        version: format!("CPython {version}"),
+        exe: exe.to_owned(),
+    })
 }
 
 /// One `POST /v1/py`; its status and report.
@@ -91,7 +108,7 @@ async fn first_run(t: &mut Table) {
 }
 
 /// `print(1)`, warm, through the API beside a `python3 -c` process.
-async fn print_one(t: &mut Table, python3: &str) {
+async fn print_one(t: &mut Table, python3: &Native) {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = Server::vfsbox(Some(&config(dir.path(), "", None)));
     let c = Client::new();
@@ -105,7 +122,7 @@ async fn print_one(t: &mut Table, python3: &str) {
     let mut native = Vec::new();
     for _ in 0..50 {
         let start = Instant::now();
-        let out = Command::new("python3")
+        let out = Command::new(&python3.exe)
             .args(["-c", "print(1)"])
             .output()
             .expect("python3 runs");
@@ -117,7 +134,7 @@ async fn print_one(t: &mut Table, python3: &str) {
     t.row(
         "Python: `print(1)` through `POST /v1/py`, warm, beside `python3 -c 'print(1)'` as a process",
         format!("p50 {}, p99 {}", ms(p50), ms(p99)),
-        format!("{python3}: p50 {}, p99 {}", ms(n50), ms(n99)),
+        format!("{}: p50 {}, p99 {}", python3.version, ms(n50), ms(n99)),
         format!("{:.2}×", p50.as_secs_f64() / n50.as_secs_f64()),
         format!(
             "a sandboxed run costs no more than starting `python3`: {}",
@@ -127,7 +144,7 @@ async fn print_one(t: &mut Table, python3: &str) {
 }
 
 /// Grouping and counting a 10 MB CSV, in the sandbox and natively.
-async fn csv(t: &mut Table, python3: &str) {
+async fn csv(t: &mut Table, python3: &Native) {
     let dir = tempfile::tempdir().expect("tempdir");
     let docs = dir.path().join("docs");
     std::fs::create_dir(&docs).expect("mkdir");
@@ -152,7 +169,7 @@ async fn csv(t: &mut Table, python3: &str) {
     let (status, report) = py(&c, &server, body.clone()).await;
     assert_eq!(status, StatusCode::OK, "{report}");
     let peak = report["usage"]["peak_memory_bytes"].as_u64().unwrap_or(0);
-    let native_out = Command::new("python3")
+    let native_out = Command::new(&python3.exe)
         .args(["-c", GROUP_AND_COUNT])
         .arg(&docs)
         .output()
@@ -167,7 +184,7 @@ async fn csv(t: &mut Table, python3: &str) {
     for _ in 0..5 {
         ours.push(timed_py(&c, &server, body.clone()).await);
         let start = Instant::now();
-        Command::new("python3")
+        Command::new(&python3.exe)
             .args(["-c", GROUP_AND_COUNT])
             .arg(&docs)
             .output()
@@ -179,7 +196,7 @@ async fn csv(t: &mut Table, python3: &str) {
     t.row(
         "Python: group and count a 10 MB CSV (`csv.DictReader`, `Counter`), through `POST /v1/py` beside native CPython",
         format!("{} (peak linear memory {} MiB)", ms(ours), peak >> 20),
-        format!("{python3}: {}", ms(native)),
+        format!("{}: {}", python3.version, ms(native)),
         format!("{ratio:.2}×"),
         format!(
             "within 3× native, inside the default 64 MiB: {}",

@@ -162,6 +162,10 @@ struct Inner {
     limits: Limits,
     audit: AuditLog,
     executor: Executor,
+    /// Held while the built-in Python compiles, so that it compiles once:
+    /// a run that needs it while [`Runtime::prepare_python`] compiles it
+    /// waits for that compile instead of starting another.
+    python_compile: tokio::sync::Mutex<()>,
 }
 
 /// The sandbox runtime of a process. Cheap to clone.
@@ -200,6 +204,7 @@ impl Runtime {
                 gate: Gate::new(limits.live_scripts),
                 cache: CompileCache::new(COMPILE_CACHE_ENTRIES, COMPILE_CACHE_BYTES),
                 executor: Executor::new(limits.live_scripts)?,
+                python_compile: tokio::sync::Mutex::new(()),
                 engine,
                 linker,
                 limits,
@@ -278,6 +283,7 @@ impl Runtime {
         if self.inner.cache.find(&id).is_some() {
             return Ok(());
         }
+        let _compiling = self.inner.python_compile.lock().await;
         let this = self.clone();
         let task = self.inner.executor.handle().spawn_blocking(move || {
             if this.inner.cache.get(&id).is_some() {
@@ -399,6 +405,7 @@ impl Runtime {
             Script::Compiled(c) => c,
             Script::Bytes(bytes) => self.compile(&_permit, bytes).await?,
             Script::Python => {
+                let _compiling = self.inner.python_compile.lock().await;
                 self.compile_built_in(
                     &_permit,
                     crate::python::id().clone(),
