@@ -614,7 +614,7 @@ async fn replay_incident(
     // baseline once ready (128 MiB allowed, or what was measured, with the
     // interpreter's compiled code loaded, whichever is more).
     let allowed_baseline = (128u64 << 20).max(baseline);
-    let bound = (4u64 * 64 << 20) + allowed_baseline;
+    let bound = ((4u64 * 64) << 20) + allowed_baseline;
     t.row(
         what,
         format!(

@@ -7,7 +7,12 @@
 //! Intended differences, asserted on their own: nothing can be written
 //! (the host's `python3` may write the tree), and `errno` numbers are
 //! WASI's (`ENOENT` is 44, not 2), so scripts print an error's class and
-//! `strerror`, not its number.
+//! `strerror`, not its number. Version differences (3.14 against 3.11):
+//! tracebacks above their last line (3.13 and later add suggestions and
+//! colour hints), which is why only stderr's last line is compared; none
+//! of the scripts below meets another. Directory order from `os.walk` and
+//! `os.listdir` is the disk's on the host and sorted in vfsbox, so the
+//! scripts sort.
 
 use std::io::Write;
 use std::path::Path;

@@ -109,6 +109,8 @@ fn the_readme_sessions_run_as_shown_against_the_demo_server() {
         steps.len()
     );
     let server = ServeProcess::start(&[]);
+    // The session's `/readyz` is the one of a host done warming up.
+    server.wait_ready();
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::copy(vfsbox_test_artifacts::HELLO, dir.path().join("hello.wasm")).expect("copy");
     let address = server.addr.to_string();
