@@ -583,39 +583,38 @@ impl McpServer {
         if let Err(e) = crate::sh::check(&a.script, self.limits().sh_script) {
             return tool_error("bad_script", e.to_string(), json!({}));
         }
-        let cap = self.cap(a.max_result_bytes);
         let input = RunInput::shell(a.script, a.cwd, a.limits);
-        match self
-            .state
-            .run_for(
-                tenant,
-                request_id,
-                input,
-                Some(crate::sh::id().clone()),
-                async { Ok(crate::sh::component()) },
-            )
+        let (id, component) = (crate::sh::id(), crate::sh::component());
+        self.built_in(tenant, request_id, input, id, component, a.max_result_bytes)
             .await
-        {
-            Ok(r) => run_result(RunReport::from(r), cap),
-            Err(e) => refused(&e),
-        }
     }
 
     async fn python(&self, tenant: &Tenant, request_id: String, a: PythonArgs) -> CallToolResult {
         if let Err(e) = crate::python::check(&a.code) {
             return tool_error("code_too_long", e.to_string(), json!({}));
         }
-        let cap = self.cap(a.max_result_bytes);
         let input = RunInput::python(a.code, a.args, a.stdin, a.cwd, a.limits);
+        let (id, component) = (crate::python::id(), crate::python::component());
+        self.built_in(tenant, request_id, input, id, component, a.max_result_bytes)
+            .await
+    }
+
+    /// Runs `input` on a built-in component (the shell, the interpreter).
+    async fn built_in(
+        &self,
+        tenant: &Tenant,
+        request_id: String,
+        input: RunInput,
+        id: &ScriptId,
+        component: bytes::Bytes,
+        max_result_bytes: Option<u64>,
+    ) -> CallToolResult {
+        let cap = self.cap(max_result_bytes);
         match self
             .state
-            .run_for(
-                tenant,
-                request_id,
-                input,
-                Some(crate::python::id().clone()),
-                async { Ok(crate::python::component()) },
-            )
+            .run_for(tenant, request_id, input, Some(id.clone()), async {
+                Ok(component)
+            })
             .await
         {
             Ok(r) => run_result(RunReport::from(r), cap),
