@@ -1024,20 +1024,10 @@ async fn a_served_host_compiles_python_before_it_reports_ready() {
             (status, r.json::<serde_json::Value>().await.expect("json"))
         }
     };
+    // Polls `/readyz` until 200, then answers its body.
     let wait_ready = |server: &crate::server::ServeProcess| {
-        let (c, url) = (c.clone(), server.url("/readyz"));
-        async move {
-            // Generous: a cold compile on a loaded two-core machine.
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-            loop {
-                let r = c.get(&url).send().await.expect("readyz answers");
-                if r.status() == StatusCode::OK {
-                    return r.json::<serde_json::Value>().await.expect("json");
-                }
-                assert!(std::time::Instant::now() < deadline, "never ready");
-                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-            }
-        }
+        tokio::task::block_in_place(|| server.wait_ready());
+        readiness(server)
     };
     let server = crate::server::ServeProcess::start_with_env(&[], &env);
     let (status, body) = readiness(&server).await;
@@ -1052,7 +1042,8 @@ async fn a_served_host_compiles_python_before_it_reports_ready() {
         .await
         .expect("sh answers");
     assert_eq!(r.status(), StatusCode::OK);
-    let body = wait_ready(&server).await;
+    let (status, body) = wait_ready(&server).await;
+    assert_eq!(status, StatusCode::OK);
     assert_eq!(body["warming"], false);
     assert_eq!(body["free_slots"], 4);
     let r = c
@@ -1072,5 +1063,5 @@ async fn a_served_host_compiles_python_before_it_reports_ready() {
     // A host started on the same cache is ready too (the bench's Python
     // rows time the difference).
     let again = crate::server::ServeProcess::start_with_env(&[], &env);
-    assert_eq!(wait_ready(&again).await["warming"], false);
+    assert_eq!(wait_ready(&again).await.1["warming"], false);
 }

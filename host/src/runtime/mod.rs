@@ -405,13 +405,16 @@ impl Runtime {
             Script::Compiled(c) => c,
             Script::Bytes(bytes) => self.compile(&_permit, bytes).await?,
             Script::Python => {
-                let _compiling = self.inner.python_compile.lock().await;
-                self.compile_built_in(
-                    &_permit,
-                    crate::python::id().clone(),
-                    crate::python::component(),
-                )
-                .await?
+                let id = crate::python::id();
+                match self.inner.cache.find(id) {
+                    Some(hit) => hit,
+                    // Only a run that finds it uncompiled waits its turn.
+                    None => {
+                        let _compiling = self.inner.python_compile.lock().await;
+                        self.compile_built_in(&_permit, id.clone(), crate::python::component())
+                            .await?
+                    }
+                }
             }
         };
         // The deadline counts the script's own time, from here: compiling
