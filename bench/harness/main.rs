@@ -4,7 +4,7 @@
 //! 429 latency under saturation, the incident replayed, and deadline
 //! precision, `std::fs` reads through `wasi:filesystem` (against the
 //! SDK's reads and wasmtime-wasi's own filesystem), and the built-in Python
-//! (against the host's `python3`).
+//! (against the host's `python3`), and a fleet of hosts behind nginx.
 //!
 //! Run the whole table with `bench/run`, which installs ripgrep and the
 //! corpus (the kernel's `Documentation/` and `include/`) and builds the
@@ -16,6 +16,7 @@
 //! same wasmtime as vfsbox.
 
 mod files;
+mod fleet;
 #[path = "../guests/cpu-hash/src/hash.rs"]
 mod hash;
 mod peers;
@@ -69,6 +70,7 @@ fn main() {
         section!("files", files::std_fs_reads(&mut table));
         section!("admission", service::admission(&mut table));
         section!("incident", service::incident(&mut table));
+        section!("fleet", fleet::fleet(&mut table));
         section!("python", python::python(&mut table));
         section!("deadline", sandbox::deadline_precision(&mut table));
         eprintln!("{timed}");

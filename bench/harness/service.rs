@@ -88,6 +88,10 @@ impl Server {
         format!("http://{}{path}", self.addr)
     }
 
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// CPU time the server process has used so far, all its threads
     /// (live and ended) together: `utime + stime` of `/proc/<pid>/stat`.
     fn cpu_time(&self) -> Duration {
@@ -217,19 +221,36 @@ impl Round {
 /// `server` (a POST by `script` when given), and the CPU time the server
 /// used meanwhile. Every answer must be a 2xx.
 fn wrk(dur: Duration, server: &Server, path: &str, script: Option<&std::path::Path>) -> Round {
-    let url = server.url(path);
+    let (cpu, start) = (server.cpu_time(), Instant::now());
+    let (rps, p50, p99) = wrk_url(dur, &server.url(path), script, 4);
+    let cores = (server.cpu_time() - cpu).as_secs_f64() / start.elapsed().as_secs_f64();
+    Round {
+        rps,
+        p50,
+        p99,
+        cores,
+    }
+}
+
+/// `wrk` with `connections` on 2 threads for `dur` against `url` (a POST
+/// by `script` when given): requests per second, p50 and p99. Every answer
+/// must be a 2xx.
+pub(crate) fn wrk_url(
+    dur: Duration,
+    url: &str,
+    script: Option<&std::path::Path>,
+    connections: usize,
+) -> (f64, Duration, Duration) {
     let mut cmd = Command::new("wrk");
-    cmd.args(["-t2", "-c4", "--latency"])
+    cmd.args(["-t2", &format!("-c{connections}"), "--latency"])
         .arg(format!("-d{}s", dur.as_secs()));
     if let Some(script) = script {
         cmd.arg("-s").arg(script);
     }
-    let (cpu, start) = (server.cpu_time(), Instant::now());
     let out = cmd
-        .arg(&url)
+        .arg(url)
         .output()
         .expect("wrk runs (bench/run installs it)");
-    let cores = (server.cpu_time() - cpu).as_secs_f64() / start.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && !text.contains("Non-2xx") && !text.contains("Socket errors"),
@@ -241,12 +262,11 @@ fn wrk(dur: Duration, server: &Server, path: &str, script: Option<&std::path::Pa
             .map(|v| v.trim().to_owned())
             .unwrap_or_else(|| panic!("no {prefix:?} in wrk's output: {text}"))
     };
-    Round {
-        rps: field("Requests/sec:").parse().expect("requests per second"),
-        p50: wrk_duration(&field("50%")),
-        p99: wrk_duration(&field("99%")),
-        cores,
-    }
+    (
+        field("Requests/sec:").parse().expect("requests per second"),
+        wrk_duration(&field("50%")),
+        wrk_duration(&field("99%")),
+    )
 }
 
 /// A latency as `wrk` prints it: `712.00us`, `1.49ms`, `2.01s`.
@@ -392,7 +412,7 @@ pub(crate) fn config(
 }
 
 /// Waits until the server's `/readyz` answers 200.
-async fn wait_ready(c: &Client, server: &Server) {
+pub(crate) async fn wait_ready(c: &Client, server: &Server) {
     let start = Instant::now();
     while !c
         .get(server.url("/readyz"))
@@ -405,7 +425,7 @@ async fn wait_ready(c: &Client, server: &Server) {
     }
 }
 
-async fn wait_live(c: &Client, server: &Server, n: u64) {
+pub(crate) async fn wait_live(c: &Client, server: &Server, n: u64) {
     let start = Instant::now();
     loop {
         let text = c

@@ -48,6 +48,29 @@ pub struct Config {
     /// `[[tenants]]`.
     #[serde(default)]
     pub tenants: Vec<TenantConfig>,
+    /// `[store]`: the bucket a fleet's hosts share stored scripts and
+    /// compiled artifacts through; each host keeps them to itself when
+    /// absent.
+    #[serde(default)]
+    pub store: Option<StoreConfig>,
+}
+
+/// `[store]`: where the hosts of a fleet share stored scripts and compiled
+/// artifacts (see `vfsbox_host::shared`).
+///
+/// ```toml
+/// [store]
+/// s3 = { bucket = "vfsbox-fleet", prefix = "prod", region = "eu-west-1" }
+/// ```
+///
+/// The artifact key comes from the environment (`VFSBOX_ARTIFACT_KEY`),
+/// never from this file.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// An S3-compatible bucket (and prefix); credentials from the
+    /// environment, as for S3 mounts.
+    pub s3: S3Config,
 }
 
 /// `[server]`.
@@ -69,6 +92,12 @@ pub struct ServerConfig {
     /// `http://localhost:*`); any when empty.
     #[serde(default)]
     pub mcp_allowed_origins: Vec<String>,
+    /// How long a draining server (told to stop by SIGTERM or ctrl-c)
+    /// lets its live scripts finish before it exits anyway; the deadline
+    /// and five seconds when absent. Give a Kubernetes pod a
+    /// `terminationGracePeriodSeconds` longer than this.
+    #[serde(default, with = "crate::units::duration_opt")]
+    pub drain_grace: Option<std::time::Duration>,
 }
 
 fn default_listen() -> SocketAddr {
@@ -82,6 +111,7 @@ impl Default for ServerConfig {
             audit_log: None,
             mcp_allowed_hosts: Vec::new(),
             mcp_allowed_origins: Vec::new(),
+            drain_grace: None,
         }
     }
 }

@@ -47,6 +47,8 @@ pub mod runtime;
 #[cfg(feature = "runtime")]
 pub mod sh;
 #[cfg(feature = "runtime")]
+pub mod shared;
+#[cfg(feature = "runtime")]
 pub mod testkit;
 pub mod units;
 pub mod vfs;

@@ -102,6 +102,21 @@ pub mod duration {
     }
 }
 
+/// Serde support: an optional duration string (absent is `None`; use with
+/// `#[serde(default)]`).
+pub mod duration_opt {
+    use super::*;
+    use serde::{Deserialize, Deserializer};
+
+    /// Reads a duration string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_duration(&s)
+            .map(Some)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 /// Serde support: a size as an integer of bytes or a string such as
 /// `"64MiB"`.
 pub mod size {

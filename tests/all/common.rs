@@ -187,3 +187,37 @@ pub(crate) fn two_tenants_config(
     ))
     .expect("config")
 }
+
+/// A system tool a test runs (Debian's nginx, say), at the first of
+/// `candidates` that exists. A machine without it skips the test, saying
+/// so; CI, which installs every tool (`.ci/run`), may not.
+pub(crate) fn system_tool(candidates: &[&str], package: &str) -> Option<std::path::PathBuf> {
+    if let Some(found) = candidates
+        .iter()
+        .map(std::path::Path::new)
+        .find(|p| p.exists())
+    {
+        return Some(found.to_path_buf());
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must run every test: {package} is not installed (.ci/run installs it)"
+    );
+    eprintln!("skipped: needs {package} (`apt-get install {package}`; .ci/run installs it)");
+    None
+}
+
+/// Installs a Python package for the current user unless `module` imports.
+pub(crate) fn python_package(module: &str, package: &str) {
+    let present = std::process::Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !present {
+        let installed = std::process::Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "--user", package])
+            .status()
+            .expect("pip runs");
+        assert!(installed.success(), "could not install {package}");
+    }
+}

@@ -4,8 +4,10 @@
 mod audit;
 mod cli;
 mod common;
+mod deploy;
 mod examples;
 mod faults;
+mod fleet;
 mod gate;
 mod getting_started;
 mod grep;

@@ -460,6 +460,7 @@ fn python_runtime(limits: Limits) -> Runtime {
         AuditLog::disabled(),
         RuntimeOptions {
             compile_cache_dir: Some(dir),
+            ..RuntimeOptions::default()
         },
     )
     .expect("runtime")

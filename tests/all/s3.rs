@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder as ConnBuilder;
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::{ObjectStore, PutPayload};
 use s3s::auth::SimpleAuth;
 use s3s::service::S3ServiceBuilder;
@@ -66,7 +66,7 @@ impl S3Server {
     }
 
     /// A client of the bucket.
-    pub(crate) fn store(&self) -> Arc<dyn ObjectStore> {
+    pub(crate) fn store(&self) -> Arc<AmazonS3> {
         client(self.addr)
     }
 
@@ -261,13 +261,13 @@ impl StallingProxy {
     }
 
     /// A client of the bucket through this proxy.
-    pub(crate) fn store(&self) -> Arc<dyn ObjectStore> {
+    pub(crate) fn store(&self) -> Arc<AmazonS3> {
         client(self.addr)
     }
 }
 
 /// A client of the test bucket at `addr` (the server, or a proxy of it).
-fn client(addr: SocketAddr) -> Arc<dyn ObjectStore> {
+fn client(addr: SocketAddr) -> Arc<AmazonS3> {
     let store = AmazonS3Builder::new()
         .with_endpoint(format!("http://{addr}"))
         .with_allow_http(true)
@@ -282,4 +282,142 @@ fn client(addr: SocketAddr) -> Arc<dyn ObjectStore> {
         .build()
         .expect("client");
     Arc::new(store)
+}
+
+/// A store that counts the listing requests made of it and the page size
+/// each asked for.
+#[derive(Debug)]
+struct CountingStore {
+    inner: Arc<AmazonS3>,
+    pages: std::sync::Mutex<Vec<Option<usize>>>,
+}
+
+impl std::fmt::Display for CountingStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CountingStore({})", self.inner)
+    }
+}
+
+#[async_trait::async_trait]
+impl object_store::list::PaginatedListStore for CountingStore {
+    async fn list_paginated(
+        &self,
+        prefix: Option<&str>,
+        opts: object_store::list::PaginatedListOptions,
+    ) -> object_store::Result<object_store::list::PaginatedListResult> {
+        self.pages
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(opts.max_keys);
+        self.inner.list_paginated(prefix, opts).await
+    }
+}
+
+#[async_trait::async_trait]
+impl ObjectStore for CountingStore {
+    async fn put_opts(
+        &self,
+        location: &object_store::path::Path,
+        payload: PutPayload,
+        opts: object_store::PutOptions,
+    ) -> object_store::Result<object_store::PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+    async fn put_multipart_opts(
+        &self,
+        location: &object_store::path::Path,
+        opts: object_store::PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn object_store::MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+    async fn get_opts(
+        &self,
+        location: &object_store::path::Path,
+        options: object_store::GetOptions,
+    ) -> object_store::Result<object_store::GetResult> {
+        self.inner.get_opts(location, options).await
+    }
+    async fn delete(&self, location: &object_store::path::Path) -> object_store::Result<()> {
+        self.inner.delete(location).await
+    }
+    fn list(
+        &self,
+        prefix: Option<&object_store::path::Path>,
+    ) -> futures::stream::BoxStream<'static, object_store::Result<object_store::ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+    async fn list_with_delimiter(
+        &self,
+        prefix: Option<&object_store::path::Path>,
+    ) -> object_store::Result<object_store::ListResult> {
+        panic!("a listing fetched every page under {prefix:?}")
+    }
+    async fn copy(
+        &self,
+        from: &object_store::path::Path,
+        to: &object_store::path::Path,
+    ) -> object_store::Result<()> {
+        self.inner.copy(from, to).await
+    }
+    async fn copy_if_not_exists(
+        &self,
+        from: &object_store::path::Path,
+        to: &object_store::path::Path,
+    ) -> object_store::Result<()> {
+        self.inner.copy_if_not_exists(from, to).await
+    }
+}
+
+/// A listing of a directory of 1,500 keys stops one entry past the cap:
+/// one request for a small cap, two pages for a cap past the first page,
+/// and every page only when the cap is above them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_s3_listing_stops_after_the_listing_cap() {
+    use futures::StreamExt;
+    use vfsbox_host::vfs::Backend;
+    let server = S3Server::start().await;
+    let store = server.store();
+    futures::stream::iter(0..1500)
+        .map(|i| {
+            let store = store.clone();
+            async move {
+                let key =
+                    object_store::path::Path::parse(format!("big/dir/f{i:04}.txt")).expect("key");
+                store
+                    .put(&key, PutPayload::from_static(b"x"))
+                    .await
+                    .expect("put");
+            }
+        })
+        .buffer_unordered(32)
+        .collect::<Vec<()>>()
+        .await;
+    let counting = Arc::new(CountingStore {
+        inner: store,
+        pages: std::sync::Mutex::default(),
+    });
+    let backend = S3Backend::with_store(counting.clone(), "big");
+    let pages = |limit: usize| {
+        let backend = backend.clone();
+        let counting = counting.clone();
+        async move {
+            counting.pages.lock().expect("pages").clear();
+            let listing = backend.list("dir", limit).await.expect("a listing");
+            let pages = counting.pages.lock().expect("pages").clone();
+            (listing, pages)
+        }
+    };
+    let (listing, asked) = pages(10).await;
+    assert_eq!((listing.entries.len(), listing.truncated), (10, true));
+    assert_eq!(listing.entries[0].name, "f0000.txt");
+    assert_eq!(asked, [Some(11)], "one request of one page past the cap");
+
+    let (listing, asked) = pages(1200).await;
+    assert_eq!((listing.entries.len(), listing.truncated), (1200, true));
+    assert_eq!(listing.entries[1199].name, "f1199.txt");
+    assert_eq!(asked.len(), 2, "{asked:?}");
+
+    let (listing, asked) = pages(10_000).await;
+    assert_eq!((listing.entries.len(), listing.truncated), (1500, false));
+    assert_eq!(asked.len(), 2, "{asked:?}");
 }

@@ -43,6 +43,7 @@ impl TestServer {
                     compile_cache_dir: Some(
                         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("compiled"),
                     ),
+                    ..RuntimeOptions::default()
                 };
                 let runtime = Runtime::with_options(limits, audit, options).expect("runtime");
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -59,6 +59,7 @@ pub(crate) fn local_runtime(limits: &Limits) -> Result<Runtime, String> {
 pub(crate) fn cached() -> RuntimeOptions {
     RuntimeOptions {
         compile_cache_dir: default_compile_cache_dir(),
+        shared: None,
     }
 }
 

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use vfsbox_host::config::Config;
-use vfsbox_host::http::{AppState, McpSettings, Tenants, serve};
+use vfsbox_host::http::{AppState, McpSettings, Tenants, default_drain_grace, serve_draining};
+use vfsbox_host::shared::{ArtifactKey, SharedStore};
 use vfsbox_host::{AuditLog, Runtime, demo};
 
 use super::EXIT_REFUSED;
@@ -53,7 +54,12 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
         }
         Tenants::anonymous("demo", demo::demo_vfs(), &config.limits)
     };
-    let runtime = Runtime::with_options(config.limits.clone(), audit, super::run::cached())
+    let mut options = super::run::cached();
+    if let Some(store) = &config.store {
+        let key = ArtifactKey::from_env()?;
+        options.shared = Some(SharedStore::new(store, key).map_err(|e| format!("store.s3: {e}"))?);
+    }
+    let runtime = Runtime::with_options(config.limits.clone(), audit, options)
         .map_err(|e| format!("cannot start the runtime: {e:#}"))?;
     let shutdown = shutdown_signal().map_err(|e| format!("cannot handle signals: {e}"))?;
     let listener = tokio::net::TcpListener::bind(listen)
@@ -79,7 +85,11 @@ async fn try_serve(args: ServeArgs) -> Result<(), String> {
         );
     }
     eprintln!("vfsbox: listening on http://{addr}");
-    serve(listener, state, shutdown)
+    let grace = config
+        .server
+        .drain_grace
+        .unwrap_or_else(|| default_drain_grace(config.limits.deadline));
+    serve_draining(listener, state, shutdown, grace)
         .await
         .map_err(|e| format!("the server failed: {e}"))?;
     eprintln!("vfsbox: stopped");

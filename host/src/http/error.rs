@@ -134,6 +134,19 @@ impl AppError {
         )
     }
 
+    /// `503` with `Retry-After`: the server is draining (it was told to stop)
+    /// and takes no new runs; another host, or this one's successor, will.
+    pub fn draining() -> AppError {
+        AppError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            detail: ErrorDetail::new(
+                "draining",
+                "the server is shutting down and takes no new runs; retry on another host",
+            ),
+            retry_after: true,
+        }
+    }
+
     /// `500`: a server bug or failure; `internal` is logged, not sent.
     pub fn internal(internal: impl std::fmt::Display) -> AppError {
         tracing::error!(error = %internal, "internal error");

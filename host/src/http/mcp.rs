@@ -466,6 +466,7 @@ fn refused(e: &AppError) -> CallToolResult {
             "every script slot of this tenant is taken; retry in 2 seconds",
             json!({"retry_after_seconds": 2}),
         ),
+        "draining" => tool_error("draining", e.message(), json!({"retry_after_seconds": 2})),
         code => tool_error(code, e.message(), json!({})),
     }
 }
@@ -640,17 +641,22 @@ impl McpServer {
         let Some(id) = ScriptId::parse(&a.id) else {
             return unknown();
         };
-        let Some(bytes) = self.state.inner.scripts.get(&tenant.name, &id) else {
-            return unknown();
-        };
         let cap = self.cap(a.max_result_bytes);
         let input = RunInput::stored(a.args, a.stdin, a.cwd, a.limits);
+        // Fetched once the run has its slot, as over HTTP.
+        let scripts = &self.state.inner.scripts;
+        let script = async {
+            scripts.fetch(&tenant.name, &id).await?.ok_or_else(|| {
+                AppError::not_found("script_not_found", format!("no stored script {}", id))
+            })
+        };
         match self
             .state
-            .run_for(tenant, request_id, input, Some(id), async { Ok(bytes) })
+            .run_for(tenant, request_id, input, Some(id.clone()), script)
             .await
         {
             Ok(r) => run_result(RunReport::from(r), cap),
+            Err(e) if e.code() == "script_not_found" => unknown(),
             Err(e) => refused(&e),
         }
     }

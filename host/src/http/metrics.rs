@@ -148,6 +148,15 @@ impl Metrics {
             "Scripts that may run at once.",
             runtime.gate().capacity() as u64,
         );
+        gauge(
+            &mut out,
+            "vfsbox_free_slots",
+            "Scripts that could start now.",
+            runtime
+                .gate()
+                .capacity()
+                .saturating_sub(runtime.live_scripts()) as u64,
+        );
         let counter = |out: &mut String,
                        name: &str,
                        help: &str,
@@ -180,7 +189,7 @@ impl Metrics {
             "Requests refused before running, by reason.",
             "reason",
             &self.rejections,
-            &["busy", "tenant_busy", "unauthorized"],
+            &["busy", "tenant_busy", "draining", "unauthorized"],
         );
         let limits: Vec<&'static str> = Limit::ALL.iter().map(|l| l.as_str()).collect();
         counter(
@@ -216,8 +225,13 @@ impl Metrics {
         let cache = runtime.cache_stats();
         let _ = writeln!(
             out,
-            "# HELP vfsbox_compile_cache_hits_total Scripts found compiled.\n# TYPE vfsbox_compile_cache_hits_total counter\nvfsbox_compile_cache_hits_total {}\n# HELP vfsbox_compile_cache_misses_total Scripts compiled.\n# TYPE vfsbox_compile_cache_misses_total counter\nvfsbox_compile_cache_misses_total {}",
+            "# HELP vfsbox_compile_cache_hits_total Scripts found compiled.\n# TYPE vfsbox_compile_cache_hits_total counter\nvfsbox_compile_cache_hits_total {}\n# HELP vfsbox_compile_cache_misses_total Scripts not found compiled in memory: compiled, or loaded from the fleet's shared store.\n# TYPE vfsbox_compile_cache_misses_total counter\nvfsbox_compile_cache_misses_total {}",
             cache.hits, cache.misses
+        );
+        let _ = writeln!(
+            out,
+            "# HELP vfsbox_shared_artifacts_total Compiled scripts looked up in the fleet's shared store: loaded (hit), absent (miss), refused because their tag did not verify or they did not load (rejected).\n# TYPE vfsbox_shared_artifacts_total counter\nvfsbox_shared_artifacts_total{{result=\"hit\"}} {}\nvfsbox_shared_artifacts_total{{result=\"miss\"}} {}\nvfsbox_shared_artifacts_total{{result=\"rejected\"}} {}",
+            cache.shared_hits, cache.shared_misses, cache.shared_rejected
         );
         out
     }

@@ -6,6 +6,7 @@
 //! runtime's own threads, never on the threads that accept requests, so a
 //! saturated server still answers `429` and `/healthz` at once.
 
+mod connection;
 mod error;
 mod files;
 pub mod mcp;
@@ -90,13 +91,14 @@ impl AppState {
 
     /// State for a runtime and its tenants, with these `/mcp` settings.
     pub fn with_mcp(runtime: Runtime, tenants: Tenants, mcp: McpSettings) -> AppState {
+        let scripts = ScriptStore::new(runtime.shared().cloned());
         AppState {
             inner: Arc::new(StateInner {
                 runtime,
                 tenants,
                 mcp,
                 mcp_calls: mcp::InFlight::default(),
-                scripts: ScriptStore::default(),
+                scripts,
                 metrics: Metrics::default(),
                 shutting_down: AtomicBool::new(false),
                 preparing_python: AtomicBool::new(false),
@@ -156,7 +158,8 @@ impl AppState {
         &self.inner.runtime
     }
 
-    /// Whether a shutdown has begun.
+    /// Whether the server is draining: told to stop, it finishes its live
+    /// scripts and takes no new runs.
     pub fn is_shutting_down(&self) -> bool {
         self.inner.shutting_down.load(Ordering::Relaxed)
     }
@@ -193,28 +196,6 @@ async fn sanitize_request_id(mut req: Request, next: axum::middleware::Next) -> 
         req.headers_mut().remove(&REQUEST_ID);
     }
     next.run(req).await
-}
-
-/// Asks the client to close the connection after an error answered to a
-/// request with a body: the body may not have been read (a `429`, a `415`,
-/// an upload over the limit), and a client that reused the connection would
-/// find it broken.
-async fn close_after_refused_body(req: Request, next: axum::middleware::Next) -> Response {
-    let has_body = req
-        .headers()
-        .contains_key(axum::http::header::TRANSFER_ENCODING)
-        || req
-            .headers()
-            .get(axum::http::header::CONTENT_LENGTH)
-            .is_some_and(|v| v.as_bytes() != b"0");
-    let mut response = next.run(req).await;
-    if has_body && (response.status().is_client_error() || response.status().is_server_error()) {
-        response.headers_mut().insert(
-            axum::http::header::CONNECTION,
-            axum::http::HeaderValue::from_static("close"),
-        );
-    }
-    response
 }
 
 /// The largest `POST /v1/sh` body: a script, its cwd and limits.
@@ -265,7 +246,7 @@ pub fn app(state: AppState) -> Router {
         })
         .with_state(state)
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(axum::middleware::from_fn(close_after_refused_body))
+        .layer(axum::middleware::from_fn(connection::keep_connection))
         .layer(trace)
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
@@ -275,29 +256,69 @@ pub fn app(state: AppState) -> Router {
         ]))
 }
 
-/// Serves `state` on `listener` until `shutdown` resolves; then stops
-/// accepting, lets running scripts finish (they end by their deadline at
-/// the latest), and returns.
+/// Serves `state` on `listener` until `shutdown` resolves, then drains
+/// with the default grace period: the deadline and five seconds (see
+/// [`serve_draining`]).
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let deadline = state.runtime().limits().deadline;
-    let flag = state.clone();
-    let (drained_tx, drained_rx) = tokio::sync::oneshot::channel::<()>();
-    let signal = async move {
+    let grace = default_drain_grace(state.runtime().limits().deadline);
+    serve_draining(listener, state, shutdown, grace).await
+}
+
+/// The grace period a drain gives live scripts unless configured: their
+/// deadline ends them all by then.
+pub fn default_drain_grace(deadline: Duration) -> Duration {
+    deadline + Duration::from_secs(5)
+}
+
+/// How long connections may take to finish their responses once the
+/// scripts have drained.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// Serves `state` on `listener` until `shutdown` resolves; then drains:
+/// `/readyz` answers `503`, a new run is refused with `503` and
+/// `Retry-After` (a balancer retries it on another host) while the server
+/// keeps accepting requests, live scripts finish (for at most `grace`), and
+/// only then does it stop accepting, let responses finish, and return.
+pub async fn serve_draining(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let draining = state.clone();
+    let (closing_tx, closing_rx) = tokio::sync::oneshot::channel::<()>();
+    let drain = async move {
         shutdown.await;
-        flag.inner.shutting_down.store(true, Ordering::Relaxed);
-        tracing::info!("shutting down: no new connections; waiting for running scripts");
-        let _ = drained_tx.send(());
+        draining.inner.shutting_down.store(true, Ordering::Relaxed);
+        let live = draining.runtime().live_scripts();
+        tracing::info!(
+            live,
+            "draining: refusing new runs, waiting for live scripts"
+        );
+        let until = tokio::time::Instant::now() + grace;
+        while draining.runtime().live_scripts() > 0 && tokio::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        match draining.runtime().live_scripts() {
+            0 => tracing::info!("drained: no live scripts; closing connections"),
+            live => tracing::warn!(
+                live,
+                "the grace period is over with scripts still live; exiting"
+            ),
+        }
+        let _ = closing_tx.send(());
     };
-    let server = axum::serve(listener, app(state)).with_graceful_shutdown(signal);
+    let server = axum::serve(listener, app(state)).with_graceful_shutdown(drain);
     let server = std::pin::pin!(server.into_future());
-    // Running scripts end by their deadline; give them that, and a margin.
+    // Once drained, connections get a moment to finish their responses
+    // (a client holding one open idle does not keep the process up).
     let give_up = async move {
-        if drained_rx.await.is_ok() {
-            tokio::time::sleep(deadline + Duration::from_secs(5)).await;
+        if closing_rx.await.is_ok() {
+            tokio::time::sleep(CLOSE_GRACE).await;
         } else {
             std::future::pending::<()>().await;
         }
@@ -305,7 +326,7 @@ pub async fn serve(
     tokio::select! {
         result = server => result,
         () = give_up => {
-            tracing::warn!("scripts still running past their deadline; exiting anyway");
+            tracing::warn!("connections still open after the drain; exiting anyway");
             Ok(())
         }
     }

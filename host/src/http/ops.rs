@@ -18,9 +18,14 @@ pub struct Health {
 /// Readiness and capacity.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Readiness {
-    /// Whether the server takes new runs: false while it shuts down, and
-    /// while it compiles the built-in Python as it starts (`warming`).
+    /// Whether the server takes new runs: false while it drains, and while
+    /// it compiles the built-in Python as it starts (`warming`). It does not
+    /// change with the free slots: a full host is still ready (its `429`s
+    /// are decided before any work, so a balancer can try another host).
     pub ready: bool,
+    /// The server was told to stop: live scripts finish, new runs are
+    /// refused with `503` and `Retry-After`.
+    pub draining: bool,
     /// The built-in Python is still being compiled: runs are taken, but a
     /// `POST /v1/py` would wait for the compile.
     pub warming: bool,
@@ -41,15 +46,17 @@ pub(crate) async fn healthz() -> axum::Json<Health> {
     get,
     path = "/readyz",
     tag = "operations",
-    responses((status = 200, description = "Ready", body = Readiness), (status = 503, description = "Shutting down, or compiling the built-in Python as it starts (`warming`)", body = Readiness))
+    responses((status = 200, description = "Ready", body = Readiness), (status = 503, description = "Draining, or compiling the built-in Python as it starts (`warming`)", body = Readiness))
 )]
 pub(crate) async fn readyz(State(state): State<AppState>) -> Response {
     let rt = &state.inner.runtime;
     let live = rt.live_scripts();
     let warming = state.is_preparing_python();
-    let ready = !state.is_shutting_down() && !warming;
+    let draining = state.is_shutting_down();
+    let ready = !draining && !warming;
     let body = Readiness {
         ready,
+        draining,
         warming,
         live_scripts: live,
         free_slots: rt.gate().capacity().saturating_sub(live),

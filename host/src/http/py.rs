@@ -51,6 +51,8 @@ pub struct PyRequest {
         (status = 413, description = "A limit ended the run (a report; `error.limit` says which), or the request body is over 2 MiB (an error, `payload_too_large`)", body = RunReportOrError),
         (status = 422, description = "The interpreter trapped", body = RunReport),
         (status = 429, description = "No free slot; retry after `Retry-After` seconds", body = ErrorBody),
+        (status = 502, description = "A store did not answer: the documents' backend, or the fleet's shared store (`unavailable`)", body = ErrorBody),
+        (status = 503, description = "The server is draining (`draining`); retry on another host after `Retry-After` seconds", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]

@@ -186,8 +186,13 @@ impl RunInput {
 }
 
 impl AppState {
-    /// Takes a slot for `tenant`, counting a refusal.
+    /// Takes a slot for `tenant`, counting a refusal: `503` while the
+    /// server drains, `429` when it (or the tenant) is full.
     pub(crate) fn admit(&self, tenant: &Tenant) -> Result<Permit, AppError> {
+        if self.is_shutting_down() {
+            self.inner.metrics.rejected("draining");
+            return Err(AppError::draining());
+        }
         self.inner
             .runtime
             .try_admit(Some(&tenant.gate))
@@ -291,6 +296,8 @@ impl AppState {
         (status = 415, description = "Not `application/wasm`", body = ErrorBody),
         (status = 422, description = "The script trapped", body = RunReport),
         (status = 429, description = "No free slot (`busy`, `tenant_busy`); retry after `Retry-After` seconds", body = ErrorBody),
+        (status = 502, description = "A store did not answer: the documents' backend, or the fleet's shared store (`unavailable`)", body = ErrorBody),
+        (status = 503, description = "The server is draining (`draining`); retry on another host after `Retry-After` seconds", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
@@ -342,6 +349,8 @@ pub struct StoredScript {
         (status = 413, description = "The upload is too large", body = ErrorBody),
         (status = 415, description = "Not `application/wasm`", body = ErrorBody),
         (status = 429, description = "No free slot to compile it; retry later", body = ErrorBody),
+        (status = 502, description = "A store did not answer: the documents' backend, or the fleet's shared store (`unavailable`)", body = ErrorBody),
+        (status = 503, description = "The server is draining (`draining`); retry on another host after `Retry-After` seconds", body = ErrorBody),
         (status = 507, description = "The tenant stores as many scripts as it may", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -361,7 +370,8 @@ pub(crate) async fn put_script(
     let created = state
         .inner
         .scripts
-        .insert(&tenant.name, compiled.id().clone(), bytes)?;
+        .store(&tenant.name, compiled.id().clone(), bytes)
+        .await?;
     let status = if created {
         StatusCode::CREATED
     } else {
@@ -403,6 +413,8 @@ pub struct ScriptRunRequest {
         (status = 413, description = "A limit ended the script", body = RunReport),
         (status = 422, description = "The script trapped", body = RunReport),
         (status = 429, description = "No free slot; retry after `Retry-After` seconds", body = ErrorBody),
+        (status = 502, description = "A store did not answer: the documents' backend, or the fleet's shared store (`unavailable`)", body = ErrorBody),
+        (status = 503, description = "The server is draining (`draining`); retry on another host after `Retry-After` seconds", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
@@ -414,14 +426,19 @@ pub(crate) async fn run_stored(
     ApiJson(req): ApiJson<ScriptRunRequest>,
 ) -> Result<Response, AppError> {
     let not_found = || AppError::not_found("script_not_found", format!("no stored script {id}"));
-    let id = ScriptId::parse(&id).ok_or_else(not_found)?;
-    let bytes = state
-        .inner
-        .scripts
-        .get(&tenant.name, &id)
-        .ok_or_else(not_found)?;
+    let script_id = ScriptId::parse(&id).ok_or_else(not_found)?;
     let input = RunInput::stored(req.args, req.stdin, req.cwd, req.limits);
+    // Fetched once the run has its slot: a full host refuses before it
+    // asks the fleet's store for anything.
+    let script = async {
+        state
+            .inner
+            .scripts
+            .fetch(&tenant.name, &script_id)
+            .await?
+            .ok_or_else(not_found)
+    };
     state
-        .serve_run(&tenant, &headers, input, Some(id), async { Ok(bytes) })
+        .serve_run(&tenant, &headers, input, Some(script_id.clone()), script)
         .await
 }

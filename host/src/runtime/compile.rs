@@ -90,6 +90,12 @@ impl Compiled {
     pub fn code_size(&self) -> usize {
         self.code_size
     }
+
+    /// The compiled code, for another host of the same engine to
+    /// [`load`].
+    pub(crate) fn serialize(&self) -> wasmtime::Result<Vec<u8>> {
+        self.pre.instance_pre().component().serialize()
+    }
 }
 
 impl fmt::Debug for Compiled {
@@ -150,6 +156,44 @@ pub(crate) fn compile(
     check_header(bytes)?;
     let component =
         Component::new(engine, bytes).map_err(|e| InvalidScript::Invalid(root_cause(&e)))?;
+    prepare(engine, linker, id, component, imports)
+}
+
+/// Loads compiled code shared by another host of the fleet, checked as a
+/// compiled script is.
+///
+/// # Safety
+///
+/// `code` must be the output of [`Compiled::serialize`] by an engine of
+/// the same compatibility hash: wasmtime runs it as machine code without
+/// checking it. The caller authenticates it first (an HMAC tag with a key
+/// only hosts hold, `crate::shared`), so that a forged or corrupted
+/// artifact is never loaded.
+#[allow(
+    unsafe_code,
+    reason = "wasmtime's deserialisation is unsafe; the caller authenticates the code first"
+)]
+pub(crate) unsafe fn load(
+    engine: &Engine,
+    linker: &Linker<RunState>,
+    id: ScriptId,
+    code: &[u8],
+    imports: Imports,
+) -> Result<Compiled, InvalidScript> {
+    // SAFETY: the caller's contract above.
+    let component = unsafe { Component::deserialize(engine, code) }
+        .map_err(|e| InvalidScript::Invalid(root_cause(&e)))?;
+    prepare(engine, linker, id, component, imports)
+}
+
+/// Checks a component's imports and exports and links it.
+fn prepare(
+    engine: &Engine,
+    linker: &Linker<RunState>,
+    id: ScriptId,
+    component: Component,
+    imports: Imports,
+) -> Result<Compiled, InvalidScript> {
     let ty = component.component_type();
     if let Some((name, _)) = ty
         .imports(engine)

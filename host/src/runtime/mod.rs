@@ -9,7 +9,7 @@ mod gate;
 mod output;
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -135,6 +135,10 @@ pub struct RuntimeOptions {
     /// Where compiled code is cached on disk, across processes; none when
     /// absent. See [`default_compile_cache_dir`].
     pub compile_cache_dir: Option<std::path::PathBuf>,
+    /// The fleet's shared bucket: compiled artifacts of stored scripts are
+    /// fetched from it (once their tag verifies) before compiling, and
+    /// shared there after.
+    pub shared: Option<crate::shared::SharedStore>,
 }
 
 /// `$XDG_CACHE_HOME/vfsbox/compiled`, else `$HOME/.cache/vfsbox/compiled`.
@@ -152,6 +156,45 @@ pub struct CacheStats {
     pub hits: u64,
     /// Scripts that had to be compiled.
     pub misses: u64,
+    /// Compiled artifacts loaded from the fleet's shared store.
+    pub shared_hits: u64,
+    /// Lookups in the shared store that found no artifact.
+    pub shared_misses: u64,
+    /// Artifacts in the shared store refused: their tag did not verify
+    /// (forged or corrupted), or they did not load.
+    pub shared_rejected: u64,
+}
+
+/// The fleet's shared store as one runtime uses it.
+struct Shared {
+    store: crate::shared::SharedStore,
+    /// The engine's compatibility hash, in hex: artifacts of other engines
+    /// are not this one's.
+    engine: String,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    rejected: AtomicU64,
+}
+
+/// The engine's compatibility hash (`Engine::precompile_compatibility_hash`)
+/// through SHA-256, a hasher that gives the same answer in every process
+/// (std's `DefaultHasher` is seeded per process).
+fn engine_hash(engine: &Engine) -> String {
+    use sha2::Digest;
+    use std::hash::{Hash, Hasher};
+    struct Stable(sha2::Sha256);
+    impl Hasher for Stable {
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.update(bytes);
+        }
+        fn finish(&self) -> u64 {
+            let digest = self.0.clone().finalize();
+            u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"))
+        }
+    }
+    let mut hasher = Stable(sha2::Sha256::new());
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    hex::encode(&hasher.0.finalize()[..16])
 }
 
 struct Inner {
@@ -166,6 +209,7 @@ struct Inner {
     /// a run that needs it while [`Runtime::prepare_python`] compiles it
     /// waits for that compile instead of starting another.
     python_compile: tokio::sync::Mutex<()>,
+    shared: Option<Shared>,
 }
 
 /// The sandbox runtime of a process. Cheap to clone.
@@ -199,12 +243,20 @@ impl Runtime {
         engine::start_ticker(&engine)?;
         let mut linker = Linker::new(&engine);
         imports::add_to_linker(&mut linker)?;
+        let shared = options.shared.map(|store| Shared {
+            store,
+            engine: engine_hash(&engine),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+        });
         Ok(Runtime {
             inner: Arc::new(Inner {
                 gate: Gate::new(limits.live_scripts),
                 cache: CompileCache::new(COMPILE_CACHE_ENTRIES, COMPILE_CACHE_BYTES),
                 executor: Executor::new(limits.live_scripts)?,
                 python_compile: tokio::sync::Mutex::new(()),
+                shared,
                 engine,
                 linker,
                 limits,
@@ -235,9 +287,42 @@ impl Runtime {
 
     /// Compile-cache hits and misses so far.
     pub fn cache_stats(&self) -> CacheStats {
+        let shared = |f: fn(&Shared) -> &AtomicU64| {
+            self.inner
+                .shared
+                .as_ref()
+                .map_or(0, |s| f(s).load(Ordering::Relaxed))
+        };
         CacheStats {
             hits: self.inner.cache.hits.load(Ordering::Relaxed),
             misses: self.inner.cache.misses.load(Ordering::Relaxed),
+            shared_hits: shared(|s| &s.hits),
+            shared_misses: shared(|s| &s.misses),
+            shared_rejected: shared(|s| &s.rejected),
+        }
+    }
+
+    /// The fleet's shared store, when the host has one.
+    pub fn shared(&self) -> Option<&crate::shared::SharedStore> {
+        self.inner.shared.as_ref().map(|s| &s.store)
+    }
+
+    /// The verified artifact of `id` in the shared store, if there is one.
+    async fn shared_artifact(&self, id: &ScriptId) -> Option<Bytes> {
+        let shared = self.inner.shared.as_ref()?;
+        match shared.store.get_artifact(&shared.engine, id).await {
+            Ok(Some(code)) => Some(code),
+            Ok(None) => {
+                shared.misses.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+            Err(e) => {
+                if let crate::shared::SharedError::Tampered(_) = e {
+                    shared.rejected.fetch_add(1, Ordering::Relaxed);
+                }
+                tracing::warn!(script_id = %id, error = %e, "not using the shared artifact; compiling");
+                None
+            }
         }
     }
 
@@ -326,6 +411,12 @@ impl Runtime {
         if let Some(hit) = id.as_ref().and_then(|id| self.inner.cache.find(id)) {
             return Ok(hit);
         }
+        // In a fleet, a stored script (its id known) may have been compiled
+        // by another host already.
+        let artifact = match &id {
+            Some(id) => self.shared_artifact(id).await,
+            None => None,
+        };
         let slot = permit.share();
         let compiling = slot.compiling.clone().lock_owned().await;
         let this = self.clone();
@@ -335,20 +426,66 @@ impl Runtime {
             // the threads that answer requests.
             let id = id.unwrap_or_else(|| ScriptId::of(&bytes));
             if let Some(hit) = this.inner.cache.get(&id) {
-                return Ok(hit);
+                return Ok((hit, None));
             }
-            let compiled = Arc::new(compile::compile(
-                &this.inner.engine,
-                &this.inner.linker,
-                id,
-                &bytes,
-                imports,
-            )?);
+            let inner = &this.inner;
+            #[allow(
+                unsafe_code,
+                reason = "loads an artifact only once its HMAC tag verified"
+            )]
+            let loaded = artifact.and_then(|code| {
+                // SAFETY: `code` verified against its HMAC tag, over this
+                // engine's compatibility hash and this id, with the key only
+                // the fleet's hosts hold (`SharedStore::get_artifact`).
+                match unsafe { compile::load(&inner.engine, &inner.linker, id.clone(), &code, imports) } {
+                    Ok(compiled) => Some(compiled),
+                    Err(e) => {
+                        if let Some(shared) = &inner.shared {
+                            shared.rejected.fetch_add(1, Ordering::Relaxed);
+                        }
+                        tracing::warn!(script_id = %id, error = %e, "a shared artifact did not load; compiling");
+                        None
+                    }
+                }
+            });
+            let (compiled, share) = match loaded {
+                Some(compiled) => {
+                    if let Some(shared) = &inner.shared {
+                        shared.hits.fetch_add(1, Ordering::Relaxed);
+                    }
+                    (compiled, None)
+                }
+                None => {
+                    let compiled =
+                        compile::compile(&inner.engine, &inner.linker, id, &bytes, imports)?;
+                    // Compiled here: shared for the fleet's other hosts.
+                    let share = inner
+                        .shared
+                        .as_ref()
+                        .and_then(|_| compiled.serialize().ok());
+                    (compiled, share)
+                }
+            };
+            let compiled = Arc::new(compiled);
             this.inner.cache.insert(compiled.clone());
-            Ok(compiled)
+            Ok((compiled, share))
         });
-        task.await
-            .map_err(|_| InvalidScript::Invalid("the compiler failed".to_owned()))?
+        let (compiled, share) = task
+            .await
+            .map_err(|_| InvalidScript::Invalid("the compiler failed".to_owned()))??;
+        if let (Some(code), Some(shared)) = (share, &self.inner.shared) {
+            // Awaited, within the slot: once a script is stored, any host
+            // finds it compiled. A store that fails costs the others a
+            // compile, nothing more.
+            if let Err(e) = shared
+                .store
+                .put_artifact(&shared.engine, compiled.id(), &code)
+                .await
+            {
+                tracing::warn!(script_id = %compiled.id(), error = %e, "could not share the compiled script");
+            }
+        }
+        Ok(compiled)
     }
 
     /// Runs a script to its end, holding `permit` until its store is gone.

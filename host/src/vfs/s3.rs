@@ -12,9 +12,10 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectStore, RetryConfig};
+use object_store::{ClientOptions, GetOptions, GetRange, ObjectStore, RetryConfig};
 
 use super::backend::{Backend, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp};
 
@@ -41,10 +42,21 @@ fn default_region() -> String {
     "us-east-1".to_owned()
 }
 
+/// What a mount needs of its store: objects, and listings a page at a
+/// time (so that a listing stops at the cap instead of fetching every page
+/// under a prefix of a million keys).
+pub trait Store: ObjectStore + PaginatedListStore {}
+
+impl<T: ObjectStore + PaginatedListStore> Store for T {}
+
+/// The most keys one listing request asks the store for (S3's own page
+/// size).
+const PAGE_KEYS: usize = 1000;
+
 /// A bucket (or a prefix of one) served as a directory tree.
 #[derive(Debug, Clone)]
 pub struct S3Backend {
-    store: Arc<dyn ObjectStore>,
+    store: Arc<dyn Store>,
     prefix: Vec<String>,
 }
 
@@ -52,11 +64,20 @@ impl S3Backend {
     /// Connects to the store described by `config`, with credentials from
     /// the environment.
     pub fn new(config: &S3Config) -> Result<S3Backend, String> {
-        let retry = S3Backend::retry_policy();
+        Ok(S3Backend::with_store(
+            S3Backend::client(config)?,
+            &config.prefix,
+        ))
+    }
+
+    /// A client of the bucket of `config`, with credentials from the
+    /// environment, this module's timeouts and retries.
+    pub fn client(config: &S3Config) -> Result<Arc<AmazonS3>, String> {
         let mut b = AmazonS3Builder::from_env()
             .with_bucket_name(&config.bucket)
             .with_region(&config.region)
-            .with_retry(retry);
+            .with_retry(S3Backend::retry_policy())
+            .with_client_options(S3Backend::client_options());
         if let Some(endpoint) = &config.endpoint {
             b = b
                 .with_endpoint(endpoint)
@@ -64,7 +85,7 @@ impl S3Backend {
                 .with_virtual_hosted_style_request(false);
         }
         let store = b.build().map_err(|e| format!("bad S3 settings: {e}"))?;
-        Ok(S3Backend::with_store(Arc::new(store), &config.prefix))
+        Ok(Arc::new(store))
     }
 
     /// How a mount's client retries a failed request: a store that is down
@@ -79,8 +100,17 @@ impl S3Backend {
         }
     }
 
+    /// How long one request to the store may take: connecting (a store
+    /// that is down fails in seconds), and the whole request. A stalled read
+    /// ends sooner still, at the script's deadline.
+    pub fn client_options() -> ClientOptions {
+        ClientOptions::new()
+            .with_connect_timeout(Duration::from_secs(2))
+            .with_timeout(Duration::from_secs(30))
+    }
+
     /// Serves `prefix` of an object store built elsewhere.
-    pub fn with_store(store: Arc<dyn ObjectStore>, prefix: &str) -> S3Backend {
+    pub fn with_store(store: Arc<dyn Store>, prefix: &str) -> S3Backend {
         S3Backend {
             store,
             prefix: prefix
@@ -182,25 +212,48 @@ impl Backend for S3Backend {
     }
 
     async fn list(&self, path: &str, limit: usize) -> Result<Listing, FsError> {
-        let prefix = self.key(path)?;
-        let found = self
-            .store
-            .list_with_delimiter(Some(&prefix))
-            .await
-            .map_err(|e| Self::error(e, path))?;
-        if found.objects.is_empty() && found.common_prefixes.is_empty() && !path.is_empty() {
-            // A document, or nothing. (The mount's root is a directory
-            // even when it holds nothing yet.)
-            return Err(match self.file_meta(path).await {
-                Ok(_) => FsError::NotADirectory(path.to_owned()),
-                Err(e) => e,
-            });
-        }
+        let key = self.key(path)?;
+        // The keys below `path/`, grouped at the next `/`.
+        let prefix = (!key.as_ref().is_empty()).then(|| format!("{}/", key.as_ref()));
         let name = |p: &Path| p.filename().map(str::to_owned);
-        let mut entries: Vec<Entry> = found
-            .common_prefixes
-            .iter()
-            .filter_map(|p| {
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut page_token = None;
+        let mut first_page = true;
+        // A page at a time, and no further than one entry past the cap:
+        // enough to know the listing is cut.
+        loop {
+            let options = PaginatedListOptions {
+                delimiter: Some("/".into()),
+                max_keys: Some(
+                    limit
+                        .saturating_sub(entries.len())
+                        .saturating_add(1)
+                        .min(PAGE_KEYS),
+                ),
+                page_token,
+                ..PaginatedListOptions::default()
+            };
+            let page = self
+                .store
+                .list_paginated(prefix.as_deref(), options)
+                .await
+                .map_err(|e| Self::error(e, path))?;
+            let found = page.result;
+            if first_page
+                && found.objects.is_empty()
+                && found.common_prefixes.is_empty()
+                && page.page_token.is_none()
+                && !path.is_empty()
+            {
+                // A document, or nothing. (The mount's root is a directory
+                // even when it holds nothing yet.)
+                return Err(match self.file_meta(path).await {
+                    Ok(_) => FsError::NotADirectory(path.to_owned()),
+                    Err(e) => e,
+                });
+            }
+            first_page = false;
+            entries.extend(found.common_prefixes.iter().filter_map(|p| {
                 Some(Entry {
                     name: name(p)?,
                     meta: Meta {
@@ -210,8 +263,8 @@ impl Backend for S3Backend {
                         mode: None,
                     },
                 })
-            })
-            .chain(found.objects.iter().filter_map(|o| {
+            }));
+            entries.extend(found.objects.iter().filter_map(|o| {
                 Some(Entry {
                     name: name(&o.location)?,
                     meta: Meta {
@@ -221,8 +274,12 @@ impl Backend for S3Backend {
                         mode: None,
                     },
                 })
-            }))
-            .collect();
+            }));
+            match page.page_token {
+                Some(token) if entries.len() <= limit => page_token = Some(token),
+                _ => break,
+            }
+        }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         let truncated = entries.len() > limit;
         entries.truncate(limit);

@@ -1,0 +1,132 @@
+//! Keeping a client's connection open across a refusal.
+//!
+//! A run is refused (`429`, `503`, `413`, `415`, ...) before its body is
+//! read, so that the refusal costs nothing. HTTP/1.1 cannot reuse a
+//! connection that still carries the unread rest of a request body, so a
+//! refusal alone would cost the client (a balancer's keep-alive pool, an
+//! agent's HTTP client) a reconnect exactly when the fleet is busiest.
+//! [`keep_connection`] reads and discards what is left of a small body
+//! once the handler has decided its answer, before the answer goes out (so
+//! the client never sees a reset while it still sends), and asks the client
+//! to close only when the rest is too large or too slow to drain.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
+use http_body::Frame;
+use http_body_util::BodyExt;
+
+/// The most a refusal reads of an unread body to keep the connection: a
+/// typical script upload, which a balancer on the same network sends in
+/// milliseconds. (A balancer that resends a refused request buffers it
+/// whole first, so it is sending it when the refusal comes.)
+pub(crate) const DRAIN_BYTES: usize = 1024 * 1024;
+/// How long a refusal waits for that rest to arrive.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A request body the handler reads while this middleware keeps a handle
+/// on it, to drain what the handler left.
+#[derive(Clone)]
+struct SharedBody(Arc<Mutex<Option<Body>>>);
+
+impl SharedBody {
+    fn take(&self) -> Option<Body> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+impl http_body::Body for SharedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let mut body = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match body.as_mut() {
+            Some(body) => Pin::new(body).poll_frame(cx),
+            None => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_none_or(http_body::Body::is_end_stream)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map_or_else(
+                || http_body::SizeHint::with_exact(0),
+                http_body::Body::size_hint,
+            )
+    }
+}
+
+/// Reads what is left of `body`, at most [`DRAIN_BYTES`] within
+/// [`DRAIN_TIMEOUT`]; whether it reached the end.
+async fn drain(mut body: Body) -> bool {
+    let read = async {
+        let mut drained = 0usize;
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else { return false };
+            if let Some(data) = frame.data_ref() {
+                drained += data.len();
+                if drained > DRAIN_BYTES {
+                    return false;
+                }
+            }
+        }
+        true
+    };
+    tokio::time::timeout(DRAIN_TIMEOUT, read)
+        .await
+        .unwrap_or(false)
+}
+
+/// After an error answer, drains a small unread body so the connection
+/// stays usable, or asks the client to close it when that is not possible.
+pub(crate) async fn keep_connection(req: Request, next: axum::middleware::Next) -> Response {
+    let (parts, body) = req.into_parts();
+    if http_body::Body::is_end_stream(&body) {
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    // Too large to drain, as declared: no need to try.
+    let drainable = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_none_or(|n| n <= DRAIN_BYTES as u64);
+    let shared = SharedBody(Arc::new(Mutex::new(Some(body))));
+    let mut response = next
+        .run(Request::from_parts(parts, Body::new(shared.clone())))
+        .await;
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let kept = match shared.take() {
+        Some(rest) if !http_body::Body::is_end_stream(&rest) => drainable && drain(rest).await,
+        _ => true,
+    };
+    if !kept {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
