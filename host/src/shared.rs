@@ -115,11 +115,22 @@ impl ArtifactKey {
 }
 
 /// The fleet's shared bucket.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SharedStore {
     store: Arc<dyn ObjectStore>,
     prefix: String,
     key: ArtifactKey,
+}
+
+impl std::fmt::Debug for SharedStore {
+    // The store's client holds the bucket's credentials: only what names
+    // the place is shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedStore")
+            .field("store", &format_args!("{}", self.store))
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
 }
 
 fn hex_of(id: &ScriptId) -> &str {
@@ -285,6 +296,25 @@ mod tests {
         let e = ArtifactKey::from_hex("zz-secret").expect_err("not hex");
         assert!(!e.contains("secret"), "{e}");
         assert_eq!(format!("{:?}", key(7)), "ArtifactKey(..)");
+    }
+
+    #[test]
+    fn the_shared_store_never_prints_its_credentials_or_key() {
+        let client = object_store::aws::AmazonS3Builder::new()
+            .with_bucket_name("fleet")
+            .with_region("us-east-1")
+            .with_endpoint("http://127.0.0.1:9")
+            .with_allow_http(true)
+            .with_access_key_id("AKIDSECRETID")
+            .with_secret_access_key("s3cr3t-value")
+            .build()
+            .expect("a client");
+        let store = SharedStore::with_store(Arc::new(client), "prod", key(9));
+        let shown = format!("{store:?}");
+        assert!(shown.contains("fleet") && shown.contains("prod"), "{shown}");
+        for secret in ["AKIDSECRETID", "s3cr3t-value", &hex::encode([9u8; 32])] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
     }
 
     #[tokio::test]

@@ -186,7 +186,7 @@ fn the_container_image_ships_the_binary_alone_as_a_non_root_user() {
 }
 
 /// HAProxy's version as (major, minor).
-fn haproxy_version(binary: &Path) -> (u32, u32) {
+pub(crate) fn haproxy_version(binary: &Path) -> (u32, u32) {
     let out = Command::new(binary).arg("-v").output().expect("haproxy -v");
     let text = String::from_utf8_lossy(&out.stdout);
     let version = text

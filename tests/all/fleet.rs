@@ -765,3 +765,129 @@ async fn hosts_on_one_bucket_share_stored_scripts_and_authenticated_compiled_art
     let body: Value = r.json().await.expect("JSON");
     assert_eq!(body["error"]["code"], "unavailable", "{body}");
 }
+
+/// HAProxy running the shipped `deploy/haproxy/haproxy.cfg` over `hosts`
+/// (with `retry-on 429` taken out for HAProxy before 3.1, which lacks it);
+/// stopped when dropped.
+struct Haproxy {
+    child: Child,
+    addr: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Haproxy {
+    fn start(binary: &Path, hosts: &[SocketAddr]) -> Haproxy {
+        let shipped = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/haproxy/haproxy.cfg"),
+        )
+        .expect("deploy/haproxy/haproxy.cfg");
+        let begin = shipped.find("# BEGIN hosts").expect("a BEGIN hosts marker");
+        let end = shipped.find("# END hosts").expect("an END hosts marker");
+        let servers: String = hosts
+            .iter()
+            .enumerate()
+            .map(|(i, h)| format!("server host{i} {h}\n    "))
+            .collect();
+        let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
+        let mut config = format!("{}{servers}{}", &shipped[..begin], &shipped[end..])
+            .replace("bind 127.0.0.1:8080", &format!("bind {addr}"));
+        if crate::deploy::haproxy_version(binary) < (3, 1) {
+            config = config.replace(" 429 503", " 503");
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("haproxy.cfg");
+        std::fs::write(&path, config).expect("write haproxy.cfg");
+        let child = Command::new(binary)
+            .arg("-db")
+            .arg("-f")
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("haproxy starts");
+        let start = Instant::now();
+        while TcpStream::connect(addr).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "haproxy never listened on {addr}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Haproxy {
+            child,
+            addr,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Haproxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn haproxy_with_the_shipped_config_sends_runs_around_a_draining_host() {
+    let Some(binary) = system_tool(&["/usr/sbin/haproxy", "/usr/local/sbin/haproxy"], "haproxy")
+    else {
+        return;
+    };
+    let moto = Moto::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = fleet_config(dir.path(), &moto);
+    let mut fleet = hosts(&config, 2);
+    let haproxy = Haproxy::start(&binary, &fleet.iter().map(|h| h.addr).collect::<Vec<_>>());
+    let url = format!("http://{}", haproxy.addr);
+    let c = client();
+    // Runs by a stored script's id: HAProxy resends a request only when
+    // its body fits its buffer (tune.bufsize, 16 KiB), and such a run's
+    // body is a few bytes of JSON.
+    let id = store_script(&c, &fleet[1].url("")).await;
+    // Both hosts pass HAProxy's checks of /readyz first.
+    let start = Instant::now();
+    let mut ran = 0;
+    while ran < 4 {
+        let (status, _) = spawn_stored(&c, &url, &id, &["ok"]).await.expect("task");
+        if status == StatusCode::OK {
+            ran += 1;
+        } else {
+            assert!(start.elapsed() < Duration::from_secs(30), "{status}");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    // One host drains, holding a live script; every run sent through
+    // HAProxy meanwhile runs on the other.
+    let long = spawn_run(&c, fleet[0].url(""), &["sleep", "4000"]);
+    await_live(&c, &[&fleet[0]], &[1]).await;
+    let drained = fleet.remove(0);
+    let pid = drained.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill")
+            .success()
+    );
+    let start = Instant::now();
+    while readiness(&c, &drained).await.0 != StatusCode::SERVICE_UNAVAILABLE {
+        assert!(start.elapsed() < Duration::from_secs(10), "never draining");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for _ in 0..10 {
+        let (status, body) = spawn_stored(&c, &url, &id, &["ok"]).await.expect("task");
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let (status, body) = long.await.expect("task");
+    assert_eq!(
+        (status, &body["stdout"]),
+        (StatusCode::OK, &Value::from("sleeping\nwoke up\n"))
+    );
+    let text = metrics(&c, &fleet[0]).await;
+    assert!(
+        metric(&text, "vfsbox_runs_total{outcome=\"exited\"}").is_some_and(|n| n >= 10.0),
+        "{text}"
+    );
+}
