@@ -51,7 +51,23 @@ fn custom(format: &str, name: &str, m: &Meta, bits: u32) -> String {
             out.push(c);
             continue;
         }
-        let Some(d) = chars.next() else {
+        // printf-style flags and a width, as GNU stat takes them
+        // (`%-20n`, `%10s`, `%08s`).
+        let (mut left, mut zero, mut width) = (false, false, 0usize);
+        let mut d = chars.next();
+        while let Some(flag @ ('-' | '0')) = d {
+            if flag == '-' {
+                left = true;
+            } else {
+                zero = true;
+            }
+            d = chars.next();
+        }
+        while let Some(digit) = d.and_then(|c| c.to_digit(10)) {
+            width = width.saturating_mul(10).saturating_add(digit as usize).min(4096);
+            d = chars.next();
+        }
+        let Some(d) = d else {
             out.push('%');
             break;
         };
@@ -75,7 +91,16 @@ fn custom(format: &str, name: &str, m: &Meta, bits: u32) -> String {
             'o' => "4096".to_owned(),
             other => format!("?{other}"),
         };
-        out.push_str(&piece);
+        let pad = width.saturating_sub(piece.chars().count());
+        let numeric = !piece.is_empty() && piece.bytes().all(|b| b.is_ascii_digit());
+        if left {
+            out.push_str(&piece);
+            out.extend(std::iter::repeat_n(' ', pad));
+        } else {
+            let fill = if zero && numeric { '0' } else { ' ' };
+            out.extend(std::iter::repeat_n(fill, pad));
+            out.push_str(&piece);
+        }
     }
     out.push('\n');
     out
