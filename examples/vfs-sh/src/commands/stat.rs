@@ -64,7 +64,10 @@ fn custom(format: &str, name: &str, m: &Meta, bits: u32) -> String {
             d = chars.next();
         }
         while let Some(digit) = d.and_then(|c| c.to_digit(10)) {
-            width = width.saturating_mul(10).saturating_add(digit as usize).min(4096);
+            width = width
+                .saturating_mul(10)
+                .saturating_add(digit as usize)
+                .min(4096);
             d = chars.next();
         }
         let Some(d) = d else {
