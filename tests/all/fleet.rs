@@ -18,11 +18,61 @@ use crate::server::{ServeProcess, metric};
 
 const KEY: &str = "fleet-key";
 
-/// nginx running the shipped config over `hosts`; stopped when dropped.
-struct Nginx {
+/// A balancer (nginx, HAProxy) running a shipped config over the hosts;
+/// stopped when dropped.
+struct Balancer {
     child: Child,
     addr: SocketAddr,
     _dir: tempfile::TempDir,
+}
+
+impl Balancer {
+    /// Starts `cmd`, which listens on `addr` with its files in `dir`.
+    fn spawn(mut cmd: Command, addr: SocketAddr, dir: tempfile::TempDir) -> Balancer {
+        let child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the balancer starts");
+        let start = Instant::now();
+        while TcpStream::connect(addr).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the balancer never listened on {addr}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Balancer {
+            child,
+            addr,
+            _dir: dir,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A shipped config (`deploy/<file>`) with the lines between its
+/// `# BEGIN hosts` and `# END hosts` markers replaced by `servers`.
+fn with_hosts(file: &str, servers: &str) -> String {
+    let shipped = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../deploy")
+            .join(file),
+    )
+    .unwrap_or_else(|e| panic!("deploy/{file}: {e}"));
+    let begin = shipped.find("# BEGIN hosts").expect("a BEGIN hosts marker");
+    let end = shipped.find("# END hosts").expect("an END hosts marker");
+    format!("{}{servers}{}", &shipped[..begin], &shipped[end..])
 }
 
 fn nginx_binary() -> Option<PathBuf> {
@@ -37,19 +87,13 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// The shipped config with its hosts and listen address replaced.
+/// The shipped nginx config with its hosts and listen address replaced.
 fn nginx_config(hosts: &[SocketAddr], listen: SocketAddr) -> String {
-    let shipped = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/nginx/nginx.conf"),
-    )
-    .expect("deploy/nginx/nginx.conf");
-    let begin = shipped.find("# BEGIN hosts").expect("a BEGIN hosts marker");
-    let end = shipped.find("# END hosts").expect("an END hosts marker");
     let servers: String = hosts
         .iter()
         .map(|h| format!("server {h} max_fails=0;\n        "))
         .collect();
-    let config = format!("{}{servers}{}", &shipped[..begin], &shipped[end..]);
+    let config = with_hosts("nginx/nginx.conf", &servers);
     assert!(
         config.contains("listen 127.0.0.1:8080;"),
         "the shipped listen line"
@@ -57,59 +101,31 @@ fn nginx_config(hosts: &[SocketAddr], listen: SocketAddr) -> String {
     config.replace("listen 127.0.0.1:8080;", &format!("listen {listen};"))
 }
 
-impl Nginx {
-    fn start(binary: &Path, hosts: &[SocketAddr]) -> Nginx {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
-        let conf = dir.path().join("nginx.conf");
-        std::fs::write(&conf, nginx_config(hosts, addr)).expect("write nginx.conf");
-        std::fs::create_dir(dir.path().join("logs")).expect("mkdir logs");
-        let check = Command::new(binary)
-            .arg("-p")
-            .arg(dir.path())
-            .args(["-e", "stderr", "-t", "-c"])
-            .arg(&conf)
-            .output()
-            .expect("nginx -t runs");
-        assert!(
-            check.status.success(),
-            "the shipped nginx.conf does not pass `nginx -t`: {}",
-            String::from_utf8_lossy(&check.stderr)
-        );
-        let child = Command::new(binary)
-            .arg("-p")
-            .arg(dir.path())
-            .args(["-e", "stderr", "-g", "daemon off;", "-c"])
-            .arg(&conf)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nginx starts");
-        let start = Instant::now();
-        while TcpStream::connect(addr).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "nginx never listened on {addr}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Nginx {
-            child,
-            addr,
-            _dir: dir,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// nginx running the shipped config over `hosts`.
+fn nginx(binary: &Path, hosts: &[SocketAddr]) -> Balancer {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
+    let conf = dir.path().join("nginx.conf");
+    std::fs::write(&conf, nginx_config(hosts, addr)).expect("write nginx.conf");
+    std::fs::create_dir(dir.path().join("logs")).expect("mkdir logs");
+    let check = Command::new(binary)
+        .arg("-p")
+        .arg(dir.path())
+        .args(["-e", "stderr", "-t", "-c"])
+        .arg(&conf)
+        .output()
+        .expect("nginx -t runs");
+    assert!(
+        check.status.success(),
+        "the shipped nginx.conf does not pass `nginx -t`: {}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let mut cmd = Command::new(binary);
+    cmd.arg("-p")
+        .arg(dir.path())
+        .args(["-e", "stderr", "-g", "daemon off;", "-c"])
+        .arg(&conf);
+    Balancer::spawn(cmd, addr, dir)
 }
 
 /// `n` hosts of `config`, each ready.
@@ -229,7 +245,7 @@ async fn twelve_long_scripts_fill_three_hosts_behind_nginx_and_the_thirteenth_ge
     let dir = tempfile::tempdir().expect("tempdir");
     let config = fleet_config(dir.path(), &moto);
     let fleet = hosts(&config, 3);
-    let nginx = Nginx::start(&binary, &fleet.iter().map(|h| h.addr).collect::<Vec<_>>());
+    let nginx = nginx(&binary, &fleet.iter().map(|h| h.addr).collect::<Vec<_>>());
     let c = client();
 
     // Stored through the balancer (so on one host, and in the bucket), run
@@ -295,7 +311,7 @@ async fn a_host_drained_with_sigterm_finishes_its_scripts_while_new_runs_go_to_t
     let dir = tempfile::tempdir().expect("tempdir");
     let config = fleet_config(dir.path(), &moto);
     let mut fleet = hosts(&config, 3);
-    let nginx = Nginx::start(&binary, &fleet.iter().map(|h| h.addr).collect::<Vec<_>>());
+    let nginx = nginx(&binary, &fleet.iter().map(|h| h.addr).collect::<Vec<_>>());
     let c = client();
 
     // Two long scripts on each host: least connections spreads them.
@@ -767,65 +783,25 @@ async fn hosts_on_one_bucket_share_stored_scripts_and_authenticated_compiled_art
 }
 
 /// HAProxy running the shipped `deploy/haproxy/haproxy.cfg` over `hosts`
-/// (with `retry-on 429` taken out for HAProxy before 3.1, which lacks it);
-/// stopped when dropped.
-struct Haproxy {
-    child: Child,
-    addr: SocketAddr,
-    _dir: tempfile::TempDir,
-}
-
-impl Haproxy {
-    fn start(binary: &Path, hosts: &[SocketAddr]) -> Haproxy {
-        let shipped = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/haproxy/haproxy.cfg"),
-        )
-        .expect("deploy/haproxy/haproxy.cfg");
-        let begin = shipped.find("# BEGIN hosts").expect("a BEGIN hosts marker");
-        let end = shipped.find("# END hosts").expect("an END hosts marker");
-        let servers: String = hosts
-            .iter()
-            .enumerate()
-            .map(|(i, h)| format!("server host{i} {h}\n    "))
-            .collect();
-        let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
-        let mut config = format!("{}{servers}{}", &shipped[..begin], &shipped[end..])
-            .replace("bind 127.0.0.1:8080", &format!("bind {addr}"));
-        if crate::deploy::haproxy_version(binary) < (3, 1) {
-            config = config.replace(" 429 503", " 503");
-        }
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("haproxy.cfg");
-        std::fs::write(&path, config).expect("write haproxy.cfg");
-        let child = Command::new(binary)
-            .arg("-db")
-            .arg("-f")
-            .arg(&path)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("haproxy starts");
-        let start = Instant::now();
-        while TcpStream::connect(addr).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "haproxy never listened on {addr}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Haproxy {
-            child,
-            addr,
-            _dir: dir,
-        }
+/// (with `retry-on 429` taken out for HAProxy before 3.1, which lacks it).
+fn haproxy(binary: &Path, hosts: &[SocketAddr]) -> Balancer {
+    let servers: String = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| format!("server host{i} {h}\n    "))
+        .collect();
+    let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
+    let mut config = with_hosts("haproxy/haproxy.cfg", &servers)
+        .replace("bind 127.0.0.1:8080", &format!("bind {addr}"));
+    if crate::deploy::haproxy_version(binary) < (3, 1) {
+        config = config.replace(" 429 503", " 503");
     }
-}
-
-impl Drop for Haproxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("haproxy.cfg");
+    std::fs::write(&path, config).expect("write haproxy.cfg");
+    let mut cmd = Command::new(binary);
+    cmd.arg("-db").arg("-f").arg(&path);
+    Balancer::spawn(cmd, addr, dir)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -838,8 +814,8 @@ async fn haproxy_with_the_shipped_config_sends_runs_around_a_draining_host() {
     let dir = tempfile::tempdir().expect("tempdir");
     let config = fleet_config(dir.path(), &moto);
     let mut fleet = hosts(&config, 2);
-    let haproxy = Haproxy::start(&binary, &fleet.iter().map(|h| h.addr).collect::<Vec<_>>());
-    let url = format!("http://{}", haproxy.addr);
+    let haproxy = haproxy(&binary, &fleet.iter().map(|h| h.addr).collect::<Vec<_>>());
+    let url = haproxy.url("");
     let c = client();
     // Runs by a stored script's id: HAProxy resends a request only when
     // its body fits its buffer (tune.bufsize, 16 KiB), and such a run's
