@@ -271,8 +271,9 @@ impl DirEntry {
     }
 }
 
-/// A directory listing, from [`read_dir`]. Iterate it for the entries,
-/// sorted by name.
+/// A directory listing, from [`read_dir`]. Iterate it for the entries, in
+/// the backend's order (a local directory's readdir order; name order on
+/// S3): sort them when the order matters.
 ///
 /// ```no_run
 /// let listing = vfsbox_guest::fs::read_dir("/files")?;
@@ -292,7 +293,7 @@ pub struct ReadDir {
 
 impl ReadDir {
     /// True when the directory holds more entries than the host returns in
-    /// one listing; the entries present are the first ones by name.
+    /// one listing; the entries present are the first ones in its order.
     ///
     /// ```no_run
     /// let truncated = vfsbox_guest::fs::read_dir("/files")?.is_truncated();
@@ -322,7 +323,7 @@ impl ReadDir {
         self.entries.is_empty()
     }
 
-    /// The entries, sorted by name.
+    /// The entries, in the backend's order.
     ///
     /// ```no_run
     /// let listing = vfsbox_guest::fs::read_dir("/files")?;
@@ -407,7 +408,8 @@ pub fn exists(path: impl AsRef<str>) -> bool {
     !matches!(metadata(path), Err(Error::NotFound(_)))
 }
 
-/// The entries of a directory, sorted by name.
+/// The entries of a directory, in the backend's order (a local directory's
+/// readdir order, name order on S3).
 ///
 /// ```no_run
 /// for entry in vfsbox_guest::fs::read_dir("/")? {

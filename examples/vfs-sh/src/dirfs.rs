@@ -248,7 +248,8 @@ impl Fs for DirFs {
                 modified,
             });
         }
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        // In the order the kernel returns them, as the host's local
+        // backend lists them (see `Fs::read_dir`).
         Ok(entries)
     }
 

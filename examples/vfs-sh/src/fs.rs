@@ -235,7 +235,10 @@ pub trait Fs {
     fn mode(&mut self, path: &str) -> Result<u32, FsError> {
         Ok(self.metadata(path)?.kind.default_mode())
     }
-    /// The entries of a directory, sorted by name (byte order).
+    /// The entries of a directory in the backend's order: the kernel's
+    /// (readdir) order for a local directory, as GNU `find`, `du` and
+    /// `grep -r` walk it; name order for S3 and memory. Commands that list
+    /// by name (`ls`, globs, `tree`, `diff -r`) sort for themselves.
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError>;
     /// The whole document.
     fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError>;

@@ -2,6 +2,11 @@
 //! standard input (and what the native test filesystem uses to stand in for
 //! the host's search). It follows GNU grep's rules for context lines and
 //! `-m`, and reports the same [`FileHits`] the host search returns.
+//!
+//! `grep -P` patterns that need a backtracking engine (look-around, `\K`,
+//! back-references: what agents write as `grep -oP '(?<=id=)\d+'`) are
+//! matched here with `fancy-regex`, since the host's engine (ripgrep's,
+//! linear time) has none of them; see [`Matcher::perl`].
 
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -10,10 +15,48 @@ use crate::fs::{FileHits, GrepLine, GrepRequest};
 /// Compiled regexes may use at most this much memory (as on the host).
 const SIZE_LIMIT: usize = 16 << 20;
 
+/// The engine a request compiled to.
+#[derive(Debug, Clone)]
+enum Engine {
+    /// Linear time, the same engine as the host's search.
+    Linear(Regex),
+    /// Backtracking, bounded by fancy-regex's backtrack limit, for the
+    /// Perl features the linear engine lacks.
+    Backtracking(fancy_regex::Regex),
+}
+
+impl Engine {
+    fn is_match(&self, line: &[u8]) -> bool {
+        match self {
+            Engine::Linear(re) => re.is_match(line),
+            // A line that hits the backtrack limit does not match, as PCRE's
+            // grep reports a resource error and goes on.
+            Engine::Backtracking(re) => re
+                .is_match(String::from_utf8_lossy(line).as_ref())
+                .unwrap_or(false),
+        }
+    }
+
+    fn ranges(&self, line: &[u8]) -> Vec<std::ops::Range<usize>> {
+        match self {
+            Engine::Linear(re) => re.find_iter(line).map(|m| m.range()).collect(),
+            Engine::Backtracking(re) => match std::str::from_utf8(line) {
+                Ok(text) => re
+                    .find_iter(text)
+                    .map_while(Result::ok)
+                    .map(|m| m.range())
+                    .collect(),
+                // Offsets into a lossy copy would not fit the original bytes.
+                Err(_) => Vec::new(),
+            },
+        }
+    }
+}
+
 /// A compiled request.
 #[derive(Debug, Clone)]
 pub(crate) struct Matcher {
-    re: Regex,
+    re: Engine,
     invert: bool,
     before: usize,
     after: usize,
@@ -74,12 +117,42 @@ impl Matcher {
                 e => e.to_string(),
             })?;
         Ok(Matcher {
-            re,
+            re: Engine::Linear(re),
             invert: req.invert,
             before: req.before_context as usize,
             after: req.after_context as usize,
             max_count: req.max_count,
         })
+    }
+
+    /// Compiles a `grep -P` request whose patterns the linear engine
+    /// refuses (look-around, `\K`, back-references, atomic groups) with the
+    /// backtracking engine. `Ok(None)`: the linear engine takes them, and
+    /// the search can go to the host.
+    pub(crate) fn perl(req: &GrepRequest) -> Result<Option<Matcher>, String> {
+        if req.fixed_strings || Matcher::new(req).is_ok() {
+            return Ok(None);
+        }
+        let alts: Vec<String> = req.patterns.iter().map(|p| format!("(?:{p})")).collect();
+        let mut re = alts.join("|");
+        if req.whole_word {
+            re = format!(r"(?<!\w)(?:{re})(?!\w)");
+        }
+        let fold =
+            req.ignore_case || (req.smart_case && !req.patterns.iter().any(|p| has_upper(p)));
+        let re = fancy_regex::RegexBuilder::new(&re)
+            .case_insensitive(fold)
+            .delegate_size_limit(SIZE_LIMIT)
+            .delegate_dfa_size_limit(SIZE_LIMIT)
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Some(Matcher {
+            re: Engine::Backtracking(re),
+            invert: req.invert,
+            before: req.before_context as usize,
+            after: req.after_context as usize,
+            max_count: req.max_count,
+        }))
     }
 
     /// Whether one line is selected (matches, or does not when inverted).
@@ -92,7 +165,7 @@ impl Matcher {
         if self.invert {
             return Vec::new();
         }
-        self.re.find_iter(line).map(|m| m.range()).collect()
+        self.re.ranges(line)
     }
 
     /// Searches `data`, returning the selected and context lines the way

@@ -304,7 +304,7 @@ impl<'a> Shell<'a> {
             ("PATH", "/usr/local/bin:/usr/bin:/bin"),
             ("IFS", " \t\n"),
             ("SHELL", "/bin/bash"),
-            ("LC_ALL", "C.UTF-8"),
+            ("LC_ALL", "C"),
             ("TZ", "UTC"),
             ("OPTIND", "1"),
             ("BASH_VERSION", "5.2.15(1)-release"),

@@ -78,7 +78,7 @@ fn gnu(root: &Path, script: &str) -> (String, u8) {
         .current_dir("/")
         .env_clear()
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("LC_ALL", "C.UTF-8")
+        .env("LC_ALL", "C")
         .env("TZ", "UTC")
         .env("HOME", "/")
         .stdin(Stdio::null())

@@ -61,10 +61,11 @@ pub struct Entry {
     pub meta: Meta,
 }
 
-/// A directory listing, sorted by name.
+/// A directory listing, in the backend's order: readdir order for a local
+/// directory, name order for S3 and memory; nested mounts last.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Listing {
-    /// At most the requested number of entries, the first ones by name.
+    /// At most the requested number of entries, the first ones in that order.
     pub entries: Vec<Entry>,
     /// True when the directory has more entries than were returned.
     pub truncated: bool,

@@ -152,7 +152,10 @@ fn id(m: &Metadata) -> (u64, u64) {
     (m.dev(), m.ino())
 }
 
-/// The first `limit` entries of the directory at `path`, by name. A link to
+/// The first `limit` entries of the directory at `path`, in the order the
+/// kernel returns them (readdir order: what GNU `find`, `du` and `grep -r`
+/// print, so that a shell over the documents walks them as bash does over
+/// the same directory). A link to
 /// the directory itself or to one of its ancestors is left out (see
 /// [`ancestor_ids`]); its path still resolves.
 fn list_in(dir: &Dir, path: &str, limit: usize) -> Result<Listing, FsError> {
@@ -170,7 +173,6 @@ fn list_in(dir: &Dir, path: &str, limit: usize) -> Result<Listing, FsError> {
             entries.push((name, entry));
         }
     }
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut listing = Listing::default();
     // Looked up at the first link to a directory, if any.
     let mut ancestors = None;

@@ -200,7 +200,7 @@ impl Vfs {
                 });
             }
         }
-        listing.entries.sort_by(|a, b| a.name.cmp(&b.name));
+        // The mount's own entries keep its order; nested mounts follow.
         if listing.entries.len() > limit {
             listing.entries.truncate(limit);
             listing.truncated = true;

@@ -356,7 +356,7 @@ pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         'd' | 'o' | 'u' | 'x' => {
                             let s = size(&mut cs, 4);
                             if ![1, 2, 4, 8].contains(&s) {
-                                cx.err(format_args!("od: invalid type string ‘{spec}’"));
+                                cx.err(format_args!("od: invalid type string '{spec}'"));
                                 return 1;
                             }
                             types.push(OdType::Int(c, s));
@@ -364,7 +364,7 @@ pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         'z' => {}
                         _ => {
                             cx.err(format_args!(
-                                "od: invalid type string ‘{spec}’; this vfs-sh od reads a c d o u x"
+                                "od: invalid type string '{spec}'; this vfs-sh od reads a c d o u x"
                             ));
                             return 1;
                         }

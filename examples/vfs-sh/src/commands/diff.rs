@@ -1,4 +1,5 @@
-//! `diff`: GNU's normal and unified formats, `-q`, `-s`, `-r`, `-i`, `-w`,
+//! `diff`: GNU's normal, unified and side-by-side (`-y`, `-W N`,
+//! `--suppress-common-lines`, `-t`) formats, `-q`, `-s`, `-r`, `-i`, `-w`,
 //! `-b`, `-U N`. The edit script is the `similar` crate's Myers diff;
 //! the output is formatted as GNU diff prints it. Exit status: 0 same,
 //! 1 different, 2 trouble.
@@ -10,6 +11,10 @@ use crate::fs::Kind;
 
 struct Opts {
     unified: Option<usize>,
+    /// `-y`: the output width (`-W`, 130 by default).
+    side_by_side: Option<usize>,
+    suppress_common: bool,
+    expand_tabs: bool,
     brief: bool,
     same: bool,
     recursive: bool,
@@ -83,6 +88,166 @@ fn read(cx: &mut Cx<'_>, path: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("diff: {path}: {}", e.strerror()))
 }
 
+/// GNU diff's side-by-side layout (`side.c`): each half `half` columns
+/// wide, the right half starting at column `offset`, the gutter mark
+/// (`|`, `<`, `>`) half way between; padding is tabs unless `-t`.
+struct Side {
+    half: usize,
+    offset: usize,
+    expand_tabs: bool,
+    suppress: bool,
+}
+
+const TAB: usize = 8;
+
+impl Side {
+    fn new(width: usize, o: &Opts) -> Side {
+        let t = if o.expand_tabs { 1 } else { TAB };
+        let off = (width + t + 3) / (2 * t) * t;
+        let half = off.saturating_sub(3).min(width.saturating_sub(off));
+        Side {
+            half,
+            offset: if half < off { off } else { width },
+            expand_tabs: o.expand_tabs,
+            suppress: o.suppress_common,
+        }
+    }
+
+    /// Pads from column `from` to `to`, with tabs where they fit.
+    fn pad(&self, out: &mut String, mut from: usize, to: usize) -> usize {
+        if !self.expand_tabs {
+            let mut tab = from + TAB - from % TAB;
+            while tab <= to {
+                out.push('\t');
+                from = tab;
+                tab += TAB;
+            }
+        }
+        while from < to {
+            out.push(' ');
+            from += 1;
+        }
+        to
+    }
+
+    /// Prints as much of `line` as fits in `bound` columns; returns the
+    /// column reached.
+    fn half_line(&self, out: &mut String, line: &str, bound: usize) -> usize {
+        let (mut inp, mut outp) = (0usize, 0usize);
+        for c in line.chars() {
+            if c == '\t' {
+                let spaces = TAB - inp % TAB;
+                if inp == outp {
+                    let stop = outp + spaces;
+                    if self.expand_tabs {
+                        let stop = stop.min(bound);
+                        while outp < stop {
+                            out.push(' ');
+                            outp += 1;
+                        }
+                    } else if stop < bound {
+                        outp = stop;
+                        out.push('\t');
+                    }
+                }
+                inp += spaces;
+            } else {
+                if inp < bound {
+                    outp = inp + 1;
+                    out.push(c);
+                }
+                inp += 1;
+            }
+        }
+        outp
+    }
+
+    /// One output line: the left text, the mark, the right text.
+    fn row(
+        &self,
+        out: &mut String,
+        left: Option<(&str, bool)>,
+        mark: char,
+        right: Option<(&str, bool)>,
+    ) {
+        let mut col = 0;
+        let mut newline = false;
+        if let Some((l, nl)) = left {
+            newline |= nl;
+            col = self.half_line(out, l, self.half);
+        }
+        if mark != ' ' {
+            col = self.pad(out, col, (self.half + self.offset - 1) / 2) + 1;
+            let mark = match (mark, left, right) {
+                ('|', Some((_, a)), Some((_, b))) if a != b => {
+                    if a {
+                        '/'
+                    } else {
+                        '\\'
+                    }
+                }
+                (m, _, _) => m,
+            };
+            out.push(mark);
+        }
+        if let Some((r, nl)) = right {
+            newline |= nl;
+            if !r.is_empty() {
+                self.pad(out, col, self.offset);
+                self.half_line(out, r, self.half);
+            }
+        }
+        if newline {
+            out.push('\n');
+        }
+    }
+
+    fn lines(&self, ops: &[DiffOp], a: (&[String], bool), b: (&[String], bool)) -> String {
+        // Whether line `k` of a side ends with a newline.
+        let line = |side: (&[String], bool), k: usize| -> (String, bool) {
+            (side.0[k].clone(), !(side.1 && k + 1 == side.0.len()))
+        };
+        let mut out = String::new();
+        for op in ops {
+            match *op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => {
+                    if self.suppress {
+                        continue;
+                    }
+                    for k in 0..len {
+                        let (l, ln) = line(a, old_index + k);
+                        let (r, rn) = line(b, new_index + k);
+                        self.row(&mut out, Some((&l, ln)), ' ', Some((&r, rn)));
+                    }
+                }
+                _ => {
+                    let (or, nr) = (op.old_range(), op.new_range());
+                    for k in 0..or.len().max(nr.len()) {
+                        let l = (k < or.len()).then(|| line(a, or.start + k));
+                        let r = (k < nr.len()).then(|| line(b, nr.start + k));
+                        let mark = match (&l, &r) {
+                            (Some(_), Some(_)) => '|',
+                            (Some(_), None) => '<',
+                            _ => '>',
+                        };
+                        self.row(
+                            &mut out,
+                            l.as_ref().map(|(t, n)| (t.as_str(), *n)),
+                            mark,
+                            r.as_ref().map(|(t, n)| (t.as_str(), *n)),
+                        );
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Compares two documents; returns 0, 1 or 2.
 fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u8 {
     let (da, db) = match (read(cx, a), read(cx, b)) {
@@ -92,7 +257,7 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
             return 2;
         }
     };
-    if da == db {
+    if da == db && o.side_by_side.is_none() {
         if o.same {
             cx.outs(&format!("Files {a} and {b} are identical\n"));
         }
@@ -158,6 +323,19 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
                 .all(|l| l.trim().is_empty()),
             DiffOp::Replace { .. } => false,
         });
+    if let Some(width) = o.side_by_side
+        && !o.brief
+    {
+        let mut out = header.map(str::to_owned).unwrap_or_default();
+        if changed || !o.suppress_common {
+            out.push_str(&Side::new(width, o).lines(&ops, (&la, ma), (&lb, mb)));
+        }
+        cx.outs(&out);
+        if !changed && o.same {
+            cx.outs(&format!("Files {a} and {b} are identical\n"));
+        }
+        return u8::from(changed);
+    }
     if !changed || blank_only {
         if o.same {
             cx.outs(&format!("Files {a} and {b} are identical\n"));
@@ -349,6 +527,9 @@ fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut o = Opts {
         unified: None,
+        side_by_side: None,
+        suppress_common: false,
+        expand_tabs: false,
         brief: false,
         same: false,
         recursive: false,
@@ -361,6 +542,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut ops = Vec::new();
     let mut i = 0;
     let mut flags = String::new();
+    let (mut side, mut width) = (false, 130usize);
+    let bad_width = |cx: &mut Cx<'_>, v: &str| {
+        cx.err(format_args!("diff: invalid width '{v}'"));
+        2
+    };
     while let Some(a) = args.get(i) {
         i += 1;
         match a.as_str() {
@@ -381,10 +567,27 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 o.unified = args.get(i).and_then(|n| n.parse().ok());
                 i += 1;
             }
-            "-y" | "--side-by-side" | "-c" | "-C" | "--context" | "-e" | "--ed" | "-n"
-            | "--rcs" => {
+            "-y" | "--side-by-side" => side = true,
+            "--suppress-common-lines" => o.suppress_common = true,
+            "-t" | "--expand-tabs" => o.expand_tabs = true,
+            "-W" => {
+                let v = args.get(i).cloned().unwrap_or_default();
+                i += 1;
+                match v.parse() {
+                    Ok(n) if n > 0 => width = n,
+                    _ => return bad_width(cx, &v),
+                }
+            }
+            s if s.starts_with("--width=") || (s.starts_with("-W") && s.len() > 2) => {
+                let v = s.strip_prefix("--width=").unwrap_or(&s[2..]);
+                match v.parse() {
+                    Ok(n) if n > 0 => width = n,
+                    _ => return bad_width(cx, v),
+                }
+            }
+            "-c" | "-C" | "--context" | "-e" | "--ed" | "-n" | "--rcs" => {
                 cx.err(format_args!(
-                    "diff: {a}: this output format is not supported; use the normal format or -u"
+                    "diff: {a}: this output format is not supported; use the normal format, -u or -y"
                 ));
                 return 2;
             }
@@ -395,6 +598,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 for c in s[1..].chars() {
                     match c {
                         'u' => o.unified = Some(3),
+                        'y' => side = true,
+                        't' => o.expand_tabs = true,
                         'q' => o.brief = true,
                         's' => o.same = true,
                         'r' => o.recursive = true,
@@ -428,6 +633,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flags.push_str(a);
     }
     o.switches = flags;
+    if side {
+        o.side_by_side = Some(width);
+    }
     let [a, b] = ops.as_slice() else {
         if ops.len() < 2 {
             cx.err(format_args!(

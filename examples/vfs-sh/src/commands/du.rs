@@ -154,7 +154,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Some(v) => match v.parse::<usize>() {
             Ok(n) => Some(n),
             Err(_) => {
-                cx.err(format_args!("du: invalid maximum depth ‘{v}’"));
+                cx.err(format_args!("du: invalid maximum depth '{v}'"));
                 return 1;
             }
         },

@@ -233,7 +233,7 @@ impl Parser<'_, '_, '_> {
                 let v = self.arg(&pred)?;
                 Expr::Path(Pattern::new(&v), pred.starts_with("-i"))
             }
-            "-type" => {
+            "-type" | "-xtype" => {
                 let v = self.arg(&pred)?;
                 let kinds: Vec<char> = v.split(',').filter_map(|k| k.chars().next()).collect();
                 let valid =
@@ -253,7 +253,7 @@ impl Parser<'_, '_, '_> {
                 let v = self.arg(&pred)?;
                 match self.cx.fs.metadata(&v) {
                     Ok(m) => Expr::Newer(m.modified),
-                    Err(e) => return Err(format!("find: ‘{v}’: {}", e.strerror())),
+                    Err(e) => return Err(format!("find: '{v}': {}", e.strerror())),
                 }
             }
             "-size" => {
@@ -294,7 +294,7 @@ impl Parser<'_, '_, '_> {
                 let v = self.arg(&pred)?;
                 let n = super::count(&v)
                     .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
-                    .ok_or_else(|| format!("find: Expected a positive decimal integer argument to {pred}, but got ‘{v}’"))?;
+                    .ok_or_else(|| format!("find: Expected a positive decimal integer argument to {pred}, but got '{v}'"))?;
                 if pred == "-maxdepth" {
                     self.maxdepth = Some(n);
                 } else {
@@ -357,7 +357,7 @@ impl Parser<'_, '_, '_> {
                     "posix-extended" | "egrep" | "posix-egrep" | "awk" | "gnu-awk" => true,
                     "emacs" | "posix-basic" | "grep" | "posix-awk" | "findutils-default" | "ed"
                     | "sed" => false,
-                    _ => return Err(format!("find: Unknown regular expression type ‘{v}’")),
+                    _ => return Err(format!("find: Unknown regular expression type '{v}'")),
                 };
                 Expr::Const(true)
             }
@@ -374,7 +374,7 @@ impl Parser<'_, '_, '_> {
                     .case_insensitive(pred == "-iregex")
                     .size_limit(1 << 20)
                     .build()
-                    .map_err(|_| format!("find: invalid regular expression ‘{v}’"))?;
+                    .map_err(|_| format!("find: invalid regular expression '{v}'"))?;
                 Expr::Regex(re)
             }
             "-perm" => {
@@ -386,7 +386,7 @@ impl Parser<'_, '_, '_> {
                 let mode = u32::from_str_radix(digits, 8)
                     .ok()
                     .or_else(|| symbolic_mode(digits))
-                    .ok_or_else(|| format!("find: invalid mode ‘{v}’"))?;
+                    .ok_or_else(|| format!("find: invalid mode '{v}'"))?;
                 Expr::Perm(mode, if how == '+' { '/' } else { how })
             }
             "-atime" | "-ctime" | "-amin" | "-cmin" => {
@@ -395,11 +395,45 @@ impl Parser<'_, '_, '_> {
                     .ok_or_else(|| format!("find: invalid argument '{v}' to '{pred}'"))?;
                 Expr::Age(cmp, if pred.ends_with("time") { 86_400 } else { 60 })
             }
+            // `-newerXY REF`: X and Y name a time (a, B, c, m; t for Y: REF
+            // is a date). The document filesystem keeps one time per file.
+            p if p.len() == 8
+                && p.starts_with("-newer")
+                && "aBcm".contains(&p[6..7])
+                && "aBcmt".contains(&p[7..8]) =>
+            {
+                let v = self.arg(&pred)?;
+                if p.ends_with('t') {
+                    let now = crate::time::epoch_seconds(self.cx.env.now);
+                    let secs = super::sys::parse_date(&v, now).ok_or_else(|| {
+                        format!(
+                            "find: I cannot figure out how to interpret '{v}' as a date or time"
+                        )
+                    })?;
+                    let t = if secs >= 0 {
+                        SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs.unsigned_abs())
+                    } else {
+                        SystemTime::UNIX_EPOCH - std::time::Duration::from_secs(secs.unsigned_abs())
+                    };
+                    Expr::Newer(Some(t))
+                } else {
+                    match self.cx.fs.metadata(&v) {
+                        Ok(m) => Expr::Newer(m.modified),
+                        Err(e) => return Err(format!("find: '{v}': {}", e.strerror())),
+                    }
+                }
+            }
+            "-lname" | "-ilname" => {
+                // Links are resolved by the document filesystem: none is
+                // seen as a link.
+                self.arg(&pred)?;
+                Expr::Const(false)
+            }
             "-anewer" | "-cnewer" => {
                 let v = self.arg(&pred)?;
                 match self.cx.fs.metadata(&v) {
                     Ok(m) => Expr::Newer(m.modified),
-                    Err(e) => return Err(format!("find: ‘{v}’: {}", e.strerror())),
+                    Err(e) => return Err(format!("find: '{v}': {}", e.strerror())),
                 }
             }
             "-readable" | "-nouser" | "-nogroup" => Expr::Const(pred == "-readable"),
@@ -563,7 +597,7 @@ type Pending = (String, String, Kind, u64, Option<SystemTime>, usize, bool);
 fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
     let name = argv.first().cloned().unwrap_or_default();
     if !super::exists(&name) {
-        cx.err(format_args!("find: ‘{name}’: No such file or directory"));
+        cx.err(format_args!("find: '{name}': No such file or directory"));
         return 127;
     }
     if cx.depth >= MAX_EXEC_DEPTH {
@@ -607,17 +641,20 @@ fn symbolic_mode(s: &str) -> Option<u32> {
                 'r' => 0o444,
                 'w' => 0o222,
                 'x' => 0o111,
+                // setuid with u, setgid with g; sticky.
+                's' => 0o6000,
+                't' => 0o1000,
                 _ => return None,
             };
         }
         let mask = if who.is_empty() || who.contains('a') {
-            0o777
+            0o7777
         } else {
-            let mut m = 0;
+            let mut m = 0o1000;
             for c in who.chars() {
                 m |= match c {
-                    'u' => 0o700,
-                    'g' => 0o070,
+                    'u' => 0o4700,
+                    'g' => 0o2070,
                     'o' => 0o007,
                     _ => return None,
                 };
@@ -717,7 +754,7 @@ fn printf_directives(fmt: &str) -> Parsed<Vec<Directive>> {
                     }
                 }
                 let Some(k) = cs.next() else {
-                    return Err("find: error: the format directive ‘%’ is incomplete".to_owned());
+                    return Err("find: error: the format directive '%' is incomplete".to_owned());
                 };
                 if k == '%' {
                     lit.push('%');
@@ -922,6 +959,19 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.outs("usage: find [PATH]... [EXPRESSION]  (see `help`)\n");
         return 0;
     }
+    // `-P`, `-L`, `-H` (how to treat symbolic links: the document
+    // filesystem resolves them already), `-D` debug options and `-O`
+    // optimisation levels come before the paths.
+    let mut skip = 0;
+    while let Some(a) = args.get(skip) {
+        match a.as_str() {
+            "-P" | "-L" | "-H" => skip += 1,
+            "-D" => skip += 2,
+            o if o.starts_with("-O") && o[2..].bytes().all(|b| b.is_ascii_digit()) => skip += 1,
+            _ => break,
+        }
+    }
+    let args = &args[skip.min(args.len())..];
     let split = args
         .iter()
         .position(|a| (a.starts_with('-') && a.len() > 1) || a == "!" || a == "(")
@@ -973,7 +1023,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         let meta = match cx.fs.metadata(root) {
             Ok(m) => m,
             Err(e) => {
-                cx.err(format_args!("find: ‘{root}’: {}", e.strerror()));
+                cx.err(format_args!("find: '{root}': {}", e.strerror()));
                 status = 1;
                 continue;
             }
@@ -1041,7 +1091,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         }
                     }
                     Err(e) => {
-                        cx.err(format_args!("find: ‘{path}’: {}", e.strerror()));
+                        cx.err(format_args!("find: '{path}': {}", e.strerror()));
                         status = 1;
                     }
                 }

@@ -1,5 +1,8 @@
-//! `ls [-l -a -A -t -S -r -1 -R -h -d] [PATH]...`, one entry per line as GNU
-//! ls prints when its output is not a terminal.
+//! `ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -R -h -d -s -i -Q]
+//! [--group-directories-first] [PATH]...`, one entry per line as GNU ls
+//! prints when its output is not a terminal (`-m`: comma separated, 80
+//! columns). `-U` and `-f` keep the backend's order (readdir order for a
+//! local directory, as GNU shows it).
 //!
 //! File operands are listed first, then each directory with a `name:`
 //! header when there are several operands (or `-R`). In `-l` mode entries
@@ -32,6 +35,22 @@ struct Opts {
     inode: bool,
     /// `--time-style`: 0 locale (default), 1 long-iso, 2 full-iso, 3 iso.
     time_style: u8,
+    /// `-U`/`-f`: no sorting.
+    unsorted: bool,
+    /// `-X`: by extension.
+    by_ext: bool,
+    /// `-v`: by version.
+    by_version: bool,
+    dirs_first: bool,
+    /// `-m`: names separated by commas.
+    commas: bool,
+    /// `-g`/`-o`/`-G`: which of owner and group the long format shows.
+    owner: bool,
+    group: bool,
+    /// `-n`: numeric ids.
+    numeric: bool,
+    /// `-Q`: names in double quotes.
+    quote: bool,
 }
 
 /// 1 KiB blocks a size takes on a filesystem of 4 KiB blocks.
@@ -90,9 +109,26 @@ pub(crate) fn human(n: u64) -> String {
 }
 
 fn sort(items: &mut [Item], o: Opts) {
+    if o.unsorted {
+        return;
+    }
+    let ext = |n: &str| match n.rfind('.') {
+        Some(k) if k > 0 => n[k..].to_owned(),
+        _ => String::new(),
+    };
     items.sort_by(|a, b| {
+        if o.dirs_first {
+            let (ad, bd) = (a.kind == Kind::Dir, b.kind == Kind::Dir);
+            if ad != bd {
+                return bd.cmp(&ad);
+            }
+        }
         let by_name = a.name.cmp(&b.name);
-        let ord = if o.by_time {
+        let ord = if o.by_version {
+            super::sort::version_cmp(a.name.as_bytes(), b.name.as_bytes())
+        } else if o.by_ext {
+            ext(&a.name).cmp(&ext(&b.name)).then(by_name)
+        } else if o.by_time {
             b.modified.cmp(&a.modified).then(by_name)
         } else if o.by_size {
             b.len.cmp(&a.len).then(by_name)
@@ -124,6 +160,38 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
         }
         p
     };
+    let label = |it: &Item| {
+        if o.quote {
+            format!("\"{}\"", it.name)
+        } else {
+            it.name.clone()
+        }
+    };
+    if o.commas && !o.long {
+        // GNU's print_with_separator: a line breaks before a name that
+        // would reach column 80.
+        let mut pos = 0usize;
+        for (i, it) in items.iter().enumerate() {
+            let text = format!("{}{}", prefix(it), label(it));
+            let len = text.chars().count();
+            if i > 0 {
+                if pos + len + 2 < 80 {
+                    s.push_str(", ");
+                    pos += 2;
+                } else {
+                    s.push_str(",\n");
+                    pos = 0;
+                }
+            }
+            s.push_str(&text);
+            pos += len;
+        }
+        if !items.is_empty() {
+            s.push('\n');
+        }
+        cx.outs(&s);
+        return;
+    }
     if !o.long {
         if total && o.blocks {
             let sum: u64 = items.iter().map(|i| kib_blocks(i.len)).sum();
@@ -136,7 +204,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
         }
         for it in items {
             s.push_str(&prefix(it));
-            s.push_str(&it.name);
+            s.push_str(&label(it));
             s.push('\n');
         }
         cx.outs(&s);
@@ -167,11 +235,19 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
             0 => ls_date(it.modified, now),
             style => iso_date(it.modified, now, style),
         };
+        let id = if o.numeric { "0" } else { super::OWNER };
+        let mut who = String::new();
+        for (on, name) in [(o.owner, id), (o.group, id)] {
+            if on {
+                who.push_str(name);
+                who.push(' ');
+            }
+        }
         s.push_str(&format!(
-            "{}{mode} 1 vfsbox vfsbox {:>width$} {date} {}\n",
+            "{}{mode} 1 {who}{:>width$} {date} {}\n",
             prefix(it),
             size(it),
-            it.name
+            label(it)
         ));
     }
     cx.outs(&s);
@@ -247,24 +323,30 @@ fn list_one(
         })
         .collect();
     if o.all {
-        for dot in [".", ".."] {
+        // Unsorted (`-f`), `.` and `..` come first, where the kernel
+        // usually returns them.
+        let at = if o.unsorted { 0 } else { items.len() };
+        for dot in ["..", "."] {
             let m = cx.fs.metadata(&super::join(path, dot));
-            items.push(match m {
-                Ok(m) => Item {
-                    name: dot.to_owned(),
-                    path: m.path,
-                    kind: Kind::Dir,
-                    len: crate::fs::DIR_SIZE,
-                    modified: m.modified,
+            items.insert(
+                at,
+                match m {
+                    Ok(m) => Item {
+                        name: dot.to_owned(),
+                        path: m.path,
+                        kind: Kind::Dir,
+                        len: crate::fs::DIR_SIZE,
+                        modified: m.modified,
+                    },
+                    Err(_) => Item {
+                        name: dot.to_owned(),
+                        path: super::join(path, dot),
+                        kind: Kind::Dir,
+                        len: crate::fs::DIR_SIZE,
+                        modified: None,
+                    },
                 },
-                Err(_) => Item {
-                    name: dot.to_owned(),
-                    path: super::join(path, dot),
-                    kind: Kind::Dir,
-                    len: crate::fs::DIR_SIZE,
-                    modified: None,
-                },
-            });
+            );
         }
     }
     sort(&mut items, o);
@@ -314,18 +396,51 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('i', "inode", "i"),
         value('\0', "time-style", "time-style"),
         optional_color(),
+        flag('U', "", "U"),
+        flag('f', "", "f"),
+        flag('X', "", "X"),
+        flag('v', "", "v"),
+        flag('c', "", "c"),
+        flag('u', "", "u"),
+        flag('m', "", "m"),
+        flag('g', "", "g"),
+        flag('o', "", "o"),
+        flag('G', "no-group", "G"),
+        flag('n', "numeric-uid-gid", "n"),
+        flag('Q', "quote-name", "Q"),
+        flag('\0', "group-directories-first", "dirsfirst"),
+        // Links are resolved by the document filesystem; names are shown
+        // as they are (no terminal to protect).
+        flag('L', "dereference", "L"),
+        flag('H', "dereference-command-line", "L"),
+        flag('b', "escape", "b"),
+        flag('q', "hide-control-chars", "b"),
+        flag('N', "literal", "b"),
+        flag('\0', "full-time", "full-time"),
     ];
     let p = match options(cx, "ls", args, SPEC, 2) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let sort_key = p.last_of(&["t", "S"]);
+    let sort_key = p.last_of(&["t", "S", "X", "v", "U"]);
+    let long = p.has("l") || p.has("g") || p.has("o") || p.has("n") || p.has("full-time");
     let o = Opts {
-        all: p.has("a"),
+        all: p.has("a") || p.has("f"),
         almost_all: p.has("A"),
-        long: p.has("l"),
-        by_time: sort_key == Some("t"),
+        long: long && !p.has("f"),
+        // `-c`/`-u` sort by (change, access) time unless `-l` shows it.
+        by_time: sort_key == Some("t")
+            || (sort_key.is_none() && !long && (p.has("c") || p.has("u"))),
         by_size: sort_key == Some("S"),
+        by_ext: sort_key == Some("X"),
+        by_version: sort_key == Some("v"),
+        unsorted: sort_key == Some("U") || p.has("f"),
+        dirs_first: p.has("dirsfirst"),
+        commas: p.last_of(&["m", "1", "l"]) == Some("m"),
+        owner: !p.has("g"),
+        group: !(p.has("o") || p.has("G")),
+        numeric: p.has("n"),
+        quote: p.has("Q"),
         reverse: p.has("r"),
         recursive: p.has("R") && !p.has("d"),
         human: p.has("h"),
@@ -339,6 +454,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             Some("long-iso") => 1,
             Some("full-iso") => 2,
             Some("iso") => 3,
+            _ if p.has("full-time") => 2,
             _ => 0,
         },
     };

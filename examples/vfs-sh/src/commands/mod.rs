@@ -142,7 +142,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "diff",
         run: diff::run,
-        usage: "diff [-u|-U N] [-q] [-s] [-r] [-i] [-w] [-b] [-B] FILE1 FILE2  (normal and unified formats)",
+        usage: "diff [-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r] [-i] [-w] [-b] [-B] FILE1 FILE2  (normal, unified and side-by-side formats)",
     },
     Command {
         name: "du",
@@ -357,7 +357,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sort",
         run: sort::run,
-        usage: "sort [-r -n -h -V -g -u -f -b -s -z] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]...",
+        usage: "sort [-r -n -h -V -g -M -d -u -f -b -s -z -m -R] [-c|-C|--check[=quiet]] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]...  (-S, -T, --parallel accepted and ignored)",
     },
     Command {
         name: "stat",
@@ -382,7 +382,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tree",
         run: tree::run,
-        usage: "tree [-L N] [-d] [-a] [-f] [-l] [--noreport] [DIR]...",
+        usage: "tree [-adfilx] [-L N] [-P PAT] [-I PAT] [--ignore-case] [--matchdirs] [--prune] [--filelimit N] [-pugshDFQNq] [--si] [--du] [--timefmt FMT] [-v|-t|-c|-U|--sort=name|version|size|mtime] [-r] [--dirsfirst] [--charset=C|UTF-8] [--noreport] [DIR]...",
     },
     Command {
         name: "true",
@@ -469,7 +469,7 @@ fn sleep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     for a in args {
         let n = a.trim_end_matches(['s', 'm', 'h', 'd']);
         if n.parse::<f64>().is_err() && a != "infinity" {
-            cx.err(format_args!("sleep: invalid time interval ‘{a}’"));
+            cx.err(format_args!("sleep: invalid time interval '{a}'"));
             cx.err("Try 'sleep --help' for more information.");
             return 1;
         }
@@ -645,4 +645,28 @@ pub(crate) fn count(s: &str) -> Option<u64> {
         return None;
     }
     s.parse().ok().or(Some(u64::MAX))
+}
+
+/// The owner and group every document shows (`ls -l`, `stat`, `tree -u`):
+/// the document filesystem has no users.
+pub(crate) const OWNER: &str = "vfsbox";
+
+/// Whether the shell's locale (`LC_ALL`, else `LC_CTYPE`, else `LANG`, as
+/// the C library picks it) is a UTF-8 one. vfs-sh starts in the C locale,
+/// as a fresh container does; `export LC_ALL=C.UTF-8` switches the
+/// commands that look (`tree`'s branches, `wc -m`) to UTF-8.
+pub(crate) fn utf8_locale(cx: &Cx<'_>) -> bool {
+    let env = (cx.environ)();
+    let get = |k: &str| {
+        env.iter()
+            .find(|(n, v)| n == k && !v.is_empty())
+            .map(|(_, v)| v.clone())
+    };
+    get("LC_ALL")
+        .or_else(|| get("LC_CTYPE"))
+        .or_else(|| get("LANG"))
+        .is_some_and(|v| {
+            let v = v.to_ascii_lowercase();
+            v.contains("utf-8") || v.contains("utf8")
+        })
 }

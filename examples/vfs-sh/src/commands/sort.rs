@@ -1,7 +1,7 @@
-//! `sort [-r -n -u -f -b -s] [-t SEP] [-k KEY]... [FILE]...`, with GNU's
+//! `sort [-r -n -h -V -g -M -d -u -f -b -s -z -c -C -m -R] [-t SEP] [-k KEY]... [FILE]...`, with GNU's
 //! key rules: without `-t` a field includes the blanks before it; keys
 //! compare in order, then (unless `-s` or `-u`) whole lines break ties.
-//! Comparison is by bytes, which is what `LC_ALL=C.UTF-8` collates to.
+//! Comparison is by bytes, which is what the C locale collates to.
 
 use std::cmp::Ordering;
 
@@ -21,6 +21,10 @@ struct Order {
     version: bool,
     /// `-g`: floating point.
     general: bool,
+    /// `-M`: month names, `JAN` < ... < `DEC`, anything else first.
+    month: bool,
+    /// `-d`: only blanks and alphanumerics count.
+    dictionary: bool,
 }
 
 impl Order {
@@ -32,6 +36,8 @@ impl Order {
             || self.human
             || self.version
             || self.general
+            || self.month
+            || self.dictionary
     }
 }
 
@@ -78,6 +84,8 @@ fn parse_pos(s: &str, is_end: bool) -> Result<(usize, usize, Order, bool), Strin
             'h' => order.human = true,
             'V' => order.version = true,
             'g' => order.general = true,
+            'M' => order.month = true,
+            'd' => order.dictionary = true,
             'r' => order.reverse = true,
             'f' => order.fold = true,
             'b' => {
@@ -113,6 +121,8 @@ fn parse_key(spec: &str) -> Result<Key, String> {
         order.human |= o2.human;
         order.version |= o2.version;
         order.general |= o2.general;
+        order.month |= o2.month;
+        order.dictionary |= o2.dictionary;
         order.reverse |= o2.reverse;
         order.fold |= o2.fold;
         key.order = order;
@@ -324,7 +334,7 @@ fn general_cmp(a: &[u8], b: &[u8]) -> Ordering {
 /// `sort -V`: runs of digits compare as numbers, the rest as text with
 /// `~` first and letters before other characters (Debian's version rule,
 /// which GNU's filevercmp uses).
-fn version_cmp(a: &[u8], b: &[u8]) -> Ordering {
+pub(crate) fn version_cmp(a: &[u8], b: &[u8]) -> Ordering {
     fn order(c: Option<&u8>) -> i32 {
         match c {
             None => 0,
@@ -367,8 +377,37 @@ fn version_cmp(a: &[u8], b: &[u8]) -> Ordering {
     Ordering::Equal
 }
 
+/// `-M`'s rank of a field: 1 to 12 for a month's first three letters
+/// (after blanks, any case), 0 for anything else.
+fn month_rank(s: &[u8]) -> usize {
+    const MONTHS: [&[u8; 3]; 12] = [
+        b"JAN", b"FEB", b"MAR", b"APR", b"MAY", b"JUN", b"JUL", b"AUG", b"SEP", b"OCT", b"NOV",
+        b"DEC",
+    ];
+    let s = &s[skip_blanks(s, 0, s.len())..];
+    let Some(head) = s.get(..3) else {
+        return 0;
+    };
+    MONTHS
+        .iter()
+        .position(|m| m.eq_ignore_ascii_case(head))
+        .map_or(0, |i| i + 1)
+}
+
 fn compare_with(a: &[u8], b: &[u8], order: Order) -> Ordering {
-    let ord = if order.human {
+    let ord = if order.month {
+        month_rank(a).cmp(&month_rank(b))
+    } else if order.dictionary {
+        let keep = |c: &&u8| is_blank(**c) || c.is_ascii_alphanumeric();
+        if order.fold {
+            a.iter()
+                .filter(keep)
+                .map(u8::to_ascii_uppercase)
+                .cmp(b.iter().filter(keep).map(u8::to_ascii_uppercase))
+        } else {
+            a.iter().filter(keep).cmp(b.iter().filter(keep))
+        }
+    } else if order.human {
         human_cmp(a, b)
     } else if order.version {
         version_cmp(a, b)
@@ -434,6 +473,14 @@ impl Sorter {
     }
 }
 
+/// The bytes `-R` hashes: the first key, or the whole line.
+fn key_of<'a>(sorter: &Sorter, line: &'a [u8]) -> &'a [u8] {
+    match sorter.keys.first() {
+        Some(k) => key_bytes(line, k, sorter.sep),
+        None => line,
+    }
+}
+
 /// `sort`.
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
@@ -450,6 +497,20 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('t', "field-separator", "t"),
         value('k', "key", "k"),
         value('o', "output", "o"),
+        flag('M', "month-sort", "M"),
+        flag('d', "dictionary-order", "d"),
+        flag('i', "ignore-nonprinting", "i"),
+        flag('c', "", "c"),
+        flag('C', "", "C"),
+        super::optional("check", "check"),
+        flag('m', "merge", "m"),
+        flag('R', "random-sort", "R"),
+        value('\0', "random-source", "random-source"),
+        // Memory, temporary files and threads: nothing to tune here.
+        value('S', "buffer-size", "S"),
+        value('T', "temporary-directory", "T"),
+        value('\0', "parallel", "parallel"),
+        value('\0', "batch-size", "batch-size"),
     ];
     let p = match options(cx, "sort", args, SPEC, 2) {
         Ok(p) => p,
@@ -467,6 +528,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         human: p.has("h"),
         version: p.has("V"),
         general: p.has("g"),
+        month: p.has("M"),
+        dictionary: p.has("d"),
     };
     let sep = match p.value("t") {
         None => None,
@@ -540,6 +603,58 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             body.split(|&b| b == 0).collect()
         }
     };
+    let check = match (p.has("c"), p.has("C"), p.value("check")) {
+        (_, true, _) | (_, _, Some("quiet" | "silent")) => Some(true),
+        (true, _, _) | (_, _, Some(_)) => Some(false),
+        _ if p.has("check") => Some(false),
+        _ => None,
+    };
+    if let Some(quiet) = check {
+        // `-c`: the first line out of order (with -u, not strictly after
+        // the one before) is the answer.
+        let unique = p.has("u");
+        for (i, w) in lines.windows(2).enumerate() {
+            let ord = sorter.cmp(w[0], w[1]);
+            let bad = ord == Ordering::Greater
+                || (unique && sorter.keys_cmp(w[0], w[1]) == Ordering::Equal);
+            if bad {
+                if !quiet {
+                    cx.err(format_args!(
+                        "sort: {}:{}: disorder: {}",
+                        operands[0],
+                        i + 2,
+                        String::from_utf8_lossy(w[1])
+                    ));
+                }
+                return 1;
+            }
+        }
+        return 0;
+    }
+    if p.has("R") {
+        // Random, but equal keys stay together, as GNU's hash of the key
+        // does.
+        let seed = cx
+            .env
+            .now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64);
+        let hash = |l: &[u8]| {
+            let mut h = seed ^ 0xcbf2_9ce4_8422_2325;
+            for &b in key_of(&sorter, l) {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+            h
+        };
+        lines.sort_by_cached_key(|l| hash(l));
+        let mut out = Vec::with_capacity(data.len());
+        for l in lines {
+            out.extend_from_slice(l);
+            out.push(eol);
+        }
+        cx.out(&out);
+        return 0;
+    }
     lines.sort_by(|a, b| sorter.cmp(a, b));
     if p.has("u") {
         lines.dedup_by(|b, a| sorter.keys_cmp(a, b) == Ordering::Equal);

@@ -113,6 +113,7 @@ fn custom(format: &str, name: &str, m: &Meta, bits: u32) -> String {
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         value('c', "format", "c"),
+        value('\0', "printf", "printf"),
         super::flag('L', "dereference", "L"),
         super::flag('t', "terse", "t"),
     ];
@@ -130,9 +131,15 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         match cx.fs.metadata(op) {
             Ok(m) => {
                 let bits = cx.fs.mode(op).unwrap_or(m.kind.default_mode());
-                let text = match p.value("c") {
-                    Some(f) => custom(f, op, &m, bits),
-                    None => default_format(op, &m, bits),
+                let text = match (p.last_of(&["c", "printf"]), p.value("c"), p.value("printf")) {
+                    (Some("printf"), _, Some(f)) => {
+                        // `--printf`: backslash escapes, no newline added.
+                        let f = super::echo::unescape(f, super::echo::Dialect::Format).0;
+                        let line = custom(&String::from_utf8_lossy(&f), op, &m, bits);
+                        line.strip_suffix('\n').unwrap_or(&line).to_owned()
+                    }
+                    (_, Some(f), _) => custom(f, op, &m, bits),
+                    _ => default_format(op, &m, bits),
                 };
                 cx.outs(&text);
             }

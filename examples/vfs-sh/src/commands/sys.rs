@@ -6,7 +6,7 @@ use crate::time::{days_from_civil, epoch_seconds, strftime};
 
 /// Parses `date -d` strings: `@SECONDS`, `now`, `today`, `YYYY-MM-DD`,
 /// `YYYY-MM-DD HH:MM[:SS]` (also with `T`), all UTC.
-fn parse_date(s: &str, now: i64) -> Option<i64> {
+pub(crate) fn parse_date(s: &str, now: i64) -> Option<i64> {
     let t = s.trim();
     if let Some(n) = t.strip_prefix('@') {
         return n.trim().parse::<f64>().ok().map(|v| v.floor() as i64);
@@ -79,7 +79,7 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             match parse_date(&v, now) {
                 Some(t) => when = (t, 0),
                 None => {
-                    cx.err(format_args!("date: invalid date ‘{v}’"));
+                    cx.err(format_args!("date: invalid date '{v}'"));
                     return 1;
                 }
             }
@@ -115,7 +115,7 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             s if s.starts_with('+') => format = s[1..].to_owned(),
             s => {
                 cx.err(format_args!(
-                    "date: setting the time is not allowed, or invalid option ‘{s}’"
+                    "date: setting the time is not allowed, or invalid option '{s}'"
                 ));
                 return 1;
             }

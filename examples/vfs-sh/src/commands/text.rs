@@ -194,7 +194,7 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         .iter()
         .map(|s| {
             s.parse::<f64>()
-                .map_err(|_| format!("seq: invalid floating point argument: ‘{s}’"))
+                .map_err(|_| format!("seq: invalid floating point argument: '{s}'"))
         })
         .collect();
     let parsed = match parsed {
@@ -221,7 +221,7 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     if step == 0.0 {
         cx.err(format_args!(
-            "seq: invalid Zero increment value: ‘{}’",
+            "seq: invalid Zero increment value: '{}'",
             nums.get(1).map_or("0", String::as_str)
         ));
         return 1;
@@ -397,7 +397,7 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Some(Ok(w)) if w > 0 => w,
         Some(_) => {
             cx.err(format_args!(
-                "fold: invalid number of columns: ‘{}’",
+                "fold: invalid number of columns: '{}'",
                 p.value("w").unwrap_or("")
             ));
             return 1;
@@ -604,9 +604,9 @@ impl ExprP<'_> {
     fn primary(&mut self) -> ERes {
         let Some(t) = self.peek().map(str::to_owned) else {
             return Err((
-                "expr: syntax error: missing argument after ‘".to_owned()
+                "expr: syntax error: missing argument after '".to_owned()
                     + self.a.last().map_or("", String::as_str)
-                    + "’",
+                    + "'",
                 2,
             ));
         };
@@ -691,7 +691,7 @@ pub(crate) fn expr(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     match p.or() {
         Ok(_) if p.i < args.len() => {
             cx.err(format_args!(
-                "expr: syntax error: unexpected argument ‘{}’",
+                "expr: syntax error: unexpected argument '{}'",
                 args[p.i]
             ));
             2
@@ -994,11 +994,11 @@ pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if p.operands.len() != 2 {
         cx.err(if p.operands.len() < 2 {
             format!(
-                "comm: missing operand after ‘{}’",
+                "comm: missing operand after '{}'",
                 p.operands.last().map_or("comm", String::as_str)
             )
         } else {
-            format!("comm: extra operand ‘{}’", p.operands[2])
+            format!("comm: extra operand '{}'", p.operands[2])
         });
         cx.err("Try 'comm --help' for more information.");
         return 1;
@@ -1228,7 +1228,7 @@ pub(crate) fn cmp(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         1 => vec![p.operands[0].clone(), "-".to_owned()],
         2 => p.operands.clone(),
         0 => {
-            cx.err("cmp: missing operand after ‘cmp’");
+            cx.err("cmp: missing operand after 'cmp'");
             cx.err("cmp: Try 'cmp --help' for more information.");
             return 2;
         }
@@ -1273,8 +1273,14 @@ pub(crate) fn cmp(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 out.push_str(&format!("{} {:o} {:o}\n", i + 1, x, y));
                 continue;
             }
+            // GNU cmp's C-locale message says "char"; its UTF-8 one "byte".
+            let unit = if super::utf8_locale(cx) {
+                "byte"
+            } else {
+                "char"
+            };
             cx.outs(&format!(
-                "{} {} differ: byte {}, line {line}\n",
+                "{} {} differ: {unit} {}, line {line}\n",
                 ops[0],
                 ops[1],
                 i + 1

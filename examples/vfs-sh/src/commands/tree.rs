@@ -1,85 +1,426 @@
-//! `tree [-L N] [-d] [-a] [-f] [--noreport] [DIR]...`, in the output format
-//! of tree 2.x: `├── `, `└── `, `│   ` (with two no-break spaces) and the final `N directories, M files`
-//! line, which (like tree 2.x) counts a listed directory itself when it
-//! shows at least one entry.
+//! `tree`, in the output of tree 2.x: the branches (`|-- `, `` `-- ``,
+//! `|   ` in the C locale; `├── `, `└── `, `│   ` where the locale is
+//! UTF-8), the `[...]` columns of `-p -u -g -s -h -D`, and the final
+//! `N directories, M files` line, which (like tree 2.x) counts a listed
+//! directory itself when it shows at least one entry.
+
+use std::cmp::Ordering;
 
 use super::{flag, options, value};
 use crate::exec::Cx;
-use crate::fs::FsError;
+use crate::fs::{FsError, Kind, mode_string};
+use crate::glob::Pattern;
 
-/// Settings and running totals.
-struct Tree {
+/// How entries are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    Name,
+    Version,
+    Size,
+    Modified,
+    Unsorted,
+}
+
+/// What to show, from the options.
+struct Opts {
     level: Option<usize>,
     dirs_only: bool,
     all: bool,
     full_path: bool,
+    no_indent: bool,
+    /// `-P`: files (and with `--matchdirs`, directories) to list.
+    include: Vec<Pattern>,
+    /// `-I`: files and directories to leave out.
+    exclude: Vec<Pattern>,
+    fold: bool,
+    match_dirs: bool,
+    prune: bool,
+    file_limit: Option<usize>,
+    perms: bool,
+    owner: bool,
+    group: bool,
+    size: bool,
+    human: bool,
+    si: bool,
+    du: bool,
+    date: Option<String>,
+    classify: bool,
+    quote: bool,
+    /// `-N`: names as they are; otherwise escaped as in the C locale.
+    raw: bool,
+    /// `-q`: non-printable characters as `?`.
+    question: bool,
+    order: Order,
+    reverse: bool,
+    dirs_first: bool,
+    utf8: bool,
+}
+
+/// One entry to print, with what the columns need.
+struct Node {
+    name: String,
+    path: String,
+    kind: Kind,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    /// With `--du`: the size of everything below, itself included.
+    total: u64,
+    /// What is listed below a directory (filled when it is descended into).
+    children: Vec<Node>,
+    /// Whether the directory was descended into.
+    opened: bool,
+    /// Whether a `-P` pattern matched the directory (`--matchdirs`).
+    matched: bool,
+    /// `--filelimit`: how many entries kept it closed.
+    over_limit: Option<usize>,
+}
+
+/// Running totals for the report line.
+#[derive(Default)]
+struct Totals {
     dirs: u64,
     files: u64,
 }
 
-impl Tree {
-    /// Lists `path`'s entries below `prefix` at `depth` (1 for the root's
-    /// entries); returns whether anything was shown.
-    /// Lines are written as they are found, so that a listing cut short by
-    /// the host's deadline still shows what it reached.
-    fn list(&mut self, cx: &mut Cx<'_>, path: &str, prefix: &str, depth: usize) -> bool {
-        let entries = match cx.fs.read_dir(path) {
-            Ok(e) => e,
-            Err(_) => return false,
-        };
-        let shown: Vec<_> = entries
-            .into_iter()
-            .filter(|e| self.all || !e.name.starts_with('.'))
-            .filter(|e| !self.dirs_only || e.is_dir())
-            .collect();
-        let n = shown.len();
-        for (i, e) in shown.into_iter().enumerate() {
-            let last = i + 1 == n;
-            let child = super::join(path, &e.name);
-            let label = if self.full_path {
-                child.as_str()
-            } else {
-                e.name.as_str()
-            };
-            let branch = if last { "└── " } else { "├── " };
-            cx.outs(&format!("{prefix}{branch}{label}\n"));
-            if e.is_dir() {
-                self.dirs += 1;
-                if self.level.is_none_or(|l| depth < l) {
-                    // tree draws the vertical line followed by two no-break spaces.
-                    let deeper =
-                        format!("{prefix}{}", if last { "    " } else { "│\u{a0}\u{a0} " });
-                    self.list(cx, &child, &deeper, depth + 1);
-                }
-            } else {
-                self.files += 1;
+/// tree's `psize`: `%11lld`, or with `-h`/`--si` a four-column size in
+/// powers of 1024 (or 1000), one decimal below ten units.
+fn size_column(n: u64, o: &Opts) -> String {
+    if !(o.human || o.si) {
+        return format!("{n:>11}");
+    }
+    let (unit, names) = if o.si {
+        (1000u64, b"BkMGTPEZY")
+    } else {
+        (1024u64, b"BKMGTPEZY")
+    };
+    if n < unit {
+        return format!("{n:>4}");
+    }
+    let mut idx = 1;
+    let mut size = n;
+    while size >= unit * unit {
+        idx += 1;
+        size /= unit;
+    }
+    let v = size as f64 / unit as f64;
+    let c = names[idx] as char;
+    if size / unit >= 10 {
+        format!("{v:>3.0}{c}")
+    } else {
+        format!("{v:>3.1}{c}")
+    }
+}
+
+/// tree's name escaping in the C locale: `\\`, `\ `, C escapes for
+/// control characters and octal for every other byte outside ASCII's
+/// printable range.
+fn escape(name: &str, o: &Opts) -> String {
+    if o.raw {
+        return name.to_owned();
+    }
+    let mut s = String::with_capacity(name.len());
+    if o.question {
+        for c in name.chars() {
+            s.push(if c.is_control() { '?' } else { c });
+        }
+        return s;
+    }
+    for b in name.bytes() {
+        match b {
+            b'\\' => s.push_str("\\\\"),
+            b' ' if !o.utf8 && !o.quote => s.push_str("\\ "),
+            b'\t' => s.push_str("\\t"),
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            0x0b => s.push_str("\\v"),
+            0x0c => s.push_str("\\f"),
+            0x07 => s.push_str("\\a"),
+            0x08 => s.push_str("\\b"),
+            0x20..=0x7e => s.push(b as char),
+            _ if o.utf8 && b >= 0x80 => {}
+            _ => s.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    if o.utf8 && !name.is_ascii() {
+        // Printable UTF-8 passes through in a UTF-8 locale.
+        let mut out = String::new();
+        for c in name.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+                c => out.push(c),
             }
         }
-        n > 0
+        return out;
     }
+    s
+}
+
+impl Opts {
+    fn matches(pats: &[Pattern], name: &str, fold: bool) -> bool {
+        pats.iter().any(|p| p.matches(name, fold))
+    }
+
+    fn compare(&self, a: &Node, b: &Node) -> Ordering {
+        if self.dirs_first {
+            let (ad, bd) = (a.kind == Kind::Dir, b.kind == Kind::Dir);
+            if ad != bd {
+                return bd.cmp(&ad);
+            }
+        }
+        let by_name = || a.name.as_bytes().cmp(b.name.as_bytes());
+        let o = match self.order {
+            Order::Name | Order::Unsorted => by_name(),
+            Order::Version => super::sort::version_cmp(a.name.as_bytes(), b.name.as_bytes()),
+            Order::Size => b.len.cmp(&a.len).then_with(by_name),
+            Order::Modified => a.modified.cmp(&b.modified).then_with(by_name),
+        };
+        if self.reverse { o.reverse() } else { o }
+    }
+}
+
+/// Reads `path`'s listing into nodes, down to `depth` (1 for a root's
+/// entries), applying the filters; directories below are read too, as
+/// `--prune` and `--du` need them before anything is printed.
+fn read(cx: &mut Cx<'_>, o: &Opts, path: &str, depth: usize, include_all: bool) -> Vec<Node> {
+    let Ok(entries) = cx.fs.read_dir(path) else {
+        return Vec::new();
+    };
+    let mut nodes = Vec::new();
+    for e in entries {
+        // A directory that matches turns matching off for its own entries
+        // only; a directory among those is not tested.
+        let dir_matched = !include_all
+            && e.is_dir()
+            && o.match_dirs
+            && !o.include.is_empty()
+            && Opts::matches(&o.include, &e.name, o.fold);
+        let visible = (o.all || !e.name.starts_with('.'))
+            && (!o.dirs_only || e.is_dir())
+            && !Opts::matches(&o.exclude, &e.name, o.fold);
+        let selected = include_all
+            || e.is_dir()
+            || o.include.is_empty()
+            || Opts::matches(&o.include, &e.name, o.fold);
+        if !(visible && selected) {
+            continue;
+        }
+        let child = super::join(path, &e.name);
+        let mut n = Node {
+            name: e.name.clone(),
+            path: child,
+            kind: e.kind,
+            len: e.len,
+            modified: e.modified,
+            total: e.len,
+            children: Vec::new(),
+            opened: false,
+            matched: dir_matched,
+            over_limit: None,
+        };
+        if n.kind == Kind::Dir && o.level.is_none_or(|l| depth < l) {
+            let below = read(cx, o, &n.path, depth + 1, dir_matched);
+            match o.file_limit {
+                Some(limit) if below.len() > limit => n.over_limit = Some(below.len()),
+                _ => {
+                    n.total += below.iter().map(|c| c.total).sum::<u64>();
+                    n.children = below;
+                    n.opened = true;
+                }
+            }
+        }
+        if o.prune && n.kind == Kind::Dir && n.children.is_empty() && !n.matched {
+            continue;
+        }
+        nodes.push(n);
+    }
+    if o.order != Order::Unsorted || o.dirs_first {
+        nodes.sort_by(|a, b| o.compare(a, b));
+    }
+    nodes
+}
+
+/// The `[...]  ` columns of one entry, or nothing.
+fn columns(
+    cx: &mut Cx<'_>,
+    o: &Opts,
+    path: &str,
+    kind: Kind,
+    size: u64,
+    modified: Option<std::time::SystemTime>,
+) -> String {
+    let mut fields = String::new();
+    if o.perms {
+        let bits = cx.fs.mode(path).unwrap_or(kind.default_mode());
+        fields.push(' ');
+        fields.push_str(&mode_string(kind, bits));
+    }
+    if o.owner {
+        fields.push_str(&format!(" {:<8}", super::OWNER));
+    }
+    if o.group {
+        fields.push_str(&format!(" {:<8}", super::OWNER));
+    }
+    if o.size || o.human || o.si || o.du {
+        fields.push(' ');
+        fields.push_str(&size_column(size, o));
+    }
+    if let Some(fmt) = &o.date {
+        fields.push(' ');
+        fields.push_str(&match (fmt.as_str(), modified) {
+            ("", t) => crate::time::ls_date(t, cx.env.now),
+            (_, None) => "?".to_owned(),
+            (f, Some(t)) => crate::time::strftime(f, crate::time::epoch_seconds(t), 0),
+        });
+    }
+    if fields.is_empty() {
+        String::new()
+    } else {
+        format!("[{}]  ", &fields[1..])
+    }
+}
+
+fn classify(cx: &mut Cx<'_>, o: &Opts, path: &str, kind: Kind) -> &'static str {
+    if !o.classify {
+        ""
+    } else if kind == Kind::Dir {
+        "/"
+    } else if cx.fs.mode(path).is_ok_and(|m| m & 0o111 != 0) {
+        "*"
+    } else {
+        ""
+    }
+}
+
+fn print(cx: &mut Cx<'_>, o: &Opts, nodes: &[Node], prefix: &str, t: &mut Totals) {
+    let n = nodes.len();
+    for (i, node) in nodes.iter().enumerate() {
+        let last = i + 1 == n;
+        let branch = match (o.no_indent, last, o.utf8) {
+            (true, _, _) => "",
+            (false, false, false) => "|-- ",
+            (false, true, false) => "`-- ",
+            (false, false, true) => "├── ",
+            (false, true, true) => "└── ",
+        };
+        let label = if o.full_path { &node.path } else { &node.name };
+        let mut label = escape(label, o);
+        if o.quote {
+            label = format!("\"{label}\"");
+        }
+        let cols = columns(
+            cx,
+            o,
+            &node.path,
+            node.kind,
+            if o.du { node.total } else { node.len },
+            node.modified,
+        );
+        let mark = classify(cx, o, &node.path, node.kind);
+        let note = node
+            .over_limit
+            .map(|k| format!("  [{k} entries exceeds filelimit, not opening dir]"))
+            .unwrap_or_default();
+        cx.outs(&format!("{prefix}{branch}{cols}{label}{mark}{note}\n"));
+        if node.kind == Kind::Dir {
+            t.dirs += 1;
+            if node.opened {
+                let deeper = match (o.no_indent, last, o.utf8) {
+                    (true, _, _) => String::new(),
+                    (false, true, _) => format!("{prefix}    "),
+                    (false, false, false) => format!("{prefix}|   "),
+                    // tree draws the vertical line followed by two no-break spaces.
+                    (false, false, true) => format!("{prefix}│\u{a0}\u{a0} "),
+                };
+                print(cx, o, &node.children, &deeper, t);
+            }
+        } else {
+            t.files += 1;
+        }
+    }
+}
+
+/// The sum of the `--du` sizes of every node, at every depth.
+fn shown_sizes(nodes: &[Node]) -> u64 {
+    nodes
+        .iter()
+        .map(|n| n.total + shown_sizes(&n.children))
+        .sum()
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `-P`/`-I` take several patterns joined by `|`.
+fn patterns(values: Vec<&str>) -> Vec<Pattern> {
+    values
+        .iter()
+        .flat_map(|v| v.split('|'))
+        .map(Pattern::new)
+        .collect()
+}
+
 /// `tree`.
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
-        value('L', "", "L"),
+        value('L', "level", "L"),
         flag('d', "", "d"),
-        flag('a', "", "a"),
+        flag('a', "all", "a"),
         flag('f', "", "f"),
-        // `-l` follows links: the document filesystem resolves them already.
+        flag('i', "", "i"),
+        // `-l` follows links and `-x` stays on one filesystem: the document
+        // filesystem has neither links nor other filesystems.
         flag('l', "", "l"),
-        flag('n', "", "n"),
+        flag('x', "", "x"),
+        flag('n', "nocolor", "n"),
         flag('C', "", "C"),
+        flag('A', "", "A"),
+        flag('S', "", "S"),
+        value('P', "pattern", "P"),
+        value('I', "ignore", "I"),
+        flag('\0', "ignore-case", "ignore-case"),
+        flag('\0', "matchdirs", "matchdirs"),
+        flag('\0', "prune", "prune"),
+        value('\0', "filelimit", "filelimit"),
         flag('\0', "noreport", "noreport"),
+        flag('p', "", "p"),
+        flag('u', "", "u"),
+        flag('g', "", "g"),
+        flag('s', "", "s"),
+        flag('h', "", "h"),
+        flag('\0', "si", "si"),
+        flag('\0', "du", "du"),
+        flag('D', "", "D"),
+        value('\0', "timefmt", "timefmt"),
+        flag('F', "", "F"),
+        flag('Q', "", "Q"),
+        flag('N', "", "N"),
+        flag('q', "", "q"),
+        flag('v', "", "v"),
+        flag('t', "", "t"),
+        flag('c', "", "t"),
+        flag('U', "", "U"),
+        flag('r', "", "r"),
+        flag('\0', "dirsfirst", "dirsfirst"),
+        value('\0', "sort", "sort"),
+        value('\0', "charset", "charset"),
+        flag('J', "", "J"),
+        flag('X', "", "X"),
+        flag('H', "", "H"),
     ];
     let p = match options(cx, "tree", args, SPEC, 1) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    for (id, what) in [("J", "JSON (-J)"), ("X", "XML (-X)"), ("H", "HTML (-H)")] {
+        if p.has(id) {
+            cx.err(format_args!(
+                "tree: {what} output is not supported by vfs-sh's tree; use the text listing or find"
+            ));
+            return 2;
+        }
+    }
     let level = match p.value("L") {
         None => None,
         Some(v) => match super::count(v) {
@@ -90,27 +431,128 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         },
     };
-    let mut t = Tree {
+    let file_limit = match p.value("filelimit") {
+        None => None,
+        Some(v) => match super::count(v) {
+            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => {
+                cx.err("tree: Invalid filelimit value, must be a positive number.");
+                return 1;
+            }
+        },
+    };
+    let mut order = if p.has("U") {
+        Order::Unsorted
+    } else if p.has("t") {
+        Order::Modified
+    } else if p.has("v") {
+        Order::Version
+    } else {
+        Order::Name
+    };
+    if let Some(s) = p.value("sort") {
+        order = match s {
+            "name" => Order::Name,
+            "version" => Order::Version,
+            "size" => Order::Size,
+            "mtime" | "ctime" => Order::Modified,
+            "none" => Order::Unsorted,
+            other => {
+                cx.err(format_args!(
+                    "tree: Sort type '{other}' not valid, should be one of: name, version, size, mtime, ctime, none"
+                ));
+                return 1;
+            }
+        };
+    }
+    let utf8 = match p.value("charset") {
+        Some(c) => {
+            let c = c.to_ascii_lowercase();
+            c == "utf-8" || c == "utf8"
+        }
+        None => super::utf8_locale(cx),
+    };
+    let date = match p.value("timefmt") {
+        Some(f) => Some(f.to_owned()),
+        None if p.has("D") => Some(String::new()),
+        None => None,
+    };
+    let o = Opts {
         level,
         dirs_only: p.has("d"),
         all: p.has("a"),
         full_path: p.has("f"),
-        dirs: 0,
-        files: 0,
+        no_indent: p.has("i"),
+        include: patterns(p.values("P")),
+        exclude: patterns(p.values("I")),
+        fold: p.has("ignore-case"),
+        match_dirs: p.has("matchdirs"),
+        prune: p.has("prune"),
+        file_limit,
+        perms: p.has("p"),
+        owner: p.has("u"),
+        group: p.has("g"),
+        size: p.has("s"),
+        human: p.has("h"),
+        si: p.has("si"),
+        du: p.has("du"),
+        date,
+        classify: p.has("F"),
+        quote: p.has("Q"),
+        raw: p.has("N"),
+        question: p.has("q"),
+        order,
+        reverse: p.has("r"),
+        dirs_first: p.has("dirsfirst"),
+        utf8,
     };
     let roots = if p.operands.is_empty() {
         vec![".".to_owned()]
     } else {
         p.operands.clone()
     };
+    let mut t = Totals::default();
+    let mut used = 0u64;
     let mut status = 0;
     for root in &roots {
         match cx.fs.metadata(root) {
             Ok(m) if m.is_dir() => {
-                cx.outs(&format!("{root}\n"));
-                if t.list(cx, root, "", 1) {
+                let mut nodes = read(cx, &o, root, 1, false);
+                let total = m.len + nodes.iter().map(|c| c.total).sum::<u64>();
+                // tree 2.x's `--du` report adds up the size shown on every
+                // line below the root.
+                used += shown_sizes(&nodes);
+                let mut note = String::new();
+                if o.file_limit.is_some_and(|l| nodes.len() > l) {
+                    note = format!(
+                        "  [{} entries exceeds filelimit, not opening dir]",
+                        nodes.len()
+                    );
+                    nodes.clear();
+                }
+                let cols = columns(
+                    cx,
+                    &o,
+                    &m.path,
+                    Kind::Dir,
+                    if o.du { total } else { m.len },
+                    m.modified,
+                );
+                let mark = if o.classify && !root.ends_with('/') {
+                    "/"
+                } else {
+                    ""
+                };
+                let name = if o.quote {
+                    format!("\"{}\"", escape(root, &o))
+                } else {
+                    escape(root, &o)
+                };
+                cx.outs(&format!("{cols}{name}{mark}{note}\n"));
+                if !nodes.is_empty() || !note.is_empty() {
                     t.dirs += 1;
                 }
+                print(cx, &o, &nodes, "", &mut t);
             }
             Ok(_) => {
                 cx.outs(&format!("{root}  [error opening dir]\n"));
@@ -126,12 +568,79 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     if !p.has("noreport") {
         let dirs = plural(t.dirs, "directory", "directories");
-        let line = if t.dirs_only {
-            format!("\n{dirs}\n")
+        let counts = if o.dirs_only {
+            dirs
         } else {
-            format!("\n{dirs}, {}\n", plural(t.files, "file", "files"))
+            format!("{dirs}, {}", plural(t.files, "file", "files"))
+        };
+        let line = if o.du {
+            let size = size_column(used, &o);
+            let unit = if o.human || o.si { "" } else { " bytes" };
+            format!("\n {size}{unit} used in {counts}\n")
+        } else {
+            format!("\n{counts}\n")
         };
         cx.outs(&line);
     }
     status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(human: bool, si: bool) -> Opts {
+        Opts {
+            level: None,
+            dirs_only: false,
+            all: false,
+            full_path: false,
+            no_indent: false,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            fold: false,
+            match_dirs: false,
+            prune: false,
+            file_limit: None,
+            perms: false,
+            owner: false,
+            group: false,
+            size: true,
+            human,
+            si,
+            du: false,
+            date: None,
+            classify: false,
+            quote: false,
+            raw: false,
+            question: false,
+            order: Order::Name,
+            reverse: false,
+            dirs_first: false,
+            utf8: false,
+        }
+    }
+
+    #[test]
+    fn sizes_as_tree_prints_them() {
+        let plain = opts(false, false);
+        assert_eq!(size_column(103, &plain), "        103");
+        let h = opts(true, false);
+        assert_eq!(size_column(103, &h), " 103");
+        assert_eq!(size_column(4096, &h), "4.0K");
+        assert_eq!(size_column(10239, &h), "10.0K");
+        assert_eq!(size_column(16764, &h), " 16K");
+        assert_eq!(size_column(3 << 20, &h), "3.0M");
+        let si = opts(false, true);
+        assert_eq!(size_column(4096, &si), "4.1k");
+    }
+
+    #[test]
+    fn names_escaped_as_in_the_c_locale() {
+        let o = opts(false, false);
+        assert_eq!(escape("my notes.md", &o), "my\\ notes.md");
+        assert_eq!(escape("b\\c", &o), "b\\\\c");
+        assert_eq!(escape("t\tab", &o), "t\\tab");
+        assert_eq!(escape("\u{e9}.txt", &o), "\\303\\251.txt");
+    }
 }

@@ -83,6 +83,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         p.operands.iter().cloned().map(Some).collect()
     };
+    // In the C locale a character is a byte.
+    let utf8 = super::utf8_locale(cx);
     let mut status = 0;
     let mut rows = Vec::new();
     for input in &inputs {
@@ -93,7 +95,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         match data {
             Ok(d) => rows.push(Row {
                 name: input.clone(),
-                counts: count(&d),
+                counts: {
+                    let mut c = count(&d);
+                    if !utf8 {
+                        c.chars = c.bytes;
+                    }
+                    c
+                },
                 regular,
                 missing: false,
             }),

@@ -9,7 +9,52 @@ use crate::exec::Cx;
 
 /// Options of xargs that take a value (needed to find where the command
 /// starts: xargs options stop at the first operand).
-const WITH_VALUE: &[&str] = &["-n", "-I", "-i", "-d", "-L", "-P", "-s", "-E", "-a"];
+const WITH_VALUE: &[&str] = &["-n", "-I", "-d", "-L", "-P", "-s", "-E", "-a"];
+
+/// GNU's options whose value is optional and attached: `-i[STR]` is
+/// `-I STR` (`{}` by default), `-l[N]` is `-L N` (1), `-e[EOF]` is `-E`.
+fn optional_values(args: &[String]) -> Vec<String> {
+    args.iter()
+        .map(|a| {
+            if let Some(v) = a.strip_prefix("-i") {
+                format!("-I{}", if v.is_empty() { "{}" } else { v })
+            } else if let Some(v) = a.strip_prefix("-l") {
+                format!("-L{}", if v.is_empty() { "1" } else { v })
+            } else if let Some(v) = a.strip_prefix("-e").filter(|v| !v.is_empty()) {
+                format!("-E{v}")
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
+}
+
+/// `-L`'s input lines, each split into items; a line ending in a blank
+/// goes on to the next, blank lines do not count.
+fn split_lines(input: &[u8]) -> Result<Vec<Vec<String>>, String> {
+    let text = String::from_utf8_lossy(input);
+    let mut lines = Vec::new();
+    let mut pending = String::new();
+    for line in text.split_inclusive('\n') {
+        pending.push_str(line);
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        if body.ends_with([' ', '\t']) && line.ends_with('\n') {
+            continue;
+        }
+        let items = split_quoted(pending.as_bytes(), false)?;
+        if !items.is_empty() {
+            lines.push(items);
+        }
+        pending.clear();
+    }
+    if !pending.is_empty() {
+        let items = split_quoted(pending.as_bytes(), false)?;
+        if !items.is_empty() {
+            lines.push(items);
+        }
+    }
+    Ok(lines)
+}
 
 fn command_start(args: &[String]) -> usize {
     let mut i = 0;
@@ -133,7 +178,6 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         value('n', "max-args", "n"),
         value('I', "replace", "I"),
-        value('i', "", "I"),
         flag('0', "null", "0"),
         value('d', "delimiter", "d"),
         flag('r', "no-run-if-empty", "r"),
@@ -146,7 +190,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('E', "", "E"),
     ];
     let split = command_start(args);
-    let p = match options(cx, "xargs", &args[..split], SPEC, 1) {
+    let head = optional_values(&args[..split]);
+    let p = match options(cx, "xargs", &head, SPEC, 1) {
         Ok(p) => p,
         Err(code) => return code,
     };
@@ -157,7 +202,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if command.is_empty() {
         command.push("echo".to_owned());
     }
-    let per_run = match p.value("n").or(p.value("L")) {
+    let by_lines = p.last_of(&["n", "L"]) == Some("L");
+    let per_run = match p.value(if by_lines { "L" } else { "n" }) {
         None => None,
         Some(v) => match super::count(v) {
             Some(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
@@ -210,6 +256,19 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else if items.is_empty() {
         if !p.has("r") {
             runs.push(command.clone());
+        }
+    } else if by_lines && !p.has("0") && !p.has("d") {
+        let lines = match split_lines(&input) {
+            Ok(l) => l,
+            Err(e) => {
+                cx.err(e);
+                return 1;
+            }
+        };
+        for chunk in lines.chunks(per_run.unwrap_or(1)) {
+            let mut argv = command.clone();
+            argv.extend(chunk.iter().flatten().cloned());
+            runs.push(argv);
         }
     } else {
         for chunk in items.chunks(per_run.unwrap_or(items.len())) {

@@ -206,7 +206,7 @@ pub(crate) fn gnu(root: &Path, script: &str) -> Outcome {
         .current_dir(root)
         .env_clear()
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("LC_ALL", "C.UTF-8")
+        .env("LC_ALL", "C")
         .env("TZ", "UTC")
         .env("HOME", root)
         .stdin(Stdio::null())

@@ -1830,7 +1830,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     for (k, v) in [
         ("HOME", "/"),
         ("PATH", "/usr/local/bin:/usr/bin:/bin"),
-        ("LC_ALL", "C.UTF-8"),
+        ("LC_ALL", "C"),
         ("TZ", "UTC"),
     ] {
         environ.insert(k.into(), Val::str(v));

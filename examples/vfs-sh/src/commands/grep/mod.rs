@@ -8,7 +8,9 @@
 //!
 //! grep patterns are POSIX basic (default) or extended (`-E`) expressions,
 //! translated to the Rust syntax both engines share; `-P` and `rg` take
-//! Rust syntax as it is.
+//! Rust syntax as it is. A `-P` pattern that needs backtracking (look-around,
+//! `\K`, back-references) is matched in the guest instead, over documents it
+//! reads one by one (each read charged to the script's budget).
 
 mod output;
 
@@ -17,6 +19,7 @@ use output::{Mode, Printer};
 use super::{flag, optional, options, value};
 use crate::exec::Cx;
 use crate::fs::{FileHits, FsError, GrepRequest, MAX_GREP_ROOTS};
+use crate::glob::Pattern;
 use crate::pattern::{Syntax, translate};
 use crate::search::Matcher;
 
@@ -205,6 +208,9 @@ struct Search {
     scanned: u64,
     /// Files the host did not reach, when a call was cut short.
     truncated: Option<u64>,
+    /// A `-P` pattern only the backtracking engine takes: documents are
+    /// searched in the guest with it.
+    guest: Option<Matcher>,
 }
 
 impl Search {
@@ -217,6 +223,12 @@ impl Search {
 
     /// Searches documents and directories on the host, in batches.
     fn host(&mut self, cx: &mut Cx<'_>, roots: &[Root]) {
+        if self.guest.is_some() {
+            for root in roots {
+                self.in_guest(cx, root);
+            }
+            return;
+        }
         for batch in roots.chunks(MAX_GREP_ROOTS) {
             let paths: Vec<String> = batch.iter().map(|r| r.abs.clone()).collect();
             let result = match cx.fs.grep(&paths, &self.req) {
@@ -248,9 +260,66 @@ impl Search {
         }
     }
 
+    /// Searches one root in the guest with the backtracking engine, in the
+    /// host search's order and with its rules: directories depth first in
+    /// name order, `--include`/`--exclude` on file names, files with a NUL
+    /// byte skipped.
+    fn in_guest(&mut self, cx: &mut Cx<'_>, root: &Root) {
+        let Some(matcher) = self.guest.clone() else {
+            return;
+        };
+        let include: Vec<Pattern> = self.req.include.iter().map(|g| Pattern::new(g)).collect();
+        let exclude: Vec<Pattern> = self.req.exclude.iter().map(|g| Pattern::new(g)).collect();
+        let wanted = |name: &str| {
+            !exclude.iter().any(|p| p.matches(name, false))
+                && (include.is_empty() || include.iter().any(|p| p.matches(name, false)))
+        };
+        let mut stack = vec![(root.abs.clone(), root.is_dir)];
+        while let Some((path, is_dir)) = stack.pop() {
+            if is_dir {
+                match cx.fs.read_dir(&path) {
+                    Ok(entries) => {
+                        for e in entries.into_iter().rev() {
+                            if e.is_dir() || wanted(&e.name) {
+                                stack.push((super::join(&path, &e.name), e.is_dir()));
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        let name = root.name(&path);
+                        self.error(cx, format_args!("{name}: {}", e.strerror()));
+                    }
+                }
+                continue;
+            }
+            if !root.is_dir && !wanted(path.rsplit('/').next().unwrap_or(&path)) {
+                continue;
+            }
+            self.scanned += 1;
+            match cx.fs.read(&path) {
+                Ok(data) if data.contains(&0) => {}
+                Ok(data) => {
+                    let hits = matcher.search(&path, &data);
+                    if hits.match_count > 0 || self.req.include_non_matching {
+                        let name = root.name(&path);
+                        self.printer.file(cx, &name, &hits);
+                    }
+                }
+                Err(e) => {
+                    let name = root.name(&path);
+                    self.error(cx, format_args!("{name}: {}", e.strerror()));
+                }
+            }
+        }
+    }
+
     /// Searches standard input in the guest.
     fn stdin(&mut self, cx: &mut Cx<'_>, label: &str) {
-        let matcher = match Matcher::new(&self.req) {
+        let compiled = match &self.guest {
+            Some(m) => Ok(m.clone()),
+            None => Matcher::new(&self.req),
+        };
+        let matcher = match compiled {
             Ok(m) => m,
             Err(e) => {
                 self.error(cx, e);
@@ -438,7 +507,17 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         errors: false,
         scanned: 0,
         truncated: None,
+        guest: None,
     };
+    if syntax.is_none() && flavor == Flavor::Grep {
+        match Matcher::perl(&search.req) {
+            Ok(m) => search.guest = m,
+            Err(e) => {
+                cx.err(format_args!("{name}: {e}"));
+                return 2;
+            }
+        }
+    }
     enum Op {
         Stdin(String),
         Root(Root),
