@@ -80,12 +80,13 @@ fn lay_out(root: &Path) {
 }
 
 /// The files under `root`, depth first with names sorted: vfsbox's order.
+/// The files below `root` in the order the host's search walks them: depth
+/// first, each directory in the kernel's (readdir) order, as `grep -r` does.
 fn walk_order(root: &Path) -> Vec<PathBuf> {
-    let mut names: Vec<_> = std::fs::read_dir(root)
+    let names: Vec<_> = std::fs::read_dir(root)
         .expect("read_dir")
         .map(|e| e.expect("entry").path())
         .collect();
-    names.sort();
     names
         .into_iter()
         .flat_map(|p| if p.is_dir() { walk_order(&p) } else { vec![p] })

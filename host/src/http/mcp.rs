@@ -1024,7 +1024,11 @@ impl McpServer {
                     }
                 };
             truncated |= listing.truncated;
-            for e in listing.entries {
+            // Backends list in their own order (a local directory's readdir
+            // order); the tool sorts, so that pages and cursors are stable.
+            let mut listed = listing.entries;
+            listed.sort_by(|a, b| a.name.cmp(&b.name));
+            for e in listed {
                 let Ok(path) = resolve_path(&dir, &e.name) else {
                     continue;
                 };

@@ -1,5 +1,6 @@
 //! Tools that look at bytes: `md5sum`, `sha1sum`, `sha224sum`,
-//! `sha256sum`, `sha384sum`, `sha512sum` (with `-c`), `od` and `xxd`.
+//! `sha256sum`, `sha384sum`, `sha512sum` (with `-c`), `od`, `xxd`,
+//! `hexdump` (`hd`) and `strings`.
 //! The digests are the RustCrypto crates'.
 
 use md5::Md5;
@@ -568,4 +569,218 @@ pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     cx.outs(&out);
     0
+}
+
+/// One `hexdump` line: the canonical (`-C`) form with its ASCII column, or
+/// the default one of little-endian 16-bit words.
+/// `wide` is `-x`'s layout: each word in eight columns.
+fn hexdump_line(out: &mut String, offset: usize, row: &[u8], canonical: bool, wide: bool) {
+    if canonical {
+        out.push_str(&format!("{offset:08x}  "));
+        for i in 0..16 {
+            match row.get(i) {
+                Some(b) => out.push_str(&format!("{b:02x} ")),
+                None => out.push_str("   "),
+            }
+            if i == 7 {
+                out.push(' ');
+            }
+        }
+        out.push_str(" |");
+        out.extend(row.iter().map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '.'
+            }
+        }));
+        out.push_str("|\n");
+    } else {
+        out.push_str(&format!("{offset:07x}"));
+        for i in 0..8 {
+            match (row.get(2 * i), row.get(2 * i + 1)) {
+                (Some(&lo), hi) => {
+                    let word = u16::from(lo) | (u16::from(hi.copied().unwrap_or(0)) << 8);
+                    let pad = if wide { "    " } else { " " };
+                    out.push_str(&format!("{pad}{word:04x}"));
+                }
+                (None, _) => out.push_str(if wide { "        " } else { "     " }),
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// `hexdump [-C] [-v] [-n LENGTH] [-s OFFSET] [FILE]...` (and `hd`, which
+/// is `hexdump -C`): util-linux's default and canonical formats, a run of
+/// identical lines shown as one `*`.
+pub(crate) fn hexdump(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    hexdump_as(cx, args, false)
+}
+
+/// `hd`: `hexdump -C`.
+pub(crate) fn hd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    hexdump_as(cx, args, true)
+}
+
+fn hexdump_as(cx: &mut Cx<'_>, args: &[String], canonical: bool) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        flag('C', "canonical", "C"),
+        flag('v', "no-squeezing", "v"),
+        value('n', "length", "n"),
+        value('s', "skip", "s"),
+        flag('b', "one-byte-octal", "other"),
+        flag('c', "one-byte-char", "other"),
+        flag('d', "two-bytes-decimal", "other"),
+        flag('o', "two-bytes-octal", "other"),
+        flag('x', "two-bytes-hex", "x"),
+        value('e', "format", "other"),
+        value('f', "format-file", "other"),
+    ];
+    let p = match options(cx, "hexdump", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    if p.has("other") {
+        cx.err("hexdump: only the default, -x and -C formats are supported; od covers the others (-b, -c, -d, -o, -e)");
+        return 1;
+    }
+    let number = |cx: &mut Cx<'_>, v: Option<&str>| -> Result<Option<usize>, u8> {
+        match v {
+            None => Ok(None),
+            Some(v) => {
+                let parsed = match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+                    Some(h) => usize::from_str_radix(h, 16).ok(),
+                    None => v.parse().ok(),
+                };
+                parsed.map(Some).ok_or_else(|| {
+                    cx.err(format_args!("hexdump: invalid number '{v}'"));
+                    1
+                })
+            }
+        }
+    };
+    let (Ok(length), Ok(skip)) = (number(cx, p.value("n")), number(cx, p.value("s"))) else {
+        return 1;
+    };
+    let mut data = Vec::new();
+    let operands = if p.operands.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        p.operands.clone()
+    };
+    let mut status = 0;
+    for op in &operands {
+        match read(cx, op) {
+            Ok(d) => data.extend_from_slice(&d),
+            Err(why) => {
+                cx.err(format_args!("hexdump: {op}: {why}"));
+                status = 1;
+            }
+        }
+    }
+    let start = skip.unwrap_or(0).min(data.len());
+    let end = length.map_or(data.len(), |n| (start + n).min(data.len()));
+    let canonical = canonical || p.last_of(&["C", "x"]) == Some("C");
+    let mut out = String::new();
+    let mut previous: Option<&[u8]> = None;
+    let mut squeezed = false;
+    for (k, row) in data[start..end].chunks(16).enumerate() {
+        if !p.has("v") && row.len() == 16 && previous == Some(row) {
+            if !squeezed {
+                out.push_str("*\n");
+                squeezed = true;
+            }
+            continue;
+        }
+        squeezed = false;
+        previous = Some(row);
+        hexdump_line(&mut out, start + 16 * k, row, canonical, p.has("x"));
+    }
+    if end > start {
+        if canonical {
+            out.push_str(&format!("{end:08x}\n"));
+        } else {
+            out.push_str(&format!("{end:07x}\n"));
+        }
+    }
+    cx.outs(&out);
+    status
+}
+
+/// `strings [-n MIN] [-t d|o|x] [FILE]...`: runs of at least MIN (4)
+/// printable characters (tab included), one a line.
+pub(crate) fn strings(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    // `strings -8` is `strings -n 8`.
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| match a.strip_prefix('-') {
+            Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => format!("-n{n}"),
+            _ => a.clone(),
+        })
+        .collect();
+    const SPEC: &[super::Spec] = &[
+        value('n', "bytes", "n"),
+        value('t', "radix", "t"),
+        flag('a', "all", "a"),
+        flag('\0', "data", "a"),
+    ];
+    let p = match options(cx, "strings", &args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let min = match p.value("n").map(str::parse::<usize>) {
+        None => 4,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => {
+            cx.err(format_args!(
+                "strings: invalid minimum string length {}",
+                p.value("n").unwrap_or_default()
+            ));
+            return 1;
+        }
+    };
+    let radix = p.value("t");
+    if radix.is_some_and(|r| !matches!(r, "d" | "o" | "x")) {
+        cx.err("strings: invalid radix; use d, o or x");
+        return 1;
+    }
+    let operands = if p.operands.is_empty() {
+        vec!["-".to_owned()]
+    } else {
+        p.operands.clone()
+    };
+    let mut status = 0;
+    let mut out = String::new();
+    for op in &operands {
+        let data = match read(cx, op) {
+            Ok(d) => d,
+            Err(why) => {
+                cx.err(format_args!("strings: '{op}': {why}"));
+                status = 1;
+                continue;
+            }
+        };
+        let mut run_start = 0;
+        let printable = |b: u8| (0x20..0x7f).contains(&b) || b == b'\t';
+        for (i, &b) in data.iter().chain(std::iter::once(&0)).enumerate() {
+            if i < data.len() && printable(b) {
+                continue;
+            }
+            if i - run_start >= min {
+                let text = String::from_utf8_lossy(&data[run_start..i]);
+                match radix {
+                    Some("d") => out.push_str(&format!("{run_start:7} ")),
+                    Some("o") => out.push_str(&format!("{run_start:7o} ")),
+                    Some(_) => out.push_str(&format!("{run_start:7x} ")),
+                    None => {}
+                }
+                out.push_str(&text);
+                out.push('\n');
+            }
+            run_start = i + 1;
+        }
+    }
+    cx.outs(&out);
+    status
 }

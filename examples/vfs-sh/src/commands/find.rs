@@ -402,6 +402,11 @@ impl Parser<'_, '_, '_> {
                 && "aBcm".contains(&p[6..7])
                 && "aBcmt".contains(&p[7..8]) =>
             {
+                if p[6..].contains('B') {
+                    return Err(format!(
+                        "find: This system does not provide a way to find the birth time of a file.\nfind: invalid predicate `{p}'"
+                    ));
+                }
                 let v = self.arg(&pred)?;
                 if p.ends_with('t') {
                     let now = crate::time::epoch_seconds(self.cx.env.now);

@@ -245,6 +245,21 @@ const COMMANDS: &[Command] = &[
         usage: "tee [-a] [FILE]...  (to standard output; a file would be written and fails: read-only)",
     },
     Command {
+        name: "hexdump",
+        run: bytes::hexdump,
+        usage: "hexdump [-C] [-x] [-v] [-n LENGTH] [-s OFFSET] [FILE]...  (the default and canonical formats)",
+    },
+    Command {
+        name: "hd",
+        run: bytes::hd,
+        usage: "hd [-v] [-n LENGTH] [-s OFFSET] [FILE]...  (hexdump -C)",
+    },
+    Command {
+        name: "strings",
+        run: bytes::strings,
+        usage: "strings [-n MIN|-MIN] [-t d|o|x] [-a] [FILE]...",
+    },
+    Command {
         name: "xxd",
         run: bytes::xxd,
         usage: "xxd [-p] [-i] [-u] [-c N] [-g N] [-l N] [-s N] [FILE]",
@@ -302,7 +317,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "find",
         run: find::run,
-        usage: "find [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name -iname -path -ipath GLOB] [-regex -iregex RE] [-regextype T] [-mtime -mmin -atime -amin -ctime -cmin [+-]N] [-newer FILE] [-size [+-]N[ckMG]] [-empty] [-perm [-/]MODE] [! -not -a -o , ( )] [-print -print0 -printf FMT -ls -prune -quit] [-exec -execdir CMD {} ; | {} +]",
+        usage: "find [-P|-L|-H] [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name -iname -path -ipath GLOB] [-regex -iregex RE] [-regextype T] [-mtime -mmin -atime -amin -ctime -cmin [+-]N] [-newer FILE] [-newerXY REF (XY: a c m, Y t: a date)] [-size [+-]N[ckMG]] [-empty] [-perm [-/]MODE (octal or u+x,g=s...)] [-xtype f|d] [-lname GLOB] [! -not -a -o , ( )] [-print -print0 -printf FMT -ls -prune -quit] [-exec -execdir CMD {} ; | {} +]",
     },
     Command {
         name: "gawk",
@@ -312,7 +327,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "grep",
         run: grep::grep,
-        usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s] [-A N -B N -C N -NUM] [-m N] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--smart-case] PATTERN [FILE]...",
+        usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s] [-A N -B N -C N -NUM] [-m N] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] [--smart-case] PATTERN [FILE]...  (-P: Perl syntax with look-around, \\K and back-references)",
     },
     Command {
         name: "head",
@@ -327,7 +342,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "ls",
         run: ls::run,
-        usage: "ls [-l -a -A -t -S -r -1 -R -h -d -s -i] [--time-style=long-iso|full-iso|iso] [PATH]...",
+        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -R -h -d -s -i -Q] [--group-directories-first] [--full-time] [--time-style=long-iso|full-iso|iso] [PATH]...  (-U, -f: the directory's own order)",
     },
     Command {
         name: "printf",
@@ -362,7 +377,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "stat",
         run: stat::run,
-        usage: "stat [-c FORMAT] FILE...  (FORMAT: %n %N %s %F %y %Y %x %X %z %Z %a %A %U %G %u %g %h %i %b %B %o %%)",
+        usage: "stat [-c FORMAT | --printf FORMAT] FILE...  (FORMAT: %n %N %s %F %y %Y %x %X %z %Z %a %A %U %G %u %g %h %i %b %B %o %%)",
     },
     Command {
         name: "tail",
@@ -402,7 +417,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "xargs",
         run: xargs::run,
-        usage: "xargs [-n N] [-I STR] [-0] [-d DELIM] [-r] [-t] [COMMAND [ARG]...]  (runs vfs-sh commands)",
+        usage: "xargs [-n N] [-L N] [-l[N]] [-I STR] [-i[STR]] [-0] [-d DELIM] [-a FILE] [-r] [-t] [COMMAND [ARG]...]  (runs vfs-sh commands)",
     },
 ];
 

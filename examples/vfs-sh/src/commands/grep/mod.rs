@@ -72,7 +72,7 @@ const GREP_SPEC: &[super::Spec] = &[
     value('f', "file", "f"),
     value('\0', "include", "include"),
     value('\0', "exclude", "exclude"),
-    value('\0', "exclude-dir", "exclude"),
+    value('\0', "exclude-dir", "exclude-dir"),
     optional("color", "color"),
     optional("colour", "color"),
     flag('a', "text", "a"),
@@ -208,9 +208,12 @@ struct Search {
     scanned: u64,
     /// Files the host did not reach, when a call was cut short.
     truncated: Option<u64>,
-    /// A `-P` pattern only the backtracking engine takes: documents are
-    /// searched in the guest with it.
+    /// A `-P` pattern only the backtracking engine takes, or a search with
+    /// `--exclude-dir` (which the host's walk does not know): documents are
+    /// searched in the guest with this matcher.
     guest: Option<Matcher>,
+    /// `--exclude-dir`: directories below a root not to enter.
+    exclude_dirs: Vec<Pattern>,
 }
 
 impl Search {
@@ -280,7 +283,9 @@ impl Search {
                 match cx.fs.read_dir(&path) {
                     Ok(entries) => {
                         for e in entries.into_iter().rev() {
-                            if e.is_dir() || wanted(&e.name) {
+                            let skip_dir = e.is_dir()
+                                && self.exclude_dirs.iter().any(|p| p.matches(&e.name, false));
+                            if !skip_dir && (e.is_dir() || wanted(&e.name)) {
                                 stack.push((super::join(&path, &e.name), e.is_dir()));
                             }
                         }
@@ -508,10 +513,24 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         scanned: 0,
         truncated: None,
         guest: None,
+        exclude_dirs: p
+            .values("exclude-dir")
+            .into_iter()
+            .map(Pattern::new)
+            .collect(),
     };
     if syntax.is_none() && flavor == Flavor::Grep {
         match Matcher::perl(&search.req) {
             Ok(m) => search.guest = m,
+            Err(e) => {
+                cx.err(format_args!("{name}: {e}"));
+                return 2;
+            }
+        }
+    }
+    if search.guest.is_none() && !search.exclude_dirs.is_empty() {
+        match Matcher::new(&search.req) {
+            Ok(m) => search.guest = Some(m),
             Err(e) => {
                 cx.err(format_args!("{name}: {e}"));
                 return 2;
