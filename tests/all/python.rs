@@ -11,8 +11,8 @@
 //! tracebacks above their last line (3.13 and later add suggestions and
 //! colour hints), which is why only stderr's last line is compared; none
 //! of the scripts below meets another. Directory order from `os.walk` and
-//! `os.listdir` is the disk's on the host and sorted in vfsbox, so the
-//! scripts sort.
+//! `os.listdir` is the disk's (readdir) order on a local mount and name
+//! order on the others, so the scripts sort.
 
 use std::io::Write;
 use std::path::Path;

@@ -90,7 +90,7 @@ async fn run_suite(name: &str, backend: Arc<dyn Backend>) {
             report.stderr_text()
         );
         // A local directory lists in readdir order, the others by name.
-        if args[0] == "ls" {
+        if matches!(args[0], "ls" | "walk") {
             assert_eq!(
                 sorted_lines(&report.stdout_text()),
                 sorted_lines(want),

@@ -1402,6 +1402,40 @@ impl<'a> Shell<'a> {
     }
 
     fn command_subst(&mut self, list: &List) -> E<String> {
+        // `$(< FILE)`: the document's text, read without running a command.
+        if let [one] = list.as_slice()
+            && one.rest.is_empty()
+            && !one.first.bang
+            && let [
+                Command::Simple {
+                    assigns,
+                    words,
+                    redirs,
+                },
+            ] = one.first.commands.as_slice()
+            && assigns.is_empty()
+            && words.is_empty()
+            && let [r] = redirs.as_slice()
+            && r.op == RedirOp::In
+            && matches!(r.fd, None | Some(0))
+        {
+            let path = self.expand_string(&r.target)?;
+            let (data, status) = match self.read_file(&path) {
+                Ok(d) => (d, 0),
+                Err(msg) => {
+                    self.pending_err.extend_from_slice(msg.as_bytes());
+                    self.pending_err.push(b'\n');
+                    (Vec::new(), 1)
+                }
+            };
+            self.subst_status = Some(status);
+            self.status = status;
+            let mut text = String::from_utf8_lossy(&data).into_owned();
+            while text.ends_with('\n') {
+                text.pop();
+            }
+            return Ok(text);
+        }
         let data = self.capture(list)?;
         let mut text = String::from_utf8_lossy(&data).into_owned();
         while text.ends_with('\n') {

@@ -32,6 +32,42 @@ fn read(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| e.strerror().to_owned())
 }
 
+/// The bytes of a gzip member that are not deflate data: its header (with
+/// the optional extra field, name, comment and header CRC) and the 8-byte
+/// trailer, which GNU `gzip -l` leaves out of the ratio.
+fn gzip_framing(d: &[u8]) -> usize {
+    let flags = d.get(3).copied().unwrap_or(0);
+    let mut at = 10usize;
+    if flags & 0x04 != 0 {
+        let xlen = d
+            .get(at..at + 2)
+            .map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+        at += 2 + xlen;
+    }
+    for bit in [0x08, 0x10] {
+        if flags & bit != 0 {
+            at += d
+                .get(at..)
+                .and_then(|r| r.iter().position(|&b| b == 0))
+                .map_or(0, |n| n + 1);
+        }
+    }
+    if flags & 0x02 != 0 {
+        at += 2;
+    }
+    at + 8
+}
+
+/// GNU gzip's `display_ratio`: the space saved, `%5.1f%%`.
+fn gzip_ratio(uncompressed: usize, compressed: usize) -> String {
+    let saved = if uncompressed == 0 {
+        0.0
+    } else {
+        100.0 * (uncompressed as f64 - compressed as f64) / uncompressed as f64
+    };
+    format!("{saved:5.1}%")
+}
+
 /// `gzip`/`gunzip`/`zcat`: decompression to standard output only.
 fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> u8 {
     let ops = if ops.is_empty() {
@@ -115,15 +151,15 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
             String::from("         compressed        uncompressed  ratio uncompressed_name\n");
         let mut status = 0;
         for op in &ops {
-            match read(cx, op).and_then(|d| gunzip(&d).map(|u| (d.len(), u.len()))) {
-                Ok((c, u)) => {
-                    let ratio = if u == 0 {
-                        0.0
-                    } else {
-                        100.0 * (1.0 - c as f64 / u as f64)
-                    };
+            match read(cx, op)
+                .and_then(|d| gunzip(&d).map(|u| (d.len(), u.len(), gzip_framing(&d))))
+            {
+                Ok((c, u, framing)) => {
                     let name = op.strip_suffix(".gz").unwrap_or(op);
-                    out.push_str(&format!("{c:>19} {u:>19} {ratio:5.1}% {name}\n"));
+                    out.push_str(&format!(
+                        "{c:>19} {u:>19} {} {name}\n",
+                        gzip_ratio(u, c.saturating_sub(framing))
+                    ));
                 }
                 Err(why) => {
                     cx.err(format_args!("gzip: {op}: {why}"));

@@ -527,11 +527,18 @@ fn eval(
                 .iter()
                 .any(|d| matches!(d, Directive::Conv(_, 'm' | 'M', _)));
             let mode = if wants_mode { mode_of(cx, it) } else { 0 };
-            out.extend_from_slice(render(dirs, it, mode, now).as_bytes());
+            let links = if dirs.iter().any(|d| matches!(d, Directive::Conv(_, 'n', _))) {
+                super::links(cx, it.path, it.kind)
+            } else {
+                1
+            };
+            out.extend_from_slice(render(dirs, it, mode, links).as_bytes());
             true
         }
         Expr::Ls => {
-            let blocks = it.len.div_ceil(1024);
+            // 1 KiB blocks of a filesystem of 4 KiB blocks.
+            let blocks = it.len.div_ceil(4096) * 4;
+            let links = super::links(cx, it.path, it.kind);
             let date = crate::time::ls_date(it.modified, now);
             out.extend_from_slice(
                 format!(
@@ -539,9 +546,9 @@ fn eval(
                     0,
                     blocks,
                     crate::fs::mode_string(it.kind, mode_of(cx, it)),
-                    1,
-                    "root",
-                    "root",
+                    links,
+                    super::OWNER,
+                    super::OWNER,
                     it.len,
                     it.path
                 )
@@ -853,10 +860,9 @@ fn time_field(t: Option<SystemTime>, k: char) -> String {
     }
 }
 
-/// Renders a `-printf` format for one item.
-/// `-printf`'s text for one entry; `mode` is its permission bits (looked
-/// up only when a directive shows them).
-fn render(dirs: &[Directive], it: &Item<'_>, mode: u32, _now: SystemTime) -> String {
+/// `-printf`'s text for one entry; `mode` is its permission bits and
+/// `links` its link count (each looked up only when a directive shows it).
+fn render(dirs: &[Directive], it: &Item<'_>, mode: u32, links: u64) -> String {
     let mut out = String::new();
     for d in dirs {
         let (spec, k, sub) = match d {
@@ -888,9 +894,9 @@ fn render(dirs: &[Directive], it: &Item<'_>, mode: u32, _now: SystemTime) -> Str
             'm' => format!("{mode:o}"),
             'M' => crate::fs::mode_string(it.kind, mode),
             'y' | 'Y' => if it.kind == Kind::Dir { "d" } else { "f" }.to_owned(),
-            'u' | 'g' => "root".to_owned(),
+            'u' | 'g' => super::OWNER.to_owned(),
             'U' | 'G' => "0".to_owned(),
-            'n' => if it.kind == Kind::Dir { "2" } else { "1" }.to_owned(),
+            'n' => links.to_string(),
             'i' => "0".to_owned(),
             'l' => String::new(),
             'D' => "0".to_owned(),

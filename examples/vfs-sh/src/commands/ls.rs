@@ -7,8 +7,9 @@
 //! File operands are listed first, then each directory with a `name:`
 //! header when there are several operands (or `-R`). In `-l` mode entries
 //! show their permission bits (a local mount's own; 0644 and 0755 where the
-//! backend keeps none), one link, and owner and group `vfsbox` (there are
-//! no real owners); directories are 4096 bytes.
+//! backend keeps none), Linux's link counts (a directory's is 2 plus its
+//! subdirectories), and owner and group `root` (there are no real owners);
+//! directories are 4096 bytes.
 
 use std::time::SystemTime;
 
@@ -227,8 +228,13 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
         s.push_str(&format!("total {t}\n"));
     }
     let width = items.iter().map(|i| size(i).len()).max().unwrap_or(1);
+    let links: Vec<u64> = items
+        .iter()
+        .map(|it| super::links(cx, &it.path, it.kind))
+        .collect();
+    let lw = links.iter().map(|n| n.to_string().len()).max().unwrap_or(1);
     let now = cx.env.now;
-    for it in items {
+    for (it, n) in items.iter().zip(&links) {
         let bits = cx.fs.mode(&it.path).unwrap_or(it.kind.default_mode());
         let mode = crate::fs::mode_string(it.kind, bits);
         let date = match o.time_style {
@@ -244,7 +250,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
             }
         }
         s.push_str(&format!(
-            "{}{mode} 1 {who}{:>width$} {date} {}\n",
+            "{}{mode} {n:>lw$} {who}{:>width$} {date} {}\n",
             prefix(it),
             size(it),
             label(it)

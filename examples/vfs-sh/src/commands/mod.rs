@@ -397,7 +397,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tree",
         run: tree::run,
-        usage: "tree [-adfilx] [-L N] [-P PAT] [-I PAT] [--ignore-case] [--matchdirs] [--prune] [--filelimit N] [-pugshDFQNq] [--si] [--du] [--timefmt FMT] [-v|-t|-c|-U|--sort=name|version|size|mtime] [-r] [--dirsfirst] [--charset=C|UTF-8] [--noreport] [DIR]...",
+        usage: "tree [-adfilx] [-L N] [-P PAT] [-I PAT] [--ignore-case] [--matchdirs] [--prune] [--filelimit N] [-pugshDFQNq] [--si] [--du] [--timefmt FMT] [-v|-t|-c|-U|--sort=name|version|size|mtime] [-r] [--dirsfirst] [--charset=C|UTF-8] [-J] [--noreport] [DIR]...",
     },
     Command {
         name: "true",
@@ -662,9 +662,24 @@ pub(crate) fn count(s: &str) -> Option<u64> {
     s.parse().ok().or(Some(u64::MAX))
 }
 
-/// The owner and group every document shows (`ls -l`, `stat`, `tree -u`):
-/// the document filesystem has no users.
-pub(crate) const OWNER: &str = "vfsbox";
+/// The owner and group every document shows (`ls -l`, `stat`, `find -ls`,
+/// `tree -u`), with id 0: the document filesystem has no users, and a
+/// read-only tree owned by root is what a container shows.
+pub(crate) const OWNER: &str = "root";
+
+/// The link count Linux shows: 1 for a document, 2 plus its
+/// subdirectories for a directory (which takes one listing).
+pub(crate) fn links(cx: &mut Cx<'_>, path: &str, kind: crate::fs::Kind) -> u64 {
+    match kind {
+        crate::fs::Kind::File => 1,
+        crate::fs::Kind::Dir => {
+            2 + cx
+                .fs
+                .read_dir(path)
+                .map_or(0, |es| es.iter().filter(|e| e.is_dir()).count() as u64)
+        }
+    }
+}
 
 /// Whether the shell's locale (`LC_ALL`, else `LC_CTYPE`, else `LANG`, as
 /// the C library picks it) is a UTF-8 one. vfs-sh starts in the C locale,

@@ -3,8 +3,8 @@
 //!
 //! The permissions are the path's own (0644 and 0755 where the backend
 //! keeps none). What it cannot know is fixed: blocks (of 512 bytes) count
-//! whole 4 KiB units, the device is `0,0`, the inode 0, links 1, owner and
-//! group `vfsbox` (id 0), access and change times equal the modification
+//! whole 4 KiB units, the device is `0,0`, the inode 0, owner and group
+//! `root` (id 0), access and change times equal the modification
 //! time, and the birth time is `-`.
 
 use super::{options, value};
@@ -31,18 +31,19 @@ fn mode(m: &Meta, bits: u32) -> (String, String) {
     (format!("{bits:04o}"), crate::fs::mode_string(m.kind, bits))
 }
 
-fn default_format(name: &str, m: &Meta, bits: u32) -> String {
+fn default_format(name: &str, m: &Meta, bits: u32, links: u64) -> String {
     let (octal, symbolic) = mode(m, bits);
     let when = stat_date(m.modified);
     format!(
-        "  File: {name}\n  Size: {:<10}\tBlocks: {:<10} IO Block: 4096   {}\nDevice: 0,0\tInode: 0           Links: 1\nAccess: ({octal}/{symbolic})  Uid: (    0/  vfsbox)   Gid: (    0/  vfsbox)\nAccess: {when}\nModify: {when}\nChange: {when}\n Birth: -\n",
+        "  File: {name}\n  Size: {:<10}\tBlocks: {:<10} IO Block: 4096   {}\nDevice: 0,0\tInode: 0           Links: {links}\nAccess: ({octal}/{symbolic})  Uid: (    0/{owner:>8})   Gid: (    0/{owner:>8})\nAccess: {when}\nModify: {when}\nChange: {when}\n Birth: -\n",
         m.len,
         blocks(m),
-        kind(m)
+        kind(m),
+        owner = super::OWNER,
     )
 }
 
-fn custom(format: &str, name: &str, m: &Meta, bits: u32) -> String {
+fn custom(format: &str, name: &str, m: &Meta, bits: u32, links: u64) -> String {
     let mut out = String::new();
     let mut chars = format.chars();
     let secs = m.modified.map_or(0, epoch_seconds);
@@ -86,9 +87,9 @@ fn custom(format: &str, name: &str, m: &Meta, bits: u32) -> String {
             'W' => "0".to_owned(),
             'a' => format!("{bits:o}"),
             'A' => crate::fs::mode_string(m.kind, bits),
-            'U' | 'G' => "vfsbox".to_owned(),
+            'U' | 'G' => super::OWNER.to_owned(),
             'u' | 'g' | 'i' | 'd' => "0".to_owned(),
-            'h' => "1".to_owned(),
+            'h' => links.to_string(),
             'b' => blocks(m).to_string(),
             'B' => "512".to_owned(),
             'o' => "4096".to_owned(),
@@ -131,15 +132,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         match cx.fs.metadata(op) {
             Ok(m) => {
                 let bits = cx.fs.mode(op).unwrap_or(m.kind.default_mode());
+                let links = super::links(cx, op, m.kind);
                 let text = match (p.last_of(&["c", "printf"]), p.value("c"), p.value("printf")) {
                     (Some("printf"), _, Some(f)) => {
                         // `--printf`: backslash escapes, no newline added.
                         let f = super::echo::unescape(f, super::echo::Dialect::Format).0;
-                        let line = custom(&String::from_utf8_lossy(&f), op, &m, bits);
+                        let line = custom(&String::from_utf8_lossy(&f), op, &m, bits, links);
                         line.strip_suffix('\n').unwrap_or(&line).to_owned()
                     }
-                    (_, Some(f), _) => custom(f, op, &m, bits),
-                    _ => default_format(op, &m, bits),
+                    (_, Some(f), _) => custom(f, op, &m, bits, links),
+                    _ => default_format(op, &m, bits, links),
                 };
                 cx.outs(&text);
             }

@@ -1,6 +1,6 @@
 //! `tree`, in the output of tree 2.x: the branches (`|-- `, `` `-- ``,
 //! `|   ` in the C locale; `├── `, `└── `, `│   ` where the locale is
-//! UTF-8), the `[...]` columns of `-p -u -g -s -h -D`, and the final
+//! UTF-8), the `[...]` columns of `-p -u -g -s -h -D`, `-J`'s JSON, and the final
 //! `N directories, M files` line, which (like tree 2.x) counts a listed
 //! directory itself when it shows at least one entry.
 
@@ -348,6 +348,97 @@ fn shown_sizes(nodes: &[Node]) -> u64 {
         .sum()
 }
 
+/// A JSON string, as tree writes one.
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `-J`'s fields of one entry after its type and name: what `-p -u -g -s
+/// -D` ask for.
+fn json_fields(
+    cx: &mut Cx<'_>,
+    o: &Opts,
+    path: &str,
+    kind: Kind,
+    size: u64,
+    modified: Option<std::time::SystemTime>,
+) -> String {
+    let mut f = String::new();
+    if o.perms {
+        let bits = cx.fs.mode(path).unwrap_or(kind.default_mode());
+        f.push_str(&format!(
+            ",\"mode\":\"{:04o}\",\"prot\":\"{}\"",
+            bits & 0o7777,
+            mode_string(kind, bits)
+        ));
+    }
+    if o.owner {
+        f.push_str(&format!(",\"user\":\"{}\"", super::OWNER));
+    }
+    if o.group {
+        f.push_str(&format!(",\"group\":\"{}\"", super::OWNER));
+    }
+    if o.size || o.human || o.si || o.du {
+        f.push_str(&format!(",\"size\":{size}"));
+    }
+    if let Some(fmt) = &o.date {
+        let when = match (fmt.as_str(), modified) {
+            ("", t) => crate::time::ls_date(t, cx.env.now),
+            (_, None) => "?".to_owned(),
+            (f, Some(t)) => crate::time::strftime(f, crate::time::epoch_seconds(t), 0),
+        };
+        f.push_str(&format!(",\"time\":{}", json_str(&when)));
+    }
+    f
+}
+
+/// tree's `-J` layout: one object a line, two spaces a level, a
+/// directory's entries in `contents` (left out when it shows none).
+fn print_json(cx: &mut Cx<'_>, o: &Opts, nodes: &[Node], depth: usize, t: &mut Totals) {
+    let indent = "  ".repeat(depth + 1);
+    let n = nodes.len();
+    for (i, node) in nodes.iter().enumerate() {
+        let label = if o.full_path { &node.path } else { &node.name };
+        let kind = if node.kind == Kind::Dir {
+            "directory"
+        } else {
+            "file"
+        };
+        let size = if o.du { node.total } else { node.len };
+        let fields = json_fields(cx, o, &node.path, node.kind, size, node.modified);
+        let comma = if i + 1 < n { "," } else { "" };
+        if node.kind == Kind::Dir {
+            t.dirs += 1;
+        } else {
+            t.files += 1;
+        }
+        let name = json_str(label);
+        if node.kind == Kind::Dir && !node.children.is_empty() {
+            cx.outs(&format!(
+                "{indent}{{\"type\":\"{kind}\",\"name\":{name}{fields},\"contents\":[\n"
+            ));
+            print_json(cx, o, &node.children, depth + 1, t);
+            cx.outs(&format!("{indent}]}}{comma}\n"));
+        } else {
+            cx.outs(&format!(
+                "{indent}{{\"type\":\"{kind}\",\"name\":{name}{fields}}}{comma}\n"
+            ));
+        }
+    }
+}
+
 fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -413,7 +504,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    for (id, what) in [("J", "JSON (-J)"), ("X", "XML (-X)"), ("H", "HTML (-H)")] {
+    for (id, what) in [("X", "XML (-X)"), ("H", "HTML (-H)")] {
         if p.has(id) {
             cx.err(format_args!(
                 "tree: {what} output is not supported by vfs-sh's tree; use the text listing or find"
@@ -511,6 +602,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         p.operands.clone()
     };
+    let json = p.has("J");
+    if json {
+        cx.outs("[\n");
+    }
+    // With `-J`: whether the root before showed entries.
+    let mut previous_root: Option<bool> = None;
     let mut t = Totals::default();
     let mut used = 0u64;
     let mut status = 0;
@@ -529,6 +626,38 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         nodes.len()
                     );
                     nodes.clear();
+                }
+                if json {
+                    let fields = json_fields(
+                        cx,
+                        &o,
+                        &m.path,
+                        Kind::Dir,
+                        if o.du { total } else { m.len },
+                        m.modified,
+                    );
+                    // A root with entries ends `]},` when another follows;
+                    // one without ends its line bare (tree 2.x's quirk).
+                    match previous_root {
+                        Some(true) => cx.outs(",\n"),
+                        Some(false) => cx.outs("\n"),
+                        None => {}
+                    }
+                    previous_root = Some(!nodes.is_empty());
+                    let name = json_str(root);
+                    if nodes.is_empty() {
+                        cx.outs(&format!(
+                            "  {{\"type\":\"directory\",\"name\":{name}{fields}}}"
+                        ));
+                    } else {
+                        cx.outs(&format!(
+                            "  {{\"type\":\"directory\",\"name\":{name}{fields},\"contents\":[\n"
+                        ));
+                        t.dirs += 1;
+                        print_json(cx, &o, &nodes, 1, &mut t);
+                        cx.outs("  ]}");
+                    }
+                    continue;
                 }
                 let cols = columns(
                     cx,
@@ -565,6 +694,25 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 }
             }
         }
+    }
+    if json {
+        if previous_root.is_some() {
+            cx.outs("\n");
+        }
+        if p.has("noreport") {
+            cx.outs("\n]\n");
+        } else if o.dirs_only {
+            cx.outs(&format!(
+                ",\n  {{\"type\":\"report\",\"directories\":{}}}\n]\n",
+                t.dirs
+            ));
+        } else {
+            cx.outs(&format!(
+                ",\n  {{\"type\":\"report\",\"directories\":{},\"files\":{}}}\n]\n",
+                t.dirs, t.files
+            ));
+        }
+        return status;
     }
     if !p.has("noreport") {
         let dirs = plural(t.dirs, "directory", "directories");
