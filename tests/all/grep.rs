@@ -183,8 +183,10 @@ async fn smart_case_ignores_case_only_for_lower_case_patterns() {
     assert_eq!(mixed.stdout_text(), "/files/a.txt:1:Refund\n");
 }
 
+/// A binary file's matching lines are counted, not returned (see
+/// `sh::grep_counts_and_names_a_binary_file_as_gnu_grep_does`).
 #[tokio::test]
-async fn binary_files_are_skipped() {
+async fn a_binary_files_lines_are_not_returned() {
     let tree = MemoryBackend::new()
         .file("text.txt", "needle\n")
         .file("image.bin", b"needle\0\x01\x02needle\n".to_vec());

@@ -412,6 +412,31 @@ async fn a_grep_cut_by_the_host_scan_budget_says_how_far_it_got() {
     assert_eq!(body["usage"]["files_scanned"], 10);
 }
 
+/// A binary file is searched as GNU grep searches it: counted and named,
+/// its lines not printed, a match said on stderr, exit 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grep_counts_and_names_a_binary_file_as_gnu_grep_does() {
+    let tree = MemoryBackend::new().file("docs/text.txt", "needle\n").file(
+        "docs/image.bin",
+        b"needle\0\x01\x02needle\nplain\n".to_vec(),
+    );
+    let server = TestServer::anonymous(limits(), vfs_of(tree));
+    let c = Client::new();
+    let script = "grep -c needle /files/docs/image.bin; grep -rl needle /files/docs; \
+                  grep -rc plain /files/docs; grep needle /files/docs/image.bin; echo \"status $?\"";
+    let (status, body) = sh(&c, &server, json!({ "script": script })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["stdout"],
+        "2\n/files/docs/image.bin\n/files/docs/text.txt\n\
+         /files/docs/image.bin:1\n/files/docs/text.txt:0\nstatus 0\n"
+    );
+    assert_eq!(
+        body["stderr"],
+        "grep: /files/docs/image.bin: binary file matches\n"
+    );
+}
+
 /// The shell language inside the sandbox: loops end at the script's
 /// deadline, recursion and nested shells are bounded, reads through
 /// redirections and substitutions are budgeted and stay in the mounts,

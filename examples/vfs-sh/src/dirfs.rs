@@ -304,10 +304,7 @@ impl Fs for DirFs {
                     continue;
                 }
             };
-            if data.contains(&0) {
-                continue;
-            }
-            let hits: FileHits = matcher.search(path, &data);
+            let hits: FileHits = matcher.search_file(path, &data);
             if hits.match_count > 0 || req.include_non_matching {
                 result.files.push(hits);
             }

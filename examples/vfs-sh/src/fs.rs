@@ -192,7 +192,8 @@ pub struct FileHits {
     pub path: String,
     /// Selected lines in the file (after `max_count`).
     pub match_count: u64,
-    /// Selected and context lines, in order.
+    /// Selected and context lines, in order; none for a binary file (one
+    /// with a NUL byte), whose selected lines are only counted.
     pub lines: Vec<GrepLine>,
 }
 

@@ -168,6 +168,22 @@ impl Matcher {
         self.re.ranges(line)
     }
 
+    /// Searches a document as the host's search does: a binary one (with a
+    /// NUL byte) with NUL ending a line as a newline does, its selected
+    /// lines counted and not returned, as GNU grep counts them.
+    pub(crate) fn search_file(&self, path: &str, data: &[u8]) -> FileHits {
+        if !data.contains(&0) {
+            return self.search(path, data);
+        }
+        let converted: Vec<u8> = data
+            .iter()
+            .map(|&b| if b == 0 { b'\n' } else { b })
+            .collect();
+        let mut hits = self.search(path, &converted);
+        hits.lines.clear();
+        hits
+    }
+
     /// Searches `data`, returning the selected and context lines the way
     /// GNU grep picks them: at most `max_count` selected lines, then up to
     /// `after` lines of trailing context.

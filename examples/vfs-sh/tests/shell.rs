@@ -272,7 +272,7 @@ fn gnu_error_wording() {
             "tr: missing operand after 'a'\nTwo strings must be given when translating.\nTry 'tr --help' for more information.\n",
             1,
         ),
-        ("find . -bogus", "find: unknown predicate '-bogus'\n", 1),
+        ("find . -bogus", "find: unknown predicate `-bogus'\n", 1),
     ];
     for (script, want, status) in table {
         let r = sh(script);

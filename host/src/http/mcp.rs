@@ -885,6 +885,11 @@ impl McpServer {
                     json!({"path": path, "count": f.match_count}),
                     format!("{path}:{}\n", f.match_count),
                 )],
+                // A binary file's lines are counted, not returned.
+                GrepMode::Lines if f.lines.is_empty() && f.match_count > 0 => vec![(
+                    json!({"path": path, "binary": true, "count": f.match_count}),
+                    format!("{path}: binary file matches\n"),
+                )],
                 GrepMode::Lines => f
                     .lines
                     .iter()

@@ -107,7 +107,8 @@ pub struct FileHits {
     pub path: VPath,
     /// Matching lines (after `max_count`).
     pub match_count: u64,
-    /// Matching and context lines.
+    /// Matching and context lines; none for a binary file (one with a NUL
+    /// byte), whose matching lines are only counted.
     pub lines: Vec<GrepLine>,
 }
 
@@ -213,8 +214,10 @@ impl Grep {
             .after_context(self.req.after_context as usize)
             .max_matches(self.req.max_count)
             .heap_limit(Some(MAX_LINE_BYTES))
-            // Like ripgrep: a NUL byte means a binary file, which is skipped.
-            .binary_detection(BinaryDetection::quit(0))
+            // Like GNU grep: a NUL byte means a binary file, searched with
+            // NUL ending a line as a newline does; its lines are counted,
+            // not returned (see `Collect::binary`).
+            .binary_detection(BinaryDetection::convert(0))
             .build()
     }
 
@@ -678,7 +681,13 @@ impl Search {
             full: false,
         };
         searcher.search_reader(&grep.matcher, reader, &mut sink)?;
-        let report = !sink.binary && (sink.hits.match_count > 0 || grep.req.include_non_matching);
+        if sink.binary {
+            // Lines kept before the first NUL was seen go too.
+            sink.hits.lines.clear();
+            sink.reserved.fetch_sub(sink.bytes, Ordering::Relaxed);
+            sink.bytes = 0;
+        }
+        let report = sink.hits.match_count > 0 || grep.req.include_non_matching;
         if report {
             // The path is part of the result too.
             sink.charge(path.as_str().len() + LINE_OVERHEAD);
@@ -772,6 +781,7 @@ struct Collect<'a> {
     matcher: &'a RegexMatcher,
     invert: bool,
     hits: FileHits,
+    /// The file holds a NUL byte: its matching lines are counted only.
     binary: bool,
     /// Bytes of the lines kept so far.
     bytes: usize,
@@ -824,6 +834,10 @@ impl Sink for Collect<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        if self.binary {
+            self.hits.match_count += m.lines().count() as u64;
+            return Ok(true);
+        }
         let first = m.line_number().unwrap_or(0);
         for (i, line) in m.lines().enumerate() {
             let line = line_text(line);
@@ -850,6 +864,9 @@ impl Sink for Collect<'_> {
     }
 
     fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        if self.binary {
+            return Ok(true);
+        }
         Ok(self.keep(GrepLine {
             is_match: false,
             line_number: c.line_number().unwrap_or(0),
@@ -860,7 +877,7 @@ impl Sink for Collect<'_> {
 
     fn binary_data(&mut self, _: &Searcher, _offset: u64) -> Result<bool, io::Error> {
         self.binary = true;
-        Ok(false)
+        Ok(true)
     }
 }
 

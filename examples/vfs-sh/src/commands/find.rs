@@ -149,7 +149,7 @@ impl Parser<'_, '_, '_> {
             .args
             .get(self.i)
             .cloned()
-            .ok_or_else(|| format!("find: missing argument to '{pred}'"))?;
+            .ok_or_else(|| format!("find: missing argument to `{pred}'"))?;
         self.i += 1;
         Ok(v)
     }
@@ -246,7 +246,7 @@ impl Parser<'_, '_, '_> {
             "-mtime" | "-mmin" => {
                 let v = self.arg(&pred)?;
                 let cmp = Cmp::parse(&v)
-                    .ok_or_else(|| format!("find: invalid argument '{v}' to '{pred}'"))?;
+                    .ok_or_else(|| format!("find: invalid argument `{v}' to `{pred}'"))?;
                 Expr::Age(cmp, if pred == "-mtime" { 86_400 } else { 60 })
             }
             "-newer" => {
@@ -357,7 +357,11 @@ impl Parser<'_, '_, '_> {
                     "posix-extended" | "egrep" | "posix-egrep" | "awk" | "gnu-awk" => true,
                     "emacs" | "posix-basic" | "grep" | "posix-awk" | "findutils-default" | "ed"
                     | "sed" => false,
-                    _ => return Err(format!("find: Unknown regular expression type '{v}'")),
+                    _ => {
+                        return Err(format!(
+                            "find: Unknown regular expression type '{v}'; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'."
+                        ));
+                    }
                 };
                 Expr::Const(true)
             }
@@ -392,7 +396,7 @@ impl Parser<'_, '_, '_> {
             "-atime" | "-ctime" | "-amin" | "-cmin" => {
                 let v = self.arg(&pred)?;
                 let cmp = Cmp::parse(&v)
-                    .ok_or_else(|| format!("find: invalid argument '{v}' to '{pred}'"))?;
+                    .ok_or_else(|| format!("find: invalid argument `{v}' to `{pred}'"))?;
                 Expr::Age(cmp, if pred.ends_with("time") { 86_400 } else { 60 })
             }
             // `-newerXY REF`: X and Y name a time (a, B, c, m; t for Y: REF
@@ -459,9 +463,9 @@ impl Parser<'_, '_, '_> {
                 ));
             }
             other if other.starts_with('-') => {
-                return Err(format!("find: unknown predicate '{other}'"));
+                return Err(format!("find: unknown predicate `{other}'"));
             }
-            other => return Err(format!("find: paths must precede expression: '{other}'")),
+            other => return Err(format!("find: paths must precede expression: `{other}'")),
         };
         Ok(e)
     }

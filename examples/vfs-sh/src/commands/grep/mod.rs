@@ -263,10 +263,10 @@ impl Search {
         }
     }
 
-    /// Searches one root in the guest with the backtracking engine, in the
-    /// host search's order and with its rules: directories depth first in
-    /// name order, `--include`/`--exclude` on file names, files with a NUL
-    /// byte skipped.
+    /// Searches one root in the guest, in the host search's order and with
+    /// its rules: directories depth first in listing order,
+    /// `--include`/`--exclude` on file names, a binary file's lines counted
+    /// only.
     fn in_guest(&mut self, cx: &mut Cx<'_>, root: &Root) {
         let Some(matcher) = self.guest.clone() else {
             return;
@@ -302,9 +302,8 @@ impl Search {
             }
             self.scanned += 1;
             match cx.fs.read(&path) {
-                Ok(data) if data.contains(&0) => {}
                 Ok(data) => {
-                    let hits = matcher.search(&path, &data);
+                    let hits = matcher.search_file(&path, &data);
                     if hits.match_count > 0 || self.req.include_non_matching {
                         let name = root.name(&path);
                         self.printer.file(cx, &name, &hits);
@@ -332,7 +331,7 @@ impl Search {
             }
         };
         let data = cx.stdin();
-        let hits = matcher.search(label, &data);
+        let hits = matcher.search_file(label, &data);
         if data.contains(&0) && self.printer.mode == Mode::Lines && hits.match_count > 0 {
             self.printer.matched = true;
             cx.err(format_args!("{}: {label}: binary file matches", self.name));
@@ -582,6 +581,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         operands.len() > 1 || (recursive && any_dir)
     };
     search.printer.line_numbers = p.last_of(&["n", "N"]) == Some("n");
+    search.printer.command = name;
     // Consecutive document operands go to the host together.
     let mut batch: Vec<Root> = Vec::new();
     for op in ops {

@@ -33,6 +33,8 @@ pub(crate) struct Printer {
     pub(crate) matched: bool,
     /// The file and line number printed last.
     last: Option<(String, u64)>,
+    /// `grep` or `rg`, for messages.
+    pub(crate) command: &'static str,
 }
 
 impl Printer {
@@ -51,6 +53,7 @@ impl Printer {
             context: context && !only_matching,
             matched: false,
             last: None,
+            command: "grep",
         }
     }
 
@@ -84,6 +87,14 @@ impl Printer {
                     out.push(b':');
                 }
                 out.extend_from_slice(format!("{}\n", hits.match_count).as_bytes());
+            }
+            // A binary file's selected lines are counted, not returned:
+            // GNU grep says it matches, on standard error.
+            Mode::Lines if selected && hits.lines.is_empty() => {
+                cx.err(format_args!(
+                    "{}: {name}: binary file matches",
+                    self.command
+                ));
             }
             Mode::Lines => {
                 for line in &hits.lines {
