@@ -80,6 +80,8 @@ enum Expr {
     Regex(regex::Regex),
     /// `-perm MODE`, `-perm -MODE` (all bits), `-perm /MODE` (any bit).
     Perm(u32, char),
+    /// `-executable`: a directory, or a document with an execute bit.
+    Executable,
 }
 
 /// One piece of a `-printf` format.
@@ -447,7 +449,7 @@ impl Parser<'_, '_, '_> {
             }
             "-readable" | "-nouser" | "-nogroup" => Expr::Const(pred == "-readable"),
             "-writable" => Expr::Const(false),
-            "-executable" => Expr::Type(vec!['d']),
+            "-executable" => Expr::Executable,
             "-user" | "-group" | "-uid" | "-gid" | "-links" | "-inum" | "-samefile" => {
                 // Owners and links are not part of the document filesystem:
                 // every document passes.
@@ -491,6 +493,7 @@ fn eval(
         Expr::Name(p, fold) => p.matches(it.name, *fold),
         Expr::Path(p, fold) => p.matches(it.path, *fold),
         Expr::Regex(re) => re.is_match(it.path),
+        Expr::Executable => it.kind == Kind::Dir || mode_of(cx, it) & 0o111 != 0,
         Expr::Type(kinds) => kinds.iter().any(|&k| match k {
             'f' => it.kind == Kind::File,
             'd' => it.kind == Kind::Dir,

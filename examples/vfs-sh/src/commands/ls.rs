@@ -355,6 +355,18 @@ fn list_one(
             );
         }
     }
+    // `..` of a mount is the virtual root, which keeps no time: it shows
+    // the directory's own, so that the columns stay in place.
+    let here = items
+        .iter()
+        .find(|i| i.name == ".")
+        .and_then(|i| i.modified);
+    for it in items
+        .iter_mut()
+        .filter(|i| i.name == ".." && i.modified.is_none())
+    {
+        it.modified = here;
+    }
     sort(&mut items, o);
     print_block(cx, &items, o, true);
     Some(

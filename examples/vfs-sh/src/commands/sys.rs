@@ -143,7 +143,8 @@ pub(crate) fn which(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 
 /// What `file` says of a document, from its bytes (a small part of
 /// libmagic: text encodings and line endings, empty files, directories,
-/// gzip, tar, ELF, PDF, PNG, JPEG, ZIP, shebang scripts).
+/// gzip, tar, ELF headers, PDF, PNG, JPEG, ZIP, JSON, shebang scripts, and
+/// C, Java, HTML, XML, PHP and Python by their first lines).
 fn describe(data: &[u8]) -> String {
     if data.is_empty() {
         return "empty".to_owned();
@@ -165,7 +166,7 @@ fn describe(data: &[u8]) -> String {
         return "POSIX tar archive (GNU)".to_owned();
     }
     if starts(b"\x7fELF") {
-        return "ELF".to_owned();
+        return elf(data);
     }
     if starts(b"%PDF-") {
         return "PDF document".to_owned();
@@ -197,6 +198,31 @@ fn describe(data: &[u8]) -> String {
     } else {
         "Unicode text, UTF-8 text".to_owned()
     };
+    let trimmed = text.trim_start();
+    if (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && jaq_json::read::parse_single(text.trim().as_bytes()).is_ok()
+    {
+        return "JSON text data".to_owned();
+    }
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.len() > 1
+        && lines.iter().all(|l| {
+            l.trim_start().starts_with('{')
+                && jaq_json::read::parse_single(l.trim().as_bytes()).is_ok()
+        })
+    {
+        return "New Line Delimited JSON text data".to_owned();
+    }
+    if let Some(lang) = language(text) {
+        // libmagic's python rules call the script executable, as a shebang
+        // line does.
+        let executable = if lang.starts_with("Python") {
+            " executable"
+        } else {
+            ""
+        };
+        kind = format!("{lang}, {kind}{executable}");
+    }
     if let Some(first) = text.lines().next()
         && let Some(interp) = first.strip_prefix("#!")
     {
@@ -205,13 +231,15 @@ fn describe(data: &[u8]) -> String {
             .map(|w| w.rsplit('/').next().unwrap_or(w))
             .find(|w| *w != "env")
             .unwrap_or("sh");
-        let name = match prog {
-            "sh" => "POSIX shell script".to_owned(),
-            "bash" => "Bourne-Again shell script".to_owned(),
-            p if p.starts_with("python") => "Python script".to_owned(),
-            p => format!("{p} script"),
+        kind = match prog {
+            "sh" => format!("POSIX shell script, {kind} executable"),
+            "bash" => format!("Bourne-Again shell script, {kind} executable"),
+            p if p.starts_with("python") => format!("Python script, {kind} executable"),
+            p if p.starts_with("perl") => "Perl script text executable".to_owned(),
+            "node" | "nodejs" => format!("Node.js script executable, {kind}"),
+            p if p.starts_with("ruby") => format!("Ruby script, {kind} executable"),
+            p => format!("{p} script, {kind} executable"),
         };
-        kind = format!("{name}, {kind} executable");
     }
     let long = text.lines().any(|l| l.len() > 300);
     let crlf = text.contains("\r\n");
@@ -232,19 +260,132 @@ fn describe(data: &[u8]) -> String {
     kind
 }
 
+/// What libmagic's text rules name a document's language: the common
+/// cases of its `c-lang`, `java`, `sgml`, `php` and `python` magic.
+fn language(text: &str) -> Option<String> {
+    let head = &text[..text.len().min(8192)];
+    let lower = head.trim_start().to_ascii_lowercase();
+    if let Some(rest) = lower.strip_prefix("<?xml version=\"") {
+        let version: String = rest.chars().take_while(|c| *c != '"').collect();
+        return Some(format!("XML {version} document"));
+    }
+    let html = [
+        "<!doctype html",
+        "<html",
+        "<head",
+        "<title",
+        "<body",
+        "<script",
+        "<style",
+        "<table",
+    ];
+    if html.iter().any(|t| lower.starts_with(t)) {
+        return Some("HTML document".to_owned());
+    }
+    if head.starts_with("<?php") {
+        return Some("PHP script".to_owned());
+    }
+    if head.contains("import java") || head.contains("public static void main(String") {
+        return Some("Java source".to_owned());
+    }
+    let c_start = ["int main(", "char *", "struct "];
+    if head.lines().any(|l| l.starts_with("#include"))
+        || c_start.iter().any(|p| head.starts_with(p))
+    {
+        return Some("C source".to_owned());
+    }
+    let first = head.lines().next().unwrap_or("");
+    if (first.starts_with("def ") && first.trim_end().ends_with(':'))
+        || (first.starts_with("from ") && first.contains(" import "))
+    {
+        return Some("Python script".to_owned());
+    }
+    None
+}
+
+/// An ELF header as `file` describes it: class, byte order, type,
+/// machine, version and OS ABI.
+fn elf(data: &[u8]) -> String {
+    let class = match data.get(4) {
+        Some(1) => "32-bit",
+        Some(2) => "64-bit",
+        _ => return "ELF".to_owned(),
+    };
+    let little = data.get(5) == Some(&1);
+    let order = if little { "LSB" } else { "MSB" };
+    let half = |at: usize| -> Option<u16> {
+        let b = data.get(at..at + 2)?;
+        Some(if little {
+            u16::from_le_bytes([b[0], b[1]])
+        } else {
+            u16::from_be_bytes([b[0], b[1]])
+        })
+    };
+    let kind = match half(16) {
+        Some(1) => "relocatable",
+        Some(2) => "executable",
+        Some(3) => "shared object",
+        Some(4) => "core file",
+        _ => return format!("ELF {class} {order}"),
+    };
+    let machine = match half(18) {
+        Some(3) => "Intel 80386",
+        Some(8) => "MIPS",
+        Some(20) => "PowerPC",
+        Some(40) => "ARM",
+        Some(62) => "x86-64",
+        Some(183) => "ARM aarch64",
+        Some(243) => "UCB RISC-V",
+        Some(m) => return format!("ELF {class} {order} {kind}, machine {m}"),
+        None => return format!("ELF {class} {order} {kind}"),
+    };
+    let abi = match data.get(7) {
+        Some(0) => "SYSV",
+        Some(3) => "GNU/Linux",
+        Some(9) => "FreeBSD",
+        _ => "unknown",
+    };
+    let version = data.get(6).copied().unwrap_or(0);
+    format!("ELF {class} {order} {kind}, {machine}, version {version} ({abi})")
+}
+
 /// `file [-b] [-i] PATH...`
 pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let brief = args.iter().any(|a| a == "-b" || a == "--brief");
     let mime = args.iter().any(|a| a == "-i" || a == "--mime");
-    let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let ops: Vec<&String> = args
+        .iter()
+        .filter(|a| !a.starts_with('-') || *a == "-")
+        .collect();
     if ops.is_empty() {
         cx.err("Usage: file [-bi] FILE...");
         return 1;
     }
-    let width = ops.iter().map(|o| o.chars().count()).max().unwrap_or(0) + 1;
+    // Standard input is named as file names it.
+    let name = |op: &str| if op == "-" { "/dev/stdin" } else { op }.to_owned();
+    let width = ops
+        .iter()
+        .map(|o| name(o).chars().count())
+        .max()
+        .unwrap_or(0)
+        + 1;
     let mut out = String::new();
     for op in ops {
+        let kind = |k: String| {
+            if !mime {
+                return k;
+            }
+            match k.as_str() {
+                "empty" => "inode/x-empty; charset=binary".to_owned(),
+                k if k.starts_with("JSON") => "application/json; charset=us-ascii".to_owned(),
+                k if k.contains("ASCII") => "text/plain; charset=us-ascii".to_owned(),
+                k if k.contains("UTF-8") => "text/plain; charset=utf-8".to_owned(),
+                k if k.starts_with("gzip") => "application/gzip; charset=binary".to_owned(),
+                _ => "application/octet-stream; charset=binary".to_owned(),
+            }
+        };
         let what = match cx.fs.metadata(op) {
+            _ if op == "-" => kind(describe(&cx.stdin())),
             Ok(m) if m.is_dir() => {
                 if mime {
                     "inode/directory; charset=binary".to_owned()
@@ -253,22 +394,7 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 }
             }
             Ok(_) => match cx.fs.read_range(op, 0, 64 << 10) {
-                Ok(d) => {
-                    let k = describe(&d);
-                    if mime {
-                        match k.as_str() {
-                            "empty" => "inode/x-empty; charset=binary".to_owned(),
-                            k if k.contains("ASCII") => "text/plain; charset=us-ascii".to_owned(),
-                            k if k.contains("UTF-8") => "text/plain; charset=utf-8".to_owned(),
-                            k if k.starts_with("gzip") => {
-                                "application/gzip; charset=binary".to_owned()
-                            }
-                            _ => "application/octet-stream; charset=binary".to_owned(),
-                        }
-                    } else {
-                        k
-                    }
-                }
+                Ok(d) => kind(describe(&d)),
                 Err(e) => format!("cannot open `{op}' ({})", e.strerror()),
             },
             Err(e) => format!("cannot open `{op}' ({})", e.strerror()),
@@ -276,7 +402,7 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         if brief {
             out.push_str(&format!("{what}\n"));
         } else {
-            out.push_str(&format!("{:<width$} {what}\n", format!("{op}:")));
+            out.push_str(&format!("{:<width$} {what}\n", format!("{}:", name(op))));
         }
     }
     cx.outs(&out);
