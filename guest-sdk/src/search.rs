@@ -307,7 +307,8 @@ impl Grep {
 #[non_exhaustive]
 pub struct GrepResult {
     /// Files with matches (and, with [`Grep::include_non_matching`], files
-    /// without), in path order.
+    /// without), in walk order (depth first, each directory in its listing
+    /// order).
     pub files: Vec<FileMatches>,
     /// Files searched by this call.
     pub files_scanned: u64,

@@ -1,10 +1,11 @@
 //! Searching documents with ripgrep's engine (`grep-regex`, `grep-searcher`),
 //! under a scan budget.
 //!
-//! A walk lists the files under the roots in path order, admitting them
+//! A walk lists the files under the roots in walk order (depth first, each
+//! directory in the backend's listing order, as `grep -r` walks), admitting them
 //! while the budget lasts, and search threads search them as they are
 //! listed, several at once, each reading its document as a stream. What they
-//! find is merged in path order, so the result is what one thread searching
+//! find is merged in walk order, so the result is what one thread searching
 //! the files one after another would give. When the files or bytes of the
 //! budget run out, the result says how many files were not reached: a
 //! partial result, not an error.
@@ -115,7 +116,7 @@ pub struct FileHits {
 /// The result of a search.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GrepOutput {
-    /// Files with matches (and without, when asked), in path order.
+    /// Files with matches (and without, when asked), in walk order.
     pub files: Vec<FileHits>,
     /// Files searched.
     pub files_scanned: u64,
@@ -950,11 +951,44 @@ mod tests {
     /// within `limit` bytes of result: each reported line costs its text
     /// and `LINE_OVERHEAD`, each reported document its path and
     /// `LINE_OVERHEAD`; the first line that does not fit ends the search.
+    /// `docs` in the order the walk reaches them: depth first, each
+    /// directory in the order it lists (readdir order on disk, name order
+    /// in memory).
+    fn in_walk_order(
+        docs: &[(String, String)],
+        disk: Option<&std::path::Path>,
+    ) -> Vec<(String, String)> {
+        fn walk(dir: &std::path::Path, rel: &str, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("lists") {
+                let entry = entry.expect("entry");
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let path = if rel.is_empty() {
+                    name
+                } else {
+                    format!("{rel}/{name}")
+                };
+                if entry.file_type().expect("type").is_dir() {
+                    walk(&entry.path(), &path, out);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        let mut ordered = docs.to_vec();
+        match disk {
+            Some(root) => {
+                let mut order = Vec::new();
+                walk(root, "", &mut order);
+                ordered.sort_by_key(|(p, _)| order.iter().position(|o| o == p));
+            }
+            None => ordered.sort_by(|a, b| a.0.cmp(&b.0)),
+        }
+        ordered
+    }
+
     fn one_at_a_time(docs: &[(String, String)], limit: usize) -> (Vec<(String, Vec<u64>)>, u64) {
-        let mut sorted: Vec<&(String, String)> = docs.iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
         let (mut reported, mut held, mut scanned) = (Vec::new(), 0, 0);
-        for (path, text) in sorted {
+        for (path, text) in docs {
             scanned += 1;
             let path = format!("/files/{path}");
             let mut lines = Vec::new();
@@ -993,11 +1027,14 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn documents_searched_at_once_are_reported_in_path_order() {
+    async fn documents_searched_at_once_are_reported_in_walk_order() {
         let docs = documents();
-        let (_dir, local) = on_disk(&docs);
-        let (want, _) = one_at_a_time(&docs, usize::MAX);
-        for (backend, vfs) in [("local", local), ("memory", in_memory(&docs))] {
+        let (dir, local) = on_disk(&docs);
+        for (backend, vfs, disk) in [
+            ("local", local, Some(dir.path())),
+            ("memory", in_memory(&docs), None),
+        ] {
+            let (want, _) = one_at_a_time(&in_walk_order(&docs, disk), usize::MAX);
             let out = grep(MAX_RESULT_BYTES)
                 .run(&vfs, &[files()], UNLIMITED, CancellationToken::new())
                 .await
@@ -1013,14 +1050,18 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_full_result_is_cut_where_one_thread_would_cut_it() {
         let docs = documents();
-        let (_dir, local) = on_disk(&docs);
+        let (dir, local) = on_disk(&docs);
+        let memory = in_memory(&docs);
         for limit in [1, 700, 5_000, 20_000] {
-            let (want, scanned) = one_at_a_time(&docs, limit);
-            assert!(scanned < docs.len() as u64, "the limit {limit} cuts");
             // Several times: which thread finishes first varies, the
             // result may not.
             for _ in 0..10 {
-                for (backend, vfs) in [("local", &local), ("memory", &in_memory(&docs))] {
+                for (backend, vfs, disk) in [
+                    ("local", &local, Some(dir.path())),
+                    ("memory", &memory, None),
+                ] {
+                    let (want, scanned) = one_at_a_time(&in_walk_order(&docs, disk), limit);
+                    assert!(scanned < docs.len() as u64, "the limit {limit} cuts");
                     let out = grep(limit)
                         .run(vfs, &[files()], UNLIMITED, CancellationToken::new())
                         .await
@@ -1037,11 +1078,10 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_scan_budget_admits_documents_in_path_order() {
+    async fn the_scan_budget_admits_documents_in_walk_order() {
         let docs = documents();
-        let (_dir, vfs) = on_disk(&docs);
-        let mut sorted: Vec<(String, String)> = docs.clone();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        let (dir, vfs) = on_disk(&docs);
+        let sorted = in_walk_order(&docs, Some(dir.path()));
         // Bytes for the first `k` documents and all but one byte of the
         // next: it does not fit, and ends the admitted list.
         let k = (50..sorted.len())

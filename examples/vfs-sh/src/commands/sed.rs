@@ -659,6 +659,8 @@ struct Line {
     nl: bool,
     /// The last line of its file (for `-s`) or of all input.
     last: bool,
+    /// With `-s`, the first line of a file: line numbers start again.
+    restart: bool,
     file: String,
 }
 
@@ -801,7 +803,7 @@ impl Run<'_, '_> {
     fn next_line(&mut self) -> Option<(String, bool, bool)> {
         let l = self.lines.get(self.next)?;
         self.next += 1;
-        self.line_no += 1;
+        self.line_no = if l.restart { 1 } else { self.line_no + 1 };
         Some((l.text.clone(), l.nl, l.last))
     }
 }
@@ -1306,6 +1308,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         text: t.to_owned(),
                         nl: i + 1 < count || ends || k + 1 < n_ops,
                         last: separate && i + 1 == count,
+                        restart: separate && i == 0,
                         file: op.clone(),
                     });
                 }

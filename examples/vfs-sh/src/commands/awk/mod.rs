@@ -23,7 +23,7 @@ use crate::exec::Cx;
 use crate::pattern::{Syntax, translate};
 use syntax::{
     ARGC, ARGV, CONVFMT, Dest, ENVIRON, Expr, FILENAME, FNR, FS, Function, IGNORECASE, NF, NR,
-    OFMT, OFS, ORS, Pattern, Program, RLENGTH, RS, RSTART, RT, SUBSEP, Stmt, Var,
+    OFMT, OFS, ORS, PROCINFO, Pattern, Program, RLENGTH, RS, RSTART, RT, SUBSEP, Stmt, Var,
 };
 use value::{Val, leading_number};
 
@@ -482,6 +482,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     return Ok(Some(rec));
                 }
                 self.main = None;
+                self.file_rules(&Pattern::EndFile)?;
             }
             let Some(op) = self.operands.pop_front() else {
                 if self.saw_file {
@@ -524,6 +525,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 Ok(d) => {
                     self.set_global(FILENAME, Val::str(&op));
                     self.set_global(FNR, Val::Num(0.0));
+                    self.file_rules(&Pattern::BeginFile)?;
                     self.main = Some(Source {
                         text: String::from_utf8_lossy(&d).into_owned(),
                         pos: 0,
@@ -1194,6 +1196,10 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             Ok(k) => k,
             Err(e) => return fatal(format!("awk: {e}")),
         };
+        // gawk refuses a format with more conversions than values.
+        if kinds.len() > args.len().saturating_sub(1) {
+            return fatal("awk: fatal: not enough arguments to satisfy format string");
+        }
         let mut texts = Vec::with_capacity(kinds.len());
         for (i, kind) in kinds.iter().enumerate() {
             let Some(e) = args.get(i + 1) else { break };
@@ -1332,7 +1338,8 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
             Stmt::ForIn(k, a, body) => {
                 let arr = self.array(*a)?;
-                let keys: Vec<Rc<str>> = arr.borrow().keys().cloned().collect();
+                let mut keys: Vec<Rc<str>> = arr.borrow().keys().cloned().collect();
+                self.sort_keys(&arr.borrow(), &mut keys);
                 for key in keys {
                     if !arr.borrow().contains_key(&key) {
                         continue;
@@ -1403,6 +1410,62 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
 
     /// Runs every `BEGIN` (or `END`) action in order: the code of an
     /// `exit` that stopped them, or the fatal error's message.
+    /// gawk's `PROCINFO["sorted_in"]`: the order `for (k in a)` visits
+    /// keys in (`@ind_str_asc`, `@ind_num_desc`, `@val_num_asc`...);
+    /// unset, the order they were added.
+    fn sort_keys(&self, arr: &Arr, keys: &mut [Rc<str>]) {
+        let order = match &self.globals[PROCINFO] {
+            Cell::Arr(p) => p
+                .borrow()
+                .get("sorted_in")
+                .map(|v| self.sval(v).to_string()),
+            Cell::Val(_) => None,
+        };
+        let Some(order) = order else {
+            return;
+        };
+        let num = |s: &str| leading_number(s);
+        let by_key_str = |a: &Rc<str>, b: &Rc<str>| a.cmp(b);
+        let val = |k: &Rc<str>| arr.get(k).cloned().unwrap_or(Val::Uninit);
+        let cmp_num = |x: f64, y: f64| x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal);
+        match order.as_str() {
+            "@ind_str_asc" => keys.sort_by(by_key_str),
+            "@ind_str_desc" => keys.sort_by(|a, b| b.cmp(a)),
+            "@ind_num_asc" => keys.sort_by(|a, b| cmp_num(num(a), num(b)).then_with(|| a.cmp(b))),
+            "@ind_num_desc" => keys.sort_by(|a, b| cmp_num(num(b), num(a)).then_with(|| b.cmp(a))),
+            "@val_num_asc" => {
+                keys.sort_by(|a, b| cmp_num(val(a).num(), val(b).num()).then_with(|| a.cmp(b)));
+            }
+            "@val_num_desc" => {
+                keys.sort_by(|a, b| cmp_num(val(b).num(), val(a).num()).then_with(|| b.cmp(a)));
+            }
+            "@val_str_asc" => {
+                keys.sort_by(|a, b| {
+                    self.sval(&val(a))
+                        .cmp(&self.sval(&val(b)))
+                        .then_with(|| a.cmp(b))
+                });
+            }
+            "@val_str_desc" => {
+                keys.sort_by(|a, b| {
+                    self.sval(&val(b))
+                        .cmp(&self.sval(&val(a)))
+                        .then_with(|| b.cmp(a))
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// gawk's `BEGINFILE` and `ENDFILE` rules, around each input file.
+    fn file_rules(&mut self, which: &Pattern) -> Flow<()> {
+        match self.special_rules(which) {
+            Ok(None) => Ok(()),
+            Ok(Some(code)) => Err(Ctl::Exit(code)),
+            Err(m) => Err(Ctl::Fatal(m)),
+        }
+    }
+
     fn special_rules(&mut self, which: &Pattern) -> Result<Option<i32>, String> {
         let prog = self.prog;
         for r in &prog.rules {

@@ -218,6 +218,7 @@ pub(crate) const ARGC: usize = 14;
 pub(crate) const ARGV: usize = 15;
 pub(crate) const IGNORECASE: usize = 16;
 pub(crate) const RT: usize = 17;
+pub(crate) const PROCINFO: usize = 18;
 
 struct Lexer {
     s: Vec<char>,
