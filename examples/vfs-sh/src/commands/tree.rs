@@ -240,43 +240,93 @@ fn read(cx: &mut Cx<'_>, o: &Opts, path: &str, depth: usize, include_all: bool) 
     nodes
 }
 
-/// The `[...]  ` columns of one entry, or nothing.
-fn columns(
-    cx: &mut Cx<'_>,
-    o: &Opts,
-    path: &str,
-    kind: Kind,
-    size: u64,
-    modified: Option<std::time::SystemTime>,
-) -> String {
-    let mut fields = String::new();
-    if o.perms {
-        let bits = cx.fs.mode(path).unwrap_or(kind.default_mode());
-        fields.push(' ');
-        fields.push_str(&mode_string(kind, bits));
-    }
-    if o.owner {
-        fields.push_str(&format!(" {:<8}", super::OWNER));
-    }
-    if o.group {
-        fields.push_str(&format!(" {:<8}", super::OWNER));
-    }
-    if o.size || o.human || o.si || o.du {
-        fields.push(' ');
-        fields.push_str(&size_column(size, o));
-    }
-    if let Some(fmt) = &o.date {
-        fields.push(' ');
-        fields.push_str(&match (fmt.as_str(), modified) {
+/// What the `-p -u -g -s -h -D` options show of one entry.
+struct Attrs {
+    /// `-p`: the permission bits.
+    bits: Option<u32>,
+    /// `-u`, `-g`: owner and group.
+    owner: bool,
+    group: bool,
+    size: Option<u64>,
+    /// `-D`, `--timefmt`: the time as printed.
+    time: Option<String>,
+}
+
+impl Attrs {
+    fn of(
+        cx: &mut Cx<'_>,
+        o: &Opts,
+        path: &str,
+        kind: Kind,
+        size: u64,
+        modified: Option<std::time::SystemTime>,
+    ) -> Attrs {
+        let time = o.date.as_deref().map(|fmt| match (fmt, modified) {
             ("", t) => crate::time::ls_date(t, cx.env.now),
             (_, None) => "?".to_owned(),
             (f, Some(t)) => crate::time::strftime(f, crate::time::epoch_seconds(t), 0),
         });
+        Attrs {
+            bits: o
+                .perms
+                .then(|| cx.fs.mode(path).unwrap_or(kind.default_mode())),
+            owner: o.owner,
+            group: o.group,
+            size: (o.size || o.human || o.si || o.du).then_some(size),
+            time,
+        }
     }
-    if fields.is_empty() {
-        String::new()
-    } else {
-        format!("[{}]  ", &fields[1..])
+
+    /// The `[...]  ` columns of the text listing, or nothing.
+    fn columns(&self, o: &Opts, kind: Kind) -> String {
+        let mut fields = String::new();
+        if let Some(bits) = self.bits {
+            fields.push(' ');
+            fields.push_str(&mode_string(kind, bits));
+        }
+        for on in [self.owner, self.group] {
+            if on {
+                fields.push_str(&format!(" {:<8}", super::OWNER));
+            }
+        }
+        if let Some(size) = self.size {
+            fields.push(' ');
+            fields.push_str(&size_column(size, o));
+        }
+        if let Some(t) = &self.time {
+            fields.push(' ');
+            fields.push_str(t);
+        }
+        if fields.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]  ", &fields[1..])
+        }
+    }
+
+    /// `-J`'s fields after an entry's type and name.
+    fn json(&self, kind: Kind) -> String {
+        let mut f = String::new();
+        if let Some(bits) = self.bits {
+            f.push_str(&format!(
+                ",\"mode\":\"{:04o}\",\"prot\":\"{}\"",
+                bits & 0o7777,
+                mode_string(kind, bits)
+            ));
+        }
+        if self.owner {
+            f.push_str(&format!(",\"user\":\"{}\"", super::OWNER));
+        }
+        if self.group {
+            f.push_str(&format!(",\"group\":\"{}\"", super::OWNER));
+        }
+        if let Some(size) = self.size {
+            f.push_str(&format!(",\"size\":{size}"));
+        }
+        if let Some(t) = &self.time {
+            f.push_str(&format!(",\"time\":{}", json_str(t)));
+        }
+        f
     }
 }
 
@@ -308,14 +358,9 @@ fn print(cx: &mut Cx<'_>, o: &Opts, nodes: &[Node], prefix: &str, t: &mut Totals
         if o.quote {
             label = format!("\"{label}\"");
         }
-        let cols = columns(
-            cx,
-            o,
-            &node.path,
-            node.kind,
-            if o.du { node.total } else { node.len },
-            node.modified,
-        );
+        let size = if o.du { node.total } else { node.len };
+        let cols =
+            Attrs::of(cx, o, &node.path, node.kind, size, node.modified).columns(o, node.kind);
         let mark = classify(cx, o, &node.path, node.kind);
         let note = node
             .over_limit
@@ -365,45 +410,6 @@ fn json_str(s: &str) -> String {
     out
 }
 
-/// `-J`'s fields of one entry after its type and name: what `-p -u -g -s
-/// -D` ask for.
-fn json_fields(
-    cx: &mut Cx<'_>,
-    o: &Opts,
-    path: &str,
-    kind: Kind,
-    size: u64,
-    modified: Option<std::time::SystemTime>,
-) -> String {
-    let mut f = String::new();
-    if o.perms {
-        let bits = cx.fs.mode(path).unwrap_or(kind.default_mode());
-        f.push_str(&format!(
-            ",\"mode\":\"{:04o}\",\"prot\":\"{}\"",
-            bits & 0o7777,
-            mode_string(kind, bits)
-        ));
-    }
-    if o.owner {
-        f.push_str(&format!(",\"user\":\"{}\"", super::OWNER));
-    }
-    if o.group {
-        f.push_str(&format!(",\"group\":\"{}\"", super::OWNER));
-    }
-    if o.size || o.human || o.si || o.du {
-        f.push_str(&format!(",\"size\":{size}"));
-    }
-    if let Some(fmt) = &o.date {
-        let when = match (fmt.as_str(), modified) {
-            ("", t) => crate::time::ls_date(t, cx.env.now),
-            (_, None) => "?".to_owned(),
-            (f, Some(t)) => crate::time::strftime(f, crate::time::epoch_seconds(t), 0),
-        };
-        f.push_str(&format!(",\"time\":{}", json_str(&when)));
-    }
-    f
-}
-
 /// tree's `-J` layout: one object a line, two spaces a level, a
 /// directory's entries in `contents` (left out when it shows none).
 fn print_json(cx: &mut Cx<'_>, o: &Opts, nodes: &[Node], depth: usize, t: &mut Totals) {
@@ -417,7 +423,7 @@ fn print_json(cx: &mut Cx<'_>, o: &Opts, nodes: &[Node], depth: usize, t: &mut T
             "file"
         };
         let size = if o.du { node.total } else { node.len };
-        let fields = json_fields(cx, o, &node.path, node.kind, size, node.modified);
+        let fields = Attrs::of(cx, o, &node.path, node.kind, size, node.modified).json(node.kind);
         let comma = if i + 1 < n { "," } else { "" };
         if node.kind == Kind::Dir {
             t.dirs += 1;
@@ -627,15 +633,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     );
                     nodes.clear();
                 }
+                let size = if o.du { total } else { m.len };
+                let attrs = Attrs::of(cx, &o, &m.path, Kind::Dir, size, m.modified);
                 if json {
-                    let fields = json_fields(
-                        cx,
-                        &o,
-                        &m.path,
-                        Kind::Dir,
-                        if o.du { total } else { m.len },
-                        m.modified,
-                    );
+                    let fields = attrs.json(Kind::Dir);
                     // A root with entries ends `]},` when another follows;
                     // one without ends its line bare (tree 2.x's quirk).
                     match previous_root {
@@ -659,14 +660,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     }
                     continue;
                 }
-                let cols = columns(
-                    cx,
-                    &o,
-                    &m.path,
-                    Kind::Dir,
-                    if o.du { total } else { m.len },
-                    m.modified,
-                );
+                let cols = attrs.columns(&o, Kind::Dir);
                 let mark = if o.classify && !root.ends_with('/') {
                     "/"
                 } else {

@@ -79,6 +79,9 @@ const GREP_SPEC: &[super::Spec] = &[
     flag('I', "", "I"),
     flag('\0', "line-buffered", "lb"),
     flag('U', "binary", "U"),
+    flag('Z', "null", "Z"),
+    value('d', "directories", "d"),
+    value('D', "devices", "devices"),
 ];
 
 const RG_SPEC: &[super::Spec] = &[
@@ -493,7 +496,17 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         exclude,
         include_non_matching: matches!(mode, Mode::Count | Mode::FilesWithout),
     };
-    let recursive = flavor == Flavor::Rg || p.has("r");
+    // `-d ACTION`: `read` (a directory is an error), `skip`, `recurse` (-r).
+    let directories = p.value("d").unwrap_or("read");
+    if !matches!(directories, "read" | "skip" | "recurse") {
+        cx.err(format_args!(
+            "{name}: invalid argument '{directories}' for '--directories'"
+        ));
+        cx.err("Valid arguments are:\n  - 'read'\n  - 'recurse'\n  - 'skip'");
+        cx.err(format_args!("Usage: {name} [OPTION]... PATTERNS [FILE]..."));
+        return 2;
+    }
+    let recursive = flavor == Flavor::Rg || p.has("r") || directories == "recurse";
     let implicit = operands.is_empty() && recursive;
     // Check each operand first: missing ones and (without -r) directories
     // are errors, as in GNU grep.
@@ -561,7 +574,9 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         }
         match cx.fs.metadata(op) {
             Ok(m) if m.is_dir() && !recursive => {
-                search.error(cx, format_args!("{op}: Is a directory"));
+                if directories != "skip" {
+                    search.error(cx, format_args!("{op}: Is a directory"));
+                }
             }
             Ok(m) => {
                 any_dir |= m.is_dir();
@@ -582,6 +597,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     };
     search.printer.line_numbers = p.last_of(&["n", "N"]) == Some("n");
     search.printer.command = name;
+    search.printer.null = p.has("Z");
     // Consecutive document operands go to the host together.
     let mut batch: Vec<Root> = Vec::new();
     for op in ops {

@@ -35,6 +35,8 @@ pub(crate) struct Printer {
     last: Option<(String, u64)>,
     /// `grep` or `rg`, for messages.
     pub(crate) command: &'static str,
+    /// `-Z`: a NUL after each file name instead of `:` or a newline.
+    pub(crate) null: bool,
 }
 
 impl Printer {
@@ -54,13 +56,14 @@ impl Printer {
             matched: false,
             last: None,
             command: "grep",
+            null: false,
         }
     }
 
     fn prefix(&self, out: &mut Vec<u8>, name: &str, number: u64, sep: u8) {
         if self.with_name {
             out.extend_from_slice(name.as_bytes());
-            out.push(sep);
+            out.push(if self.null { 0 } else { sep });
         }
         if self.line_numbers {
             out.extend_from_slice(number.to_string().as_bytes());
@@ -78,13 +81,13 @@ impl Printer {
             Mode::FilesWith | Mode::FilesWithout => {
                 if selected == (self.mode == Mode::FilesWith) {
                     out.extend_from_slice(name.as_bytes());
-                    out.push(b'\n');
+                    out.push(if self.null { 0 } else { b'\n' });
                 }
             }
             Mode::Count => {
                 if self.with_name {
                     out.extend_from_slice(name.as_bytes());
-                    out.push(b':');
+                    out.push(if self.null { 0 } else { b':' });
                 }
                 out.extend_from_slice(format!("{}\n", hits.match_count).as_bytes());
             }
