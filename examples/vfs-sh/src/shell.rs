@@ -276,6 +276,7 @@ const BUILTINS: &[&str] = &[
     "history",
     "timeout",
     "env",
+    "printenv",
     "nice",
     "nohup",
     "stdbuf",
@@ -599,7 +600,11 @@ impl<'a> Shell<'a> {
 
     fn pipeline(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
         if p.commands.len() == 1 {
-            return self.command(&p.commands[0], io);
+            let r = self.command(&p.commands[0], io);
+            if let Ok(s) = r {
+                self.set_pipestatus(&[s]);
+            }
+            return r;
         }
         let n = p.commands.len();
         let mut input = io.input.clone();
@@ -638,6 +643,7 @@ impl<'a> Shell<'a> {
             input = InBuf::bytes(buf);
         }
         let last = statuses.last().copied().unwrap_or(0);
+        self.set_pipestatus(&statuses);
         if self.st.opts.pipefail {
             return Ok(statuses
                 .iter()
@@ -647,6 +653,14 @@ impl<'a> Shell<'a> {
                 .unwrap_or(0));
         }
         Ok(last)
+    }
+
+    /// `PIPESTATUS`: the statuses of the last pipeline's commands.
+    fn set_pipestatus(&mut self, statuses: &[u8]) {
+        let items = statuses.iter().map(|s| Some(s.to_string())).collect();
+        self.st
+            .vars
+            .insert("PIPESTATUS".to_owned(), Value::Array(items));
     }
 
     /// Runs `f` on a copy of the shell's state, dropped afterwards; the

@@ -347,7 +347,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "printf",
         run: printf::run,
-        usage: "printf FORMAT [ARG]...  (%s %b %d %i %u %o %x %X %f %e %g %c %%, flags, width, precision, escapes)",
+        usage: "printf FORMAT [ARG]...  (%s %b %q %d %i %u %o %x %X %f %e %g %c %%, flags, width, precision, escapes)",
     },
     Command {
         name: "pwd",
@@ -633,7 +633,7 @@ fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
          (>/dev/null 2>/dev/null 2>&1 &>/dev/null); writing a file is refused: the filesystem is read-only.\n\
          Builtins: : . source cd exit return break continue shift set shopt unset export readonly local\n\
          declare typeset read mapfile readarray eval let type command builtin printf exec getopts env\n\
-         timeout nice nohup time trap wait umask.\n\
+         printenv timeout nice nohup time trap wait umask.\n\
          Commands:\n",
     );
     let mut sorted: Vec<&Command> = COMMANDS.iter().collect();

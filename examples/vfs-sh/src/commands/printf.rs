@@ -94,7 +94,7 @@ fn compile(format: &str) -> Result<Vec<Piece>, String> {
         // Length modifiers mean nothing here.
         while chars
             .get(i)
-            .is_some_and(|c| matches!(c, 'h' | 'l' | 'L' | 'q' | 'j' | 'z' | 't'))
+            .is_some_and(|c| matches!(c, 'h' | 'l' | 'L' | 'j' | 'z' | 't'))
         {
             i += 1;
         }
@@ -104,7 +104,21 @@ fn compile(format: &str) -> Result<Vec<Piece>, String> {
         i += 1;
         if !matches!(
             kind,
-            's' | 'b' | 'c' | 'd' | 'i' | 'u' | 'o' | 'x' | 'X' | 'f' | 'F' | 'e' | 'E' | 'g' | 'G'
+            's' | 'b'
+                | 'q'
+                | 'c'
+                | 'd'
+                | 'i'
+                | 'u'
+                | 'o'
+                | 'x'
+                | 'X'
+                | 'f'
+                | 'F'
+                | 'e'
+                | 'E'
+                | 'g'
+                | 'G'
         ) {
             return Err(format!("printf: `{kind}': invalid format character"));
         }
@@ -293,6 +307,7 @@ fn apply(
                 };
                 pad(conv, width, "", &s, false)
             }
+            'q' => pad(conv, width, "", &shell_quote(arg_s), false),
             'b' => {
                 let (bytes, stop) = unescape(arg_s, Dialect::Echo);
                 let s = String::from_utf8_lossy(&bytes).into_owned();
@@ -510,7 +525,49 @@ mod tests {
         let (v, e) = int_arg("12abc");
         assert_eq!(v, 12);
         assert_eq!(e.as_deref(), Some("printf: 12abc: invalid number"));
-        assert!(compile("%q").is_err());
+        assert!(compile("%k").is_err());
+        assert!(compile("%q").is_ok());
         assert!(compile("%").is_err());
     }
+}
+
+/// bash's `printf %q` in the C locale: `''` for nothing, `$'...'` when a
+/// byte is not printable ASCII, otherwise a backslash before each character
+/// the shell would read specially (`~` and `#` only at the start).
+pub(crate) fn shell_quote(s: &str) -> String {
+    if s.is_empty() {
+        return "''".to_owned();
+    }
+    if s.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
+        let mut out = String::from("$'");
+        for b in s.bytes() {
+            match b {
+                b'\t' => out.push_str("\\t"),
+                b'\n' => out.push_str("\\n"),
+                b'\r' => out.push_str("\\r"),
+                0x07 => out.push_str("\\a"),
+                0x08 => out.push_str("\\b"),
+                0x0b => out.push_str("\\v"),
+                0x0c => out.push_str("\\f"),
+                0x1b => out.push_str("\\E"),
+                b'\'' => out.push_str("\\'"),
+                b'\\' => out.push_str("\\\\"),
+                0x20..=0x7e => out.push(b as char),
+                _ => out.push_str(&format!("\\{b:03o}")),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    for (i, c) in s.chars().enumerate() {
+        let safe = c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '+' | '@' | '%')
+            || (i > 0 && matches!(c, '~' | '#'));
+        if !safe {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }

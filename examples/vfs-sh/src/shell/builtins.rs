@@ -230,6 +230,7 @@ impl Shell<'_> {
                 self.invoke(rest, io, true)
             }
             "env" => self.env_builtin(args, io),
+            "printenv" => self.printenv(args, io),
             _ => Ok(self.external(&[name.to_owned()], io)),
         }
     }
@@ -1156,6 +1157,27 @@ impl Shell<'_> {
                 0
             }
         }
+    }
+
+    /// `printenv [NAME]...`: the values of the variables named (status 1
+    /// if one is unset), or every variable as `env` lists them.
+    fn printenv(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
+        if args.is_empty() {
+            return self.env_builtin(args, io);
+        }
+        let mut text = String::new();
+        let mut status = 0;
+        for name in args {
+            match self.st.vars.get(name.as_str()) {
+                Some(Value::Str(v)) => {
+                    text.push_str(v);
+                    text.push('\n');
+                }
+                _ => status = 1,
+            }
+        }
+        let _ = io.out.write_all(text.as_bytes());
+        Ok(status)
     }
 
     fn env_builtin(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
