@@ -121,6 +121,47 @@ fn what_cannot_run_is_refused_before_anything_runs() {
     }
 }
 
+/// The commands that would change documents fail as on a read-only
+/// filesystem, with GNU's messages and status 1, and change nothing.
+#[test]
+fn writing_commands_fail_as_on_a_read_only_filesystem() {
+    for (script, want) in [
+        (
+            "touch new.txt",
+            "touch: cannot touch 'new.txt': Read-only file system\n",
+        ),
+        (
+            "mkdir d",
+            "mkdir: cannot create directory 'd': Read-only file system\n",
+        ),
+        (
+            "rm -f notes.txt",
+            "rm: cannot remove 'notes.txt': Read-only file system\n",
+        ),
+        (
+            "mv notes.txt n.txt",
+            "mv: cannot move 'notes.txt' to 'n.txt': Read-only file system\n",
+        ),
+        (
+            "cp notes.txt n.txt",
+            "cp: cannot create regular file 'n.txt': Read-only file system\n",
+        ),
+        (
+            "chmod 600 notes.txt",
+            "chmod: changing permissions of 'notes.txt': Read-only file system\n",
+        ),
+        (
+            "ln -s notes.txt l",
+            "ln: failed to create symbolic link 'l': Read-only file system\n",
+        ),
+    ] {
+        let r = sh(script);
+        assert_eq!((r.err.as_str(), r.status), (want, 1), "{script}");
+    }
+    let r = sh("echo notes.txt | xargs rm; echo \"$?\"; ls notes.txt");
+    assert_eq!(r.out, "123\nnotes.txt\n");
+}
+
 #[test]
 fn unsupported_commands() {
     let r = sh("frob a b");
@@ -131,10 +172,10 @@ fn unsupported_commands() {
     let r = sh("echo hi | python3 -c x; echo after");
     assert_eq!((r.out.as_str(), r.status), ("after\n", 0));
     assert_eq!(
-        sh("echo x | xargs rm").err,
-        "xargs: rm: No such file or directory\n"
+        sh("echo x | xargs frob").err,
+        "xargs: frob: No such file or directory\n"
     );
-    assert_eq!(sh("echo x | xargs rm").status, 127);
+    assert_eq!(sh("echo x | xargs frob").status, 127);
     let r = sh("sed 's/a/b/e' README.md");
     assert_eq!(r.status, 1);
     assert!(r.err.contains("vfs-sh runs no host commands"), "{}", r.err);

@@ -172,3 +172,60 @@ mod tests {
         }
     }
 }
+
+/// The last operand and the ones before it.
+fn targets_split<'a>(operands: &[&'a String]) -> (&'a str, Vec<&'a str>) {
+    match operands.split_last() {
+        Some((last, rest)) if !rest.is_empty() => {
+            (last.as_str(), rest.iter().map(|s| s.as_str()).collect())
+        }
+        Some((last, _)) => (last.as_str(), vec![last.as_str()]),
+        None => ("", Vec::new()),
+    }
+}
+
+/// The commands that would change documents: each operand gets GNU's
+/// message for a read-only filesystem, and the status is 1.
+pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
+    let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let what = |op: &str| match name {
+        "touch" => format!("cannot touch '{op}'"),
+        "mkdir" => format!("cannot create directory '{op}'"),
+        "rm" => format!("cannot remove '{op}'"),
+        "unlink" => format!("cannot unlink '{op}'"),
+        "rmdir" => format!("failed to remove '{op}'"),
+        "cp" | "install" => format!("cannot create regular file '{op}'"),
+        "ln" if args.iter().any(|a| a.starts_with('-') && a.contains('s')) => {
+            format!("failed to create symbolic link '{op}'")
+        }
+        "ln" => format!("failed to create hard link '{op}'"),
+        "chmod" => format!("changing permissions of '{op}'"),
+        "chown" | "chgrp" => format!("changing ownership of '{op}'"),
+        "truncate" => format!("cannot open '{op}' for writing"),
+        _ => format!("cannot change '{op}'"),
+    };
+    if operands.is_empty() {
+        cx.err(format_args!("{name}: missing operand"));
+        cx.err(format_args!("Try '{name} --help' for more information."));
+        return 1;
+    }
+    // cp, mv, ln and install change their last operand; the others each.
+    let targets: Vec<&String> = match name {
+        "cp" | "mv" | "ln" | "install" => operands.last().copied().into_iter().collect(),
+        "chmod" | "chown" | "chgrp" => operands.iter().skip(1).copied().collect(),
+        _ => operands.clone(),
+    };
+    if name == "mv" {
+        let (dest, sources) = targets_split(&operands);
+        for src in sources {
+            cx.err(format_args!(
+                "mv: cannot move '{src}' to '{dest}': Read-only file system"
+            ));
+        }
+        return 1;
+    }
+    for op in targets {
+        cx.err(format_args!("{name}: {}: Read-only file system", what(op)));
+    }
+    1
+}

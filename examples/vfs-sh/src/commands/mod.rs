@@ -240,6 +240,81 @@ const COMMANDS: &[Command] = &[
         usage: "tac [-s SEP] [FILE]...",
     },
     Command {
+        name: "touch",
+        run: |cx, args| misc::read_only(cx, "touch", args),
+        usage: "touch ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "mkdir",
+        run: |cx, args| misc::read_only(cx, "mkdir", args),
+        usage: "mkdir ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "rmdir",
+        run: |cx, args| misc::read_only(cx, "rmdir", args),
+        usage: "rmdir ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "rm",
+        run: |cx, args| misc::read_only(cx, "rm", args),
+        usage: "rm ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "unlink",
+        run: |cx, args| misc::read_only(cx, "unlink", args),
+        usage: "unlink ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "cp",
+        run: |cx, args| misc::read_only(cx, "cp", args),
+        usage: "cp ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "mv",
+        run: |cx, args| misc::read_only(cx, "mv", args),
+        usage: "mv ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "ln",
+        run: |cx, args| misc::read_only(cx, "ln", args),
+        usage: "ln ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "chmod",
+        run: |cx, args| misc::read_only(cx, "chmod", args),
+        usage: "chmod ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "chown",
+        run: |cx, args| misc::read_only(cx, "chown", args),
+        usage: "chown ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "chgrp",
+        run: |cx, args| misc::read_only(cx, "chgrp", args),
+        usage: "chgrp ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "truncate",
+        run: |cx, args| misc::read_only(cx, "truncate", args),
+        usage: "truncate ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "install",
+        run: |cx, args| misc::read_only(cx, "install", args),
+        usage: "install ...  (refused: the filesystem is read-only)",
+    },
+    Command {
+        name: "cksum",
+        run: bytes::cksum,
+        usage: "cksum [FILE]...  (the POSIX CRC and the byte count)",
+    },
+    Command {
+        name: "sum",
+        run: bytes::sum_bsd,
+        usage: "sum [FILE]...  (the BSD checksum and 1 KiB blocks)",
+    },
+    Command {
         name: "tee",
         run: text::tee,
         usage: "tee [-a] [FILE]...  (to standard output; a file would be written and fails: read-only)",
