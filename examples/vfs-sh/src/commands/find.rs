@@ -404,6 +404,7 @@ impl Parser<'_, '_, '_> {
             // `-newerXY REF`: X and Y name a time (a, B, c, m; t for Y: REF
             // is a date). The document filesystem keeps one time per file.
             p if p.len() == 8
+                && p.is_ascii()
                 && p.starts_with("-newer")
                 && "aBcm".contains(&p[6..7])
                 && "aBcmt".contains(&p[7..8]) =>

@@ -263,7 +263,11 @@ fn describe(data: &[u8]) -> String {
 /// What libmagic's text rules name a document's language: the common
 /// cases of its `c-lang`, `java`, `sgml`, `php` and `python` magic.
 fn language(text: &str) -> Option<String> {
-    let head = &text[..text.len().min(8192)];
+    let mut cut = text.len().min(8192);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &text[..cut];
     let lower = head.trim_start().to_ascii_lowercase();
     if let Some(rest) = lower.strip_prefix("<?xml version=\"") {
         let version: String = rest.chars().take_while(|c| *c != '"').collect();
