@@ -209,8 +209,9 @@ pub struct Truncation {
 /// The outcome of a search.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GrepResult {
-    /// Files with selected lines (and without, when asked), in path order:
-    /// root by root, each directory depth first with entries in name order.
+    /// Files with selected lines (and without, when asked), in walk order:
+    /// root by root, each directory depth first with entries in listing
+    /// order (see [`Fs::read_dir`]).
     pub files: Vec<FileHits>,
     /// Files searched by this call.
     pub files_scanned: u64,
