@@ -24,6 +24,8 @@ struct Opts {
     blank_lines: bool,
     /// The options as given, for `diff -r`'s per-file header lines.
     switches: String,
+    /// `-x PAT`: names left out of a directory comparison.
+    exclude: Vec<crate::glob::Pattern>,
 }
 
 /// Lines of a document, each without its newline; and whether the last
@@ -467,6 +469,7 @@ fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
         .iter()
         .chain(eb.iter())
         .map(|e| e.name.as_str())
+        .filter(|n| !o.exclude.iter().any(|p| p.matches(n, false)))
         .collect();
     names.sort_unstable();
     names.dedup();
@@ -538,6 +541,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         space_change: false,
         blank_lines: false,
         switches: String::new(),
+        exclude: Vec::new(),
     };
     let mut ops = Vec::new();
     let mut i = 0;
@@ -570,6 +574,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-y" | "--side-by-side" => side = true,
             "--suppress-common-lines" => o.suppress_common = true,
             "-t" | "--expand-tabs" => o.expand_tabs = true,
+            "-x" | "--exclude" => {
+                let v = args.get(i).cloned().unwrap_or_default();
+                i += 1;
+                o.exclude.push(crate::glob::Pattern::new(&v));
+                flags.push_str(&format!(" {a} {v}"));
+                continue;
+            }
+            s if s.starts_with("--exclude=") => {
+                o.exclude.push(crate::glob::Pattern::new(&s[10..]));
+            }
             "-W" => {
                 let v = args.get(i).cloned().unwrap_or_default();
                 i += 1;

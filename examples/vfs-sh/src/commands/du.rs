@@ -46,6 +46,9 @@ struct Opts {
     human: bool,
     unit: u64,
     max_depth: Option<usize>,
+    /// `-t SIZE`: leave out entries smaller than SIZE bytes (larger, when
+    /// negative).
+    threshold: Option<i64>,
     exclude: Vec<Pattern>,
     nul: bool,
 }
@@ -119,14 +122,52 @@ fn walk(
     total
 }
 
+/// `--threshold`'s SIZE: bytes, or with a K, M, G or T suffix (powers of
+/// 1024; `KB`, `MB`... powers of 1000); a leading `-` makes it an upper
+/// bound.
+fn threshold_bytes(v: &str) -> Option<i64> {
+    let (neg, body) = match v.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, v),
+    };
+    let digits = body
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(body.len());
+    let n: i64 = body[..digits].parse().ok()?;
+    let mult: i64 = match &body[digits..] {
+        "" => 1,
+        "K" | "k" | "KiB" => 1 << 10,
+        "M" | "MiB" => 1 << 20,
+        "G" | "GiB" => 1 << 30,
+        "T" | "TiB" => 1 << 40,
+        "KB" | "kB" => 1000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        _ => return None,
+    };
+    let t = n.checked_mul(mult)?;
+    Some(if neg { -t } else { t })
+}
+
 fn line(out: &mut String, o: &Opts, s: Size, path: &str) {
+    let n = i64::try_from(if o.apparent || o.bytes {
+        s.apparent
+    } else {
+        s.disk
+    })
+    .unwrap_or(i64::MAX);
+    match o.threshold {
+        Some(t) if t >= 0 && n < t => return,
+        Some(t) if t < 0 && n > -t => return,
+        _ => {}
+    }
     out.push_str(&o.render(s));
     out.push('\t');
     out.push_str(path);
     out.push(if o.nul { '\0' } else { '\n' });
 }
 
-/// `du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [--apparent-size] [--exclude=PAT] [PATH]...`
+/// `du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [-t SIZE] [--apparent-size] [--exclude=PAT] [PATH]...`
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         flag('a', "all", "a"),
@@ -145,6 +186,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('\0', "apparent-size", "apparent"),
         flag('\0', "si", "si"),
         value('\0', "exclude", "exclude"),
+        value('t', "threshold", "t"),
     ];
     let p = match options(cx, "du", args, SPEC, 1) {
         Ok(p) => p,
@@ -171,7 +213,18 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         (true, None) => 1 << 20,
         _ => 1024,
     };
+    let threshold = match p.value("t") {
+        None => None,
+        Some(v) => match threshold_bytes(v) {
+            Some(t) => Some(t),
+            None => {
+                cx.err(format_args!("du: invalid --threshold argument '{v}'"));
+                return 1;
+            }
+        },
+    };
     let o = Opts {
+        threshold,
         all: p.has("a"),
         summarize: p.has("s"),
         apparent: p.has("apparent"),

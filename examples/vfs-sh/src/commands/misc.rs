@@ -137,42 +137,6 @@ pub(crate) fn dirname(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     0
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        let b = [
-            ("/files/a.md", "", "a.md"),
-            ("/files/a.md", ".md", "a"),
-            ("a.md", "a.md", "a.md"),
-            ("/files/dir/", "", "dir"),
-            ("/", "", "/"),
-            ("//", "", "/"),
-            ("", "", ""),
-            ("a", "", "a"),
-        ];
-        for (n, s, want) in b {
-            assert_eq!(base_name(n, s), want, "{n:?} {s:?}");
-        }
-        let d = [
-            ("/files/a.md", "/files"),
-            ("a.md", "."),
-            ("/a", "/"),
-            ("/", "/"),
-            ("a/", "."),
-            ("/a/b/", "/a"),
-            ("//a//b//", "//a"),
-            ("", "."),
-            ("dir/sub/file", "dir/sub"),
-        ];
-        for (n, want) in d {
-            assert_eq!(dir_name(n), want, "{n:?}");
-        }
-    }
-}
-
 /// The last operand and the ones before it.
 fn targets_split<'a>(operands: &[&'a String]) -> (&'a str, Vec<&'a str>) {
     match operands.split_last() {
@@ -228,4 +192,40 @@ pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
         cx.err(format_args!("{name}: {}: Read-only file system", what(op)));
     }
     1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        let b = [
+            ("/files/a.md", "", "a.md"),
+            ("/files/a.md", ".md", "a"),
+            ("a.md", "a.md", "a.md"),
+            ("/files/dir/", "", "dir"),
+            ("/", "", "/"),
+            ("//", "", "/"),
+            ("", "", ""),
+            ("a", "", "a"),
+        ];
+        for (n, s, want) in b {
+            assert_eq!(base_name(n, s), want, "{n:?} {s:?}");
+        }
+        let d = [
+            ("/files/a.md", "/files"),
+            ("a.md", "."),
+            ("/a", "/"),
+            ("/", "/"),
+            ("a/", "."),
+            ("/a/b/", "/a"),
+            ("//a//b//", "//a"),
+            ("", "."),
+            ("dir/sub/file", "dir/sub"),
+        ];
+        for (n, want) in d {
+            assert_eq!(dir_name(n), want, "{n:?}");
+        }
+    }
 }

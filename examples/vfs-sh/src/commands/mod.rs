@@ -142,12 +142,12 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "diff",
         run: diff::run,
-        usage: "diff [-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r] [-i] [-w] [-b] [-B] FILE1 FILE2  (normal, unified and side-by-side formats)",
+        usage: "diff [-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-i] [-w] [-b] [-B] FILE1 FILE2  (normal, unified and side-by-side formats)",
     },
     Command {
         name: "du",
         run: du::run,
-        usage: "du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [--apparent-size] [--exclude=PAT] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
+        usage: "du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [-t [-]SIZE] [--apparent-size] [--exclude=PAT] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
     },
     Command {
         name: "expr",

@@ -469,6 +469,47 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     u8::from(failed)
 }
 
+/// bash's `printf %q` in the C locale: `''` for nothing, `$'...'` when a
+/// byte is not printable ASCII, otherwise a backslash before each character
+/// the shell would read specially (`~` and `#` only at the start).
+pub(crate) fn shell_quote(s: &str) -> String {
+    if s.is_empty() {
+        return "''".to_owned();
+    }
+    if s.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
+        let mut out = String::from("$'");
+        for b in s.bytes() {
+            match b {
+                b'\t' => out.push_str("\\t"),
+                b'\n' => out.push_str("\\n"),
+                b'\r' => out.push_str("\\r"),
+                0x07 => out.push_str("\\a"),
+                0x08 => out.push_str("\\b"),
+                0x0b => out.push_str("\\v"),
+                0x0c => out.push_str("\\f"),
+                0x1b => out.push_str("\\E"),
+                b'\'' => out.push_str("\\'"),
+                b'\\' => out.push_str("\\\\"),
+                0x20..=0x7e => out.push(b as char),
+                _ => out.push_str(&format!("\\{b:03o}")),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    for (i, c) in s.chars().enumerate() {
+        let safe = c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '+' | '@' | '%')
+            || (i > 0 && matches!(c, '~' | '#'));
+        if !safe {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -529,45 +570,4 @@ mod tests {
         assert!(compile("%q").is_ok());
         assert!(compile("%").is_err());
     }
-}
-
-/// bash's `printf %q` in the C locale: `''` for nothing, `$'...'` when a
-/// byte is not printable ASCII, otherwise a backslash before each character
-/// the shell would read specially (`~` and `#` only at the start).
-pub(crate) fn shell_quote(s: &str) -> String {
-    if s.is_empty() {
-        return "''".to_owned();
-    }
-    if s.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
-        let mut out = String::from("$'");
-        for b in s.bytes() {
-            match b {
-                b'\t' => out.push_str("\\t"),
-                b'\n' => out.push_str("\\n"),
-                b'\r' => out.push_str("\\r"),
-                0x07 => out.push_str("\\a"),
-                0x08 => out.push_str("\\b"),
-                0x0b => out.push_str("\\v"),
-                0x0c => out.push_str("\\f"),
-                0x1b => out.push_str("\\E"),
-                b'\'' => out.push_str("\\'"),
-                b'\\' => out.push_str("\\\\"),
-                0x20..=0x7e => out.push(b as char),
-                _ => out.push_str(&format!("\\{b:03o}")),
-            }
-        }
-        out.push('\'');
-        return out;
-    }
-    let mut out = String::with_capacity(s.len() + 4);
-    for (i, c) in s.chars().enumerate() {
-        let safe = c.is_ascii_alphanumeric()
-            || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | '+' | '@' | '%')
-            || (i > 0 && matches!(c, '~' | '#'));
-        if !safe {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }
