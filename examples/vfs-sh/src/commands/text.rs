@@ -1270,7 +1270,16 @@ pub(crate) fn cmp(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 return 1;
             }
             if p.has("l") {
-                out.push_str(&format!("{} {:o} {:o}\n", i + 1, x, y));
+                // GNU pads the offset to the digits of the shorter
+                // document's size (of the largest offset when an input is a
+                // pipe) and each byte to three octal digits.
+                let piped = ops.iter().any(|o| o == "-" || o.starts_with("/dev/fd/"));
+                let w = if piped {
+                    i64::MAX.to_string().len()
+                } else {
+                    a.len().min(b.len()).max(1).to_string().len()
+                };
+                out.push_str(&format!("{:>w$} {x:>3o} {y:>3o}\n", i + 1));
                 continue;
             }
             // GNU cmp's C-locale message says "char"; its UTF-8 one "byte".
@@ -1305,6 +1314,8 @@ pub(crate) fn cmp(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 .count();
             let tail = if n == 0 {
                 "EOF on {short} which is empty".replace("{short}", short)
+            } else if p.has("l") {
+                format!("EOF on {short} after byte {n}")
             } else {
                 format!(
                     "EOF on {short} after byte {n}, line {}",
