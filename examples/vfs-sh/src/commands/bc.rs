@@ -127,16 +127,37 @@ impl Dec {
             );
         }
         let s = scale.max(self.scale);
-        // isqrt(a * 10^(2s - sa)).
-        let n = self.rescale(2 * s)?;
-        let mut x = (n as f64).sqrt() as i128;
-        while x > 0 && x * x > n {
-            x -= 1;
+        // isqrt(a * 10^(2s - sa)), digit by digit: the radicand may have
+        // twice the digits an i128 holds while its root does not.
+        let mut digits = self.mant.to_string();
+        if 2 * s >= self.scale {
+            digits.push_str(&"0".repeat((2 * s - self.scale) as usize));
+        } else {
+            let keep = digits.len().saturating_sub((self.scale - 2 * s) as usize);
+            digits.truncate(keep);
         }
-        while (x + 1) * (x + 1) <= n {
-            x += 1;
+        if digits.len() % 2 == 1 {
+            digits.insert(0, '0');
         }
-        Ok(Dec { mant: x, scale: s })
+        let (mut root, mut rem) = (0u128, 0u128);
+        for pair in digits.as_bytes().chunks(2) {
+            let d = u128::from(pair[0] - b'0') * 10 + u128::from(pair[1] - b'0');
+            rem = rem
+                .checked_mul(100)
+                .and_then(|r| r.checked_add(d))
+                .ok_or_else(|| OVERFLOW.to_owned())?;
+            let mut x = 9;
+            while (20 * root + x) * x > rem {
+                x -= 1;
+            }
+            rem -= (20 * root + x) * x;
+            root = root
+                .checked_mul(10)
+                .map(|r| r + x)
+                .ok_or_else(|| OVERFLOW.to_owned())?;
+        }
+        let mant = i128::try_from(root).map_err(|_| OVERFLOW.to_owned())?;
+        Ok(Dec { mant, scale: s })
     }
 
     fn is_zero(self) -> bool {

@@ -526,6 +526,21 @@ pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     } else if p.has("i") {
         let cols = n("c").unwrap_or(12).max(1);
+        // A named file gets xxd's C declaration around its bytes, the name
+        // with every character outside [A-Za-z0-9] as `_`.
+        let var = (op != "-").then(|| {
+            let mut v: String = op
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            if v.starts_with(|c: char| c.is_ascii_digit()) {
+                v.insert(0, '_');
+            }
+            v
+        });
+        if let Some(v) = &var {
+            out.push_str(&format!("unsigned char {v}[] = {{\n"));
+        }
         for (k, chunk) in data.chunks(cols).enumerate() {
             out.push_str("  ");
             let items: Vec<String> = chunk.iter().map(|b| format!("0x{}", hex(*b))).collect();
@@ -534,6 +549,9 @@ pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 out.push(',');
             }
             out.push('\n');
+        }
+        if let Some(v) = &var {
+            out.push_str(&format!("}};\nunsigned int {v}_len = {};\n", data.len()));
         }
     } else {
         let cols = n("c").unwrap_or(16).max(1);

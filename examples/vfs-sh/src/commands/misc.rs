@@ -166,6 +166,7 @@ pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
         "chmod" => format!("changing permissions of '{op}'"),
         "chown" | "chgrp" => format!("changing ownership of '{op}'"),
         "truncate" => format!("cannot open '{op}' for writing"),
+        "split" | "csplit" => "cannot open 'xx00' for writing".to_owned(),
         _ => format!("cannot change '{op}'"),
     };
     if operands.is_empty() {
@@ -173,8 +174,10 @@ pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
         cx.err(format_args!("Try '{name} --help' for more information."));
         return 1;
     }
-    // cp, mv, ln and install change their last operand; the others each.
+    // cp, mv, ln and install change their last operand; split and csplit
+    // write new files once; the others change each operand.
     let targets: Vec<&String> = match name {
+        "split" | "csplit" => operands.iter().take(1).copied().collect(),
         "cp" | "mv" | "ln" | "install" => operands.last().copied().into_iter().collect(),
         "chmod" | "chown" | "chgrp" => operands.iter().skip(1).copied().collect(),
         _ => operands.clone(),

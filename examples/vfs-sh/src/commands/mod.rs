@@ -305,6 +305,36 @@ const COMMANDS: &[Command] = &[
         usage: "install ...  (refused: the filesystem is read-only)",
     },
     Command {
+        name: "expand",
+        run: text::expand,
+        usage: "expand [-t N] [-i] [FILE]...",
+    },
+    Command {
+        name: "unexpand",
+        run: text::unexpand,
+        usage: "unexpand [-a] [-t N] [--first-only] [FILE]...",
+    },
+    Command {
+        name: "numfmt",
+        run: text::numfmt,
+        usage: "numfmt [--from=si|iec|iec-i|auto] [--to=si|iec|iec-i] [--suffix=S] [--padding=N] [--field=N] [-d C] [--header[=N]] [--round=up|down|from-zero|towards-zero|nearest] [NUMBER]...",
+    },
+    Command {
+        name: "factor",
+        run: text::factor,
+        usage: "factor [NUMBER]...",
+    },
+    Command {
+        name: "split",
+        run: |cx, args| misc::read_only(cx, "split", args),
+        usage: "split ...  (refused: it writes files, and the filesystem is read-only)",
+    },
+    Command {
+        name: "csplit",
+        run: |cx, args| misc::read_only(cx, "csplit", args),
+        usage: "csplit ...  (refused: it writes files, and the filesystem is read-only)",
+    },
+    Command {
         name: "cksum",
         run: bytes::cksum,
         usage: "cksum [FILE]...  (the POSIX CRC and the byte count)",

@@ -74,6 +74,403 @@ pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     u8::from(failed)
 }
 
+/// `expand [-t N] [-i] [FILE]...`: tabs to spaces, stops every N (8)
+/// columns; `-i` only in the leading blanks.
+pub(crate) fn expand(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    tabs(cx, "expand", args, true)
+}
+
+/// `unexpand [-a] [-t N] [FILE]...`: leading blanks (every run with `-a`
+/// or `-t`) back to tabs at stops every N (8) columns.
+pub(crate) fn unexpand(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    tabs(cx, "unexpand", args, false)
+}
+
+fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        value('t', "tabs", "t"),
+        flag('i', "initial", "i"),
+        flag('a', "all", "a"),
+        flag('\0', "first-only", "first"),
+    ];
+    let p = match options(cx, cmd, args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let width = match p.value("t").map(str::parse::<usize>) {
+        None => 8,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => {
+            cx.err(format_args!("{cmd}: tab size must be a positive number"));
+            return 1;
+        }
+    };
+    let initial_only = if to_spaces {
+        p.has("i")
+    } else {
+        !(p.has("a") || p.has("t")) || p.has("first")
+    };
+    let (ins, failed) = inputs(cx, cmd, &p.operands);
+    let mut out = String::new();
+    for (_, d) in ins {
+        for line in String::from_utf8_lossy(&d).split_inclusive('\n') {
+            let (body, nl) = match line.strip_suffix('\n') {
+                Some(b) => (b, "\n"),
+                None => (line, ""),
+            };
+            let lead = body.len() - body.trim_start_matches([' ', '\t']).len();
+            let converted = if to_spaces {
+                let mut col = 0;
+                let mut o = String::new();
+                for (i, c) in body.char_indices() {
+                    if c == '\t' && (!initial_only || i < lead) {
+                        let n = width - col % width;
+                        o.push_str(&" ".repeat(n));
+                        col += n;
+                    } else {
+                        o.push(c);
+                        col += 1;
+                    }
+                }
+                o
+            } else {
+                let upto = if initial_only { lead } else { body.len() };
+                let (head, tail) = body.split_at(upto);
+                let mut o = String::new();
+                let mut col = 0;
+                let mut spaces = 0;
+                for c in head.chars() {
+                    match c {
+                        ' ' => {
+                            spaces += 1;
+                            col += 1;
+                            if col % width == 0 {
+                                o.push(if spaces > 1 { '\t' } else { ' ' });
+                                spaces = 0;
+                            }
+                        }
+                        '\t' => {
+                            o.push('\t');
+                            spaces = 0;
+                            col += width - col % width;
+                        }
+                        c => {
+                            o.push_str(&" ".repeat(spaces));
+                            spaces = 0;
+                            o.push(c);
+                            col += 1;
+                        }
+                    }
+                }
+                o.push_str(&" ".repeat(spaces));
+                o.push_str(tail);
+                o
+            };
+            out.push_str(&converted);
+            out.push_str(nl);
+        }
+    }
+    cx.outs(&out);
+    u8::from(failed)
+}
+
+/// How `numfmt` rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Round {
+    Up,
+    Down,
+    FromZero,
+    TowardsZero,
+    Nearest,
+}
+
+impl Round {
+    fn apply(self, x: f64) -> f64 {
+        match self {
+            Round::Up => x.ceil(),
+            Round::Down => x.floor(),
+            Round::FromZero => {
+                if x < 0.0 {
+                    x.floor()
+                } else {
+                    x.ceil()
+                }
+            }
+            Round::TowardsZero => x.trunc(),
+            Round::Nearest => x.round(),
+        }
+    }
+}
+
+/// A unit system of `--from`/`--to`: `si` (1000), `iec` (1024), `iec-i`
+/// (1024, `Ki`), `auto` (input only: `K` is 1000, `Ki` 1024), `none`.
+fn numfmt_unit(name: &str) -> Option<(f64, &'static str)> {
+    match name {
+        "none" => Some((1.0, "")),
+        "si" => Some((1000.0, "")),
+        "iec" => Some((1024.0, "")),
+        "iec-i" => Some((1024.0, "i")),
+        "auto" => Some((0.0, "")),
+        _ => None,
+    }
+}
+
+const NUMFMT_SUFFIXES: &[u8] = b"KMGTPEZYRQ";
+
+/// A number as `--from` reads it.
+fn numfmt_parse(text: &str, from: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(end);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("numfmt: invalid number: '{text}'"))?;
+    if suffix.is_empty() {
+        return Ok(v);
+    }
+    let letter = suffix.as_bytes()[0].to_ascii_uppercase();
+    let Some(power) = NUMFMT_SUFFIXES.iter().position(|&c| c == letter) else {
+        return Err(format!("numfmt: invalid suffix in input: '{text}'"));
+    };
+    let base = match (from, &suffix[1..]) {
+        ("none", _) => {
+            return Err(format!(
+                "numfmt: rejecting suffix in input: '{text}' (consider using --from)"
+            ));
+        }
+        ("si", "") | ("auto", "") => 1000.0,
+        ("iec", "") | ("iec-i", "i") | ("auto", "i") => 1024.0,
+        _ => return Err(format!("numfmt: invalid suffix in input: '{text}'")),
+    };
+    Ok(v * f64::powi(base, power as i32 + 1))
+}
+
+/// A number as `--to` writes it: GNU's human style, one decimal below 10
+/// units.
+fn numfmt_show(v: f64, base: f64, infix: &str, round: Round) -> String {
+    if base <= 1.0 || v.abs() < base {
+        let r = round.apply(v);
+        return format!("{r}");
+    }
+    let mut x = v;
+    let mut unit = 0usize;
+    while x.abs() >= base && unit < NUMFMT_SUFFIXES.len() {
+        x /= base;
+        unit += 1;
+    }
+    let letter = |u: usize| NUMFMT_SUFFIXES[u - 1] as char;
+    if x.abs() < 10.0 {
+        let r = round.apply(x * 10.0) / 10.0;
+        if r.abs() < 10.0 {
+            return format!("{r:.1}{}{infix}", letter(unit));
+        }
+        x = r;
+    }
+    let r = round.apply(x);
+    if r.abs() >= base && unit < NUMFMT_SUFFIXES.len() {
+        return format!("1.0{}{infix}", letter(unit + 1));
+    }
+    format!("{r}{}{infix}", letter(unit))
+}
+
+/// `numfmt [--from=UNIT] [--to=UNIT] [--suffix=S] [--padding=N]
+/// [--field=N] [-d C] [--header[=N]] [--round=METHOD] [NUMBER]...`
+pub(crate) fn numfmt(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        value('\0', "from", "from"),
+        value('\0', "to", "to"),
+        value('\0', "suffix", "suffix"),
+        value('\0', "padding", "padding"),
+        value('\0', "field", "field"),
+        value('d', "delimiter", "d"),
+        super::optional("header", "header"),
+        value('\0', "round", "round"),
+    ];
+    let p = match options(cx, "numfmt", args, SPEC, 2) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let from = p.value("from").unwrap_or("none");
+    let to = p.value("to").unwrap_or("none");
+    let (Some(_), Some((base, infix))) = (numfmt_unit(from), numfmt_unit(to).filter(|u| u.0 > 0.0))
+    else {
+        let bad = if numfmt_unit(from).is_none() {
+            from
+        } else {
+            to
+        };
+        cx.err(format_args!("numfmt: invalid argument '{bad}'"));
+        return 1;
+    };
+    let round = match p.value("round").unwrap_or("from-zero") {
+        "up" => Round::Up,
+        "down" => Round::Down,
+        "from-zero" => Round::FromZero,
+        "towards-zero" => Round::TowardsZero,
+        "nearest" => Round::Nearest,
+        other => {
+            cx.err(format_args!(
+                "numfmt: invalid argument '{other}' for '--round'"
+            ));
+            return 1;
+        }
+    };
+    let padding: i64 = p.value("padding").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let field: usize = p
+        .value("field")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let suffix = p.value("suffix").unwrap_or("");
+    let convert = |text: &str| -> Result<String, String> {
+        let v = numfmt_parse(
+            text.strip_suffix(suffix)
+                .filter(|_| !suffix.is_empty())
+                .unwrap_or(text),
+            from,
+        )?;
+        let mut shown = numfmt_show(v, base, infix, round);
+        shown.push_str(suffix);
+        let w = padding.unsigned_abs() as usize;
+        Ok(if padding > 0 {
+            format!("{shown:>w$}")
+        } else if padding < 0 {
+            format!("{shown:<w$}")
+        } else {
+            shown
+        })
+    };
+    let mut out = String::new();
+    let mut status = 0;
+    if !p.operands.is_empty() {
+        for op in &p.operands {
+            match convert(op) {
+                Ok(s) => {
+                    out.push_str(&s);
+                    out.push('\n');
+                }
+                Err(e) => {
+                    cx.outs(&std::mem::take(&mut out));
+                    cx.err(e);
+                    status = 2;
+                    break;
+                }
+            }
+        }
+        cx.outs(&out);
+        return status;
+    }
+    let headers: usize = match (p.has("header"), p.value("header")) {
+        (_, Some(n)) => n.parse().unwrap_or(1),
+        (true, None) => 1,
+        _ => 0,
+    };
+    let delim = p.value("d").and_then(|d| d.chars().next());
+    let data = cx.stdin();
+    for (i, line) in String::from_utf8_lossy(&data).lines().enumerate() {
+        if i < headers {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        // The fields with what separates them, so that the rest of the
+        // line is kept as it was.
+        let mut pieces: Vec<(String, String)> = Vec::new();
+        let mut word = String::new();
+        let mut sep = String::new();
+        for c in line.chars() {
+            let is_sep = match delim {
+                Some(d) => c == d,
+                None => c == ' ' || c == '\t',
+            };
+            // Blanks before a field's first character belong to it.
+            if is_sep && (delim.is_some() || !word.trim_start().is_empty()) {
+                sep.push(c);
+                if delim.is_some() {
+                    pieces.push((std::mem::take(&mut word), std::mem::take(&mut sep)));
+                }
+            } else if is_sep {
+                word.push(c);
+            } else {
+                if !sep.is_empty() {
+                    pieces.push((std::mem::take(&mut word), std::mem::take(&mut sep)));
+                }
+                word.push(c);
+            }
+        }
+        pieces.push((word, sep));
+        for (k, (w, s)) in pieces.iter().enumerate() {
+            if k + 1 == field {
+                let lead = &w[..w.len() - w.trim_start().len()];
+                match convert(w.trim_start()) {
+                    Ok(c) => {
+                        out.push_str(lead);
+                        out.push_str(&c);
+                    }
+                    Err(e) => {
+                        cx.outs(&std::mem::take(&mut out));
+                        cx.err(e);
+                        return 2;
+                    }
+                }
+            } else {
+                out.push_str(w);
+            }
+            // GNU writes a blank separator's tabs as spaces.
+            if delim.is_none() {
+                out.push_str(&s.replace('\t', " "));
+            } else {
+                out.push_str(s);
+            }
+        }
+        out.push('\n');
+    }
+    cx.outs(&out);
+    status
+}
+
+/// `factor [NUMBER]...`: prime factors, smallest first (the numbers from
+/// standard input when there are none).
+pub(crate) fn factor(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let words: Vec<String> = if args.is_empty() {
+        String::from_utf8_lossy(&cx.stdin())
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    } else {
+        args.to_vec()
+    };
+    let mut out = String::new();
+    let mut status = 0;
+    for w in &words {
+        let Ok(mut n) = w.trim_start_matches('+').parse::<u64>() else {
+            cx.outs(&std::mem::take(&mut out));
+            cx.err(format_args!(
+                "factor: '{w}' is not a valid positive integer"
+            ));
+            status = 1;
+            continue;
+        };
+        out.push_str(&format!("{n}:"));
+        let mut d = 2u64;
+        while d.saturating_mul(d) <= n {
+            while n % d == 0 {
+                out.push_str(&format!(" {d}"));
+                n /= d;
+            }
+            d += if d == 2 { 1 } else { 2 };
+        }
+        if n > 1 {
+            out.push_str(&format!(" {n}"));
+        }
+        out.push('\n');
+    }
+    cx.outs(&out);
+    status
+}
+
 /// `tac [-s SEP] [FILE]...`
 pub(crate) fn tac(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[value('s', "separator", "s"), flag('b', "before", "b")];
