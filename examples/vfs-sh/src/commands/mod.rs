@@ -743,8 +743,9 @@ fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
     );
     let mut sorted: Vec<&Command> = COMMANDS.iter().collect();
     sorted.sort_by_key(|c| c.name);
+    let width = sorted.iter().map(|c| c.name.len()).max().unwrap_or(0) + 1;
     for c in sorted {
-        s.push_str(&format!("  {:<9}{}\n", c.name, c.usage));
+        s.push_str(&format!("  {:<width$}{}\n", c.name, c.usage));
     }
     cx.outs(&s);
     0
