@@ -26,6 +26,7 @@ mod arith;
 mod brace;
 pub mod cases;
 mod commands;
+mod datestr;
 #[cfg(not(target_family = "wasm"))]
 pub mod dirfs;
 mod exec;

@@ -74,6 +74,13 @@ fn writes_fail_like_a_read_only_filesystem() {
     );
     assert_eq!(sh("uniq README.md out").status, 2);
     assert_eq!(sh("sed -i -n 1p README.md").status, 2);
+    // An attached suffix, or `-i` inside a cluster, is still an edit.
+    for edit in ["sed -i.bak s/a/b/ README.md", "sed -ni p README.md", "sed --in-place=.orig p README.md"] {
+        let r = sh(edit);
+        assert_eq!((r.err.as_str(), r.status), ("vfs-sh: the filesystem is read-only\n", 2), "{edit}");
+    }
+    // `-e` takes the next word: an `i` in the script is not an option.
+    assert_eq!(sh("sed -n -e s/i/x/p README.md").status, 0);
     let r = sh("echo data | tee out.txt");
     assert_eq!((r.out.as_str(), r.status), ("data\n", 1));
     assert_eq!(r.err, "tee: out.txt: Read-only file system\n");

@@ -82,6 +82,12 @@ enum Expr {
     Perm(u32, char),
     /// `-executable`: a directory, or a document with an execute bit.
     Executable,
+    /// `-uid`, `-gid`, `-inum`, compared with the 0 every path shows.
+    Zero(Cmp),
+    /// `-links N`, compared with the Linux link count.
+    Links(Cmp),
+    /// `-samefile F`: the path that resolves to where `F` does.
+    SameFile(String),
 }
 
 /// One piece of a `-printf` format.
@@ -352,7 +358,10 @@ impl Parser<'_, '_, '_> {
                 Expr::Ls
             }
             "-prune" => Expr::Prune,
-            "-quit" => Expr::Quit,
+            "-quit" => {
+                self.has_action = true;
+                Expr::Quit
+            }
             "-regextype" => {
                 let v = self.arg(&pred)?;
                 self.extended = match v.as_str() {
@@ -451,11 +460,27 @@ impl Parser<'_, '_, '_> {
             "-readable" | "-nouser" | "-nogroup" => Expr::Const(pred == "-readable"),
             "-writable" => Expr::Const(false),
             "-executable" => Expr::Executable,
-            "-user" | "-group" | "-uid" | "-gid" | "-links" | "-inum" | "-samefile" => {
-                // Owners and links are not part of the document filesystem:
-                // every document passes.
-                self.arg(&pred)?;
-                Expr::Const(true)
+            "-user" | "-group" => {
+                // Everything is owned by root (id 0), as `ls -l` shows.
+                let v = self.arg(&pred)?;
+                Expr::Const(v == super::OWNER || v == "0")
+            }
+            "-uid" | "-gid" | "-inum" | "-links" => {
+                let v = self.arg(&pred)?;
+                let cmp = Cmp::parse(&v)
+                    .ok_or_else(|| format!("find: invalid argument `{v}' to `{pred}'"))?;
+                if pred == "-links" {
+                    Expr::Links(cmp)
+                } else {
+                    Expr::Zero(cmp)
+                }
+            }
+            "-samefile" => {
+                let v = self.arg(&pred)?;
+                match self.cx.fs.metadata(&v) {
+                    Ok(m) => Expr::SameFile(m.path),
+                    Err(e) => return Err(format!("find: '{v}': {}", e.strerror())),
+                }
             }
             "-ignore_readdir_race" | "-noignore_readdir_race" | "-nowarn" | "-warn" => {
                 Expr::Const(true)
@@ -495,6 +520,12 @@ fn eval(
         Expr::Path(p, fold) => p.matches(it.path, *fold),
         Expr::Regex(re) => re.is_match(it.path),
         Expr::Executable => it.kind == Kind::Dir || mode_of(cx, it) & 0o111 != 0,
+        Expr::Zero(cmp) => cmp.test(0),
+        Expr::Links(cmp) => {
+            let n = super::links(cx, it.path, it.kind);
+            cmp.test(i64::try_from(n).unwrap_or(i64::MAX))
+        }
+        Expr::SameFile(target) => cx.fs.metadata(it.path).is_ok_and(|m| m.path == *target),
         Expr::Type(kinds) => kinds.iter().any(|&k| match k {
             'f' => it.kind == Kind::File,
             'd' => it.kind == Kind::Dir,

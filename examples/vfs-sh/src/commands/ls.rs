@@ -1,7 +1,9 @@
-//! `ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -R -h -d -s -i -Q]
+//! `ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -Q -p -F]
 //! [--group-directories-first] [PATH]...`, one entry per line as GNU ls
-//! prints when its output is not a terminal (`-m`: comma separated, 80
-//! columns). `-U` and `-f` keep the backend's order (readdir order for a
+//! prints when its output is not a terminal (`-m`: comma separated; `-C`
+//! down and `-x` across in GNU's tab-padded columns; both 80 wide, or
+//! `-w N`, or `$COLUMNS`). `-p` and `-F` mark directories (and `-F`
+//! executables) as GNU does. `-U` and `-f` keep the backend's order (readdir order for a
 //! local directory, as GNU shows it).
 //!
 //! File operands are listed first, then each directory with a `name:`
@@ -18,9 +20,34 @@ use crate::exec::Cx;
 use crate::fs::{Kind, Meta};
 use crate::time::ls_date;
 
+/// How names are laid out when the listing is not long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// One per line (`-1`, and the default off a terminal).
+    Lines,
+    /// `-m`: separated by commas.
+    Commas,
+    /// `-C`: in columns, filled down.
+    Columns,
+    /// `-x`: in columns, filled across.
+    Across,
+}
+
+/// What `-p`, `--file-type` and `-F` append to a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Indicator {
+    None,
+    /// `-p`: `/` after a directory.
+    Slash,
+    /// `--file-type`: `/` (and `@ | =` for kinds the documents never have).
+    FileType,
+    /// `-F`: as `--file-type`, and `*` after an executable document.
+    Classify,
+}
+
 /// The options that shape a listing.
 #[derive(Debug, Clone, Copy)]
-struct Opts {
+struct Opts<'a> {
     all: bool,
     almost_all: bool,
     long: bool,
@@ -34,8 +61,10 @@ struct Opts {
     blocks: bool,
     /// `-i`: the inode number (the document store has none: 0).
     inode: bool,
-    /// `--time-style`: 0 locale (default), 1 long-iso, 2 full-iso, 3 iso.
+    /// `--time-style`: 0 locale (default), 1 long-iso, 2 full-iso, 3 iso,
+    /// 4 the `+FORMAT` in `time_format`.
     time_style: u8,
+    time_format: &'a str,
     /// `-U`/`-f`: no sorting.
     unsorted: bool,
     /// `-X`: by extension.
@@ -43,8 +72,10 @@ struct Opts {
     /// `-v`: by version.
     by_version: bool,
     dirs_first: bool,
-    /// `-m`: names separated by commas.
-    commas: bool,
+    layout: Layout,
+    /// `-w`, else `COLUMNS`, else 80; 0 is no limit.
+    width: usize,
+    indicator: Indicator,
     /// `-g`/`-o`/`-G`: which of owner and group the long format shows.
     owner: bool,
     group: bool,
@@ -109,7 +140,7 @@ pub(crate) fn human(n: u64) -> String {
     format!("{}{}", r as u64, UNITS[u])
 }
 
-fn sort(items: &mut [Item], o: Opts) {
+fn sort(items: &mut [Item], o: Opts<'_>) {
     if o.unsorted {
         return;
     }
@@ -141,7 +172,7 @@ fn sort(items: &mut [Item], o: Opts) {
 }
 
 /// Prints a block of items: names, or long lines with aligned columns.
-fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
+fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
     let mut s = String::new();
     let block_col = |it: &Item| {
         if o.human {
@@ -161,19 +192,38 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
         }
         p
     };
-    let label = |it: &Item| {
+    let marks: Vec<&str> = items.iter().map(|it| indicator(cx, it, o)).collect();
+    let label = |k: usize| {
+        let it = &items[k];
         if o.quote {
-            format!("\"{}\"", it.name)
+            format!("\"{}\"{}", it.name, marks[k])
         } else {
-            it.name.clone()
+            format!("{}{}", it.name, marks[k])
         }
     };
-    if o.commas && !o.long {
+    if matches!(o.layout, Layout::Columns | Layout::Across) && !o.long {
+        if total && o.blocks {
+            let sum: u64 = items.iter().map(|i| kib_blocks(i.len)).sum();
+            let t = if o.human {
+                human(sum * 1024)
+            } else {
+                sum.to_string()
+            };
+            s.push_str(&format!("total {t}\n"));
+        }
+        let cells: Vec<String> = (0..items.len())
+            .map(|k| format!("{}{}", prefix(&items[k]), label(k)))
+            .collect();
+        s.push_str(&columns(&cells, o.width, o.layout == Layout::Across));
+        cx.outs(&s);
+        return;
+    }
+    if o.layout == Layout::Commas && !o.long {
         // GNU's print_with_separator: a line breaks before a name that
         // would reach column 80.
         let mut pos = 0usize;
         for (i, it) in items.iter().enumerate() {
-            let text = format!("{}{}", prefix(it), label(it));
+            let text = format!("{}{}", prefix(it), label(i));
             let len = text.chars().count();
             if i > 0 {
                 if pos + len + 2 < 80 {
@@ -203,9 +253,9 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
             };
             s.push_str(&format!("total {t}\n"));
         }
-        for it in items {
+        for (k, it) in items.iter().enumerate() {
             s.push_str(&prefix(it));
-            s.push_str(&label(it));
+            s.push_str(&label(k));
             s.push('\n');
         }
         cx.outs(&s);
@@ -234,11 +284,12 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
         .collect();
     let lw = links.iter().map(|n| n.to_string().len()).max().unwrap_or(1);
     let now = cx.env.now;
-    for (it, n) in items.iter().zip(&links) {
+    for (k, (it, n)) in items.iter().zip(&links).enumerate() {
         let bits = cx.fs.mode(&it.path).unwrap_or(it.kind.default_mode());
         let mode = crate::fs::mode_string(it.kind, bits);
         let date = match o.time_style {
             0 => ls_date(it.modified, now),
+            4 => custom_date(it.modified, now, o.time_format),
             style => iso_date(it.modified, now, style),
         };
         let id = if o.numeric { "0" } else { super::OWNER };
@@ -253,10 +304,125 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts, total: bool) {
             "{}{mode} {n:>lw$} {who}{:>width$} {date} {}\n",
             prefix(it),
             size(it),
-            label(it)
+            label(k)
         ));
     }
     cx.outs(&s);
+}
+
+/// The mark `-p`, `--file-type` or `-F` puts after a name.
+fn indicator(cx: &mut Cx<'_>, it: &Item, o: Opts<'_>) -> &'static str {
+    match (o.indicator, it.kind) {
+        (Indicator::None, _) => "",
+        (_, Kind::Dir) => "/",
+        (Indicator::Classify, Kind::File) => {
+            let bits = cx.fs.mode(&it.path).unwrap_or(it.kind.default_mode());
+            if bits & 0o111 != 0 { "*" } else { "" }
+        }
+        _ => "",
+    }
+}
+
+/// GNU's `-C` (down) and `-x` (across) layouts when output is not a
+/// terminal: the most columns whose widths fit in `width`, each column as
+/// wide as its widest name plus two, padded with tabs to 8-column stops.
+fn columns(cells: &[String], width: usize, across: bool) -> String {
+    const MIN_COLUMN_WIDTH: usize = 3;
+    let n = cells.len();
+    if n == 0 {
+        return String::new();
+    }
+    let lens: Vec<usize> = cells.iter().map(|c| c.chars().count()).collect();
+    let most = if width == 0 {
+        n
+    } else {
+        (width / MIN_COLUMN_WIDTH).max(1).min(n)
+    };
+    // GNU's calculate_columns: for each candidate count, grow the column
+    // widths name by name and drop the count once the line is too long.
+    let mut fits = vec![true; most];
+    let mut line = (1..=most).map(|c| c * MIN_COLUMN_WIDTH).collect::<Vec<_>>();
+    let mut widths: Vec<Vec<usize>> = (1..=most).map(|c| vec![MIN_COLUMN_WIDTH; c]).collect();
+    for (k, &len) in lens.iter().enumerate() {
+        for c in 0..most {
+            if !fits[c] {
+                continue;
+            }
+            let idx = if across {
+                k % (c + 1)
+            } else {
+                k / n.div_ceil(c + 1)
+            };
+            let real = len + if idx == c { 0 } else { 2 };
+            if widths[c][idx] < real {
+                line[c] += real - widths[c][idx];
+                widths[c][idx] = real;
+                fits[c] = width == 0 || line[c] < width;
+            }
+        }
+    }
+    let cols = (1..=most).rev().find(|&c| fits[c - 1]).unwrap_or(1);
+    let w = &widths[cols - 1];
+    let rows = n.div_ceil(cols);
+    let mut out = String::new();
+    // GNU's indent: tabs to each 8-column stop that fits, then spaces.
+    let indent = |out: &mut String, mut from: usize, to: usize| {
+        while from < to {
+            if to / 8 > (from + 1) / 8 {
+                out.push('\t');
+                from += 8 - from % 8;
+            } else {
+                out.push(' ');
+                from += 1;
+            }
+        }
+    };
+    let row = |out: &mut String, members: &mut dyn Iterator<Item = (usize, usize)>| {
+        let mut pos = 0;
+        let mut prev: Option<(usize, usize)> = None;
+        for (k, col) in members {
+            if let Some((pk, pcol)) = prev {
+                indent(out, pos + lens[pk], pos + w[pcol]);
+                pos += w[pcol];
+            }
+            out.push_str(&cells[k]);
+            prev = Some((k, col));
+        }
+        out.push('\n');
+    };
+    if across {
+        for r in 0..rows {
+            let start = r * cols;
+            row(&mut out, &mut (start..n.min(start + cols)).map(|k| (k, k % cols)));
+        }
+    } else {
+        for r in 0..rows {
+            row(
+                &mut out,
+                &mut (0..cols).map(|c| (r + c * rows, c)).take_while(|&(k, _)| k < n),
+            );
+        }
+    }
+    out
+}
+
+/// `--time-style=+FORMAT`: a strftime format; with a newline in it, the
+/// first line is for old times and the second for recent ones.
+fn custom_date(t: Option<SystemTime>, now: SystemTime, format: &str) -> String {
+    let Some(t) = t else {
+        return "?".to_owned();
+    };
+    let fmt = match format.split_once('\n') {
+        Some((old, recent)) => {
+            let is_recent = now
+                .duration_since(t)
+                .is_ok_and(|d| d.as_secs() < 31_556_952 / 2);
+            if is_recent { recent } else { old }
+        }
+        None => format,
+    };
+    let since = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    crate::time::strftime(fmt, crate::time::epoch_seconds(t), since.subsec_nanos())
 }
 
 /// `--time-style=long-iso|full-iso|iso` dates.
@@ -292,7 +458,7 @@ fn iso_date(t: Option<SystemTime>, now: SystemTime, style: u8) -> String {
 fn list_one(
     cx: &mut Cx<'_>,
     path: &str,
-    o: Opts,
+    o: Opts<'_>,
     header: bool,
     first: &mut bool,
 ) -> Option<Vec<String>> {
@@ -381,7 +547,7 @@ fn list_one(
 /// Lists a directory operand and, with `-R`, every directory below it
 /// (depth first, each after its parent, as GNU does; iteratively, so deep
 /// trees cannot exhaust the stack). Returns false if one could not be read.
-fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts, header: bool, first: &mut bool) -> bool {
+fn list_dir(cx: &mut Cx<'_>, path: &str, o: Opts<'_>, header: bool, first: &mut bool) -> bool {
     let mut ok = true;
     let mut pending = vec![path.to_owned()];
     while let Some(dir) = pending.pop() {
@@ -407,9 +573,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('R', "recursive", "R"),
         flag('h', "human-readable", "h"),
         flag('d', "directory", "d"),
+        super::optional("classify", "F"),
         flag('F', "", "F"),
         flag('p', "", "p"),
+        flag('\0', "file-type", "file-type"),
+        value('\0', "indicator-style", "indicator-style"),
         flag('C', "", "C"),
+        flag('x', "", "x"),
+        value('w', "width", "w"),
         flag('s', "size", "s"),
         flag('i', "inode", "i"),
         value('\0', "time-style", "time-style"),
@@ -441,6 +612,21 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Err(code) => return code,
     };
     let sort_key = p.last_of(&["t", "S", "X", "v", "U"]);
+    let width = match p.value("w") {
+        Some(w) => match w.parse::<usize>() {
+            Ok(w) => w,
+            Err(_) => {
+                cx.err(format_args!("ls: invalid line width: {}", super::quote::quote(w, true)));
+                return 2;
+            }
+        },
+        None => (cx.environ)()
+            .iter()
+            .find(|(k, _)| k == "COLUMNS")
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .filter(|&w| w > 0)
+            .unwrap_or(80),
+    };
     let long = p.has("l") || p.has("g") || p.has("o") || p.has("n") || p.has("full-time");
     let o = Opts {
         all: p.has("a") || p.has("f"),
@@ -454,7 +640,25 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         by_version: sort_key == Some("v"),
         unsorted: sort_key == Some("U") || p.has("f"),
         dirs_first: p.has("dirsfirst"),
-        commas: p.last_of(&["m", "1", "l"]) == Some("m"),
+        layout: match p.last_of(&["m", "1", "l", "C", "x"]) {
+            Some("m") => Layout::Commas,
+            Some("C") => Layout::Columns,
+            Some("x") => Layout::Across,
+            _ => Layout::Lines,
+        },
+        width,
+        indicator: match p.last_of(&["p", "F", "file-type", "indicator-style"]) {
+            Some("p") => Indicator::Slash,
+            Some("F") => Indicator::Classify,
+            Some("file-type") => Indicator::FileType,
+            Some(_) => match p.value("indicator-style") {
+                Some("slash") => Indicator::Slash,
+                Some("file-type") => Indicator::FileType,
+                Some("classify") => Indicator::Classify,
+                _ => Indicator::None,
+            },
+            None => Indicator::None,
+        },
         owner: !p.has("g"),
         group: !(p.has("o") || p.has("G")),
         numeric: p.has("n"),
@@ -472,9 +676,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             Some("long-iso") => 1,
             Some("full-iso") => 2,
             Some("iso") => 3,
+            Some(f) if f.starts_with('+') => 4,
             _ if p.has("full-time") => 2,
             _ => 0,
         },
+        time_format: p
+            .value("time-style")
+            .and_then(|f| f.strip_prefix('+'))
+            .unwrap_or(""),
     };
     let operands = if p.operands.is_empty() {
         vec![".".to_owned()]

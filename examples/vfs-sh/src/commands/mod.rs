@@ -82,7 +82,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "date",
         run: sys::date,
-        usage: "date [-u] [-d STRING] [-r FILE] [-I[FMT]] [-R] [+FORMAT]  (UTC; -d takes @SECONDS or YYYY-MM-DD [HH:MM[:SS]])",
+        usage: "date [-u] [-d STRING] [-r FILE] [-I[FMT]] [-R] [+FORMAT]  (UTC; -d takes GNU date strings: @SECONDS, 2024-01-31 [10:30[:15]] [+0100], 01/31/2024, Jan 31 2024, monday, last fri, 3 days ago, +1 month, yesterday)",
     },
     Command {
         name: "which",
@@ -422,7 +422,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "find",
         run: find::run,
-        usage: "find [-P|-L|-H] [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name -iname -path -ipath GLOB] [-regex -iregex RE] [-regextype T] [-mtime -mmin -atime -amin -ctime -cmin [+-]N] [-newer FILE] [-newerXY REF (XY: a c m, Y t: a date)] [-size [+-]N[ckMG]] [-empty] [-perm [-/]MODE (octal or u+x,g=s...)] [-xtype f|d] [-lname GLOB] [! -not -a -o , ( )] [-print -print0 -printf FMT -ls -prune -quit] [-exec -execdir CMD {} ; | {} +]",
+        usage: "find [-P|-L|-H] [PATH]... [-maxdepth N] [-mindepth N] [-type f|d] [-name -iname -path -ipath GLOB] [-regex -iregex RE] [-regextype T] [-mtime -mmin -atime -amin -ctime -cmin [+-]N] [-newer FILE] [-newerXY REF (XY: a c m, Y t: a date)] [-size [+-]N[ckMG]] [-empty] [-perm [-/]MODE (octal or u+x,g=s...)] [-xtype f|d] [-lname GLOB] [! -not -a -o , ( )] [-user -group NAME] [-uid -gid -inum -links [+-]N] [-samefile FILE] [-print -print0 -printf FMT -ls -prune -quit] [-exec -execdir CMD {} ; | {} +]",
     },
     Command {
         name: "gawk",
@@ -447,7 +447,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "ls",
         run: ls::run,
-        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -R -h -d -s -i -Q] [--group-directories-first] [--full-time] [--time-style=long-iso|full-iso|iso] [PATH]...  (-U, -f: the directory's own order)",
+        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -Q -p -F] [-w N] [--file-type] [--indicator-style=none|slash|file-type|classify] [--group-directories-first] [--full-time] [--time-style=long-iso|full-iso|iso|+FORMAT] [PATH]...  (-U, -f: the directory's own order; -C, -x: 80 columns or $COLUMNS)",
     },
     Command {
         name: "printf",

@@ -117,23 +117,72 @@ struct Parser {
     fold_default: bool,
 }
 
-/// Compiles a sed regex (BRE or ERE) with GNU's `\n`, `\t` escapes.
+/// GNU's character escapes after a backslash: `\a \f \v \r`, `\cX`,
+/// `\dNNN` (decimal), `\oNNN` (octal) and `\xHH` (hex). `s` starts at the
+/// letter; the answer is the character and how many chars it took.
+fn char_escape(s: &[char]) -> Option<(char, usize)> {
+    let simple = |c| Some((c, 1));
+    match *s.first()? {
+        'a' => simple('\x07'),
+        'f' => simple('\x0c'),
+        'v' => simple('\x0b'),
+        'r' => simple('\r'),
+        'c' => {
+            let x = s.get(1)?.to_ascii_uppercase();
+            Some((char::from((x as u8) ^ 0x40), 2))
+        }
+        kind @ ('d' | 'o' | 'x') => {
+            let (radix, most) = match kind {
+                'd' => (10, 3),
+                'o' => (8, 3),
+                _ => (16, 2),
+            };
+            let digits: String = s[1..]
+                .iter()
+                .take(most)
+                .take_while(|c| c.is_digit(radix))
+                .collect();
+            let n = u32::from_str_radix(&digits, radix).ok()?;
+            Some((char::from_u32(n & 0xff)?, 1 + digits.len()))
+        }
+        _ => None,
+    }
+}
+
+/// Compiles a sed regex (BRE or ERE) with GNU's `\n`, `\t` and character
+/// escapes. As in GNU sed 4.9, a character made by `\xHH` keeps its special
+/// meaning (`\x2e` is any character).
 fn compile(src: &str, syntax: Syntax, fold: bool, multi: bool) -> Res<Regex> {
     let mut pre = String::new();
-    let mut cs = src.chars();
-    while let Some(c) = cs.next() {
-        if c == '\\' {
-            match cs.next() {
-                Some('n') => pre.push('\n'),
-                Some('t') => pre.push('\t'),
-                Some(o) => {
-                    pre.push('\\');
-                    pre.push(o);
-                }
-                None => pre.push('\\'),
-            }
-        } else {
+    let cs: Vec<char> = src.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        i += 1;
+        if c != '\\' {
             pre.push(c);
+            continue;
+        }
+        match cs.get(i) {
+            Some('n') => {
+                pre.push('\n');
+                i += 1;
+            }
+            Some('t') => {
+                pre.push('\t');
+                i += 1;
+            }
+            Some(_) => {
+                if let Some((ch, used)) = char_escape(&cs[i..]) {
+                    pre.push(ch);
+                    i += used;
+                } else {
+                    pre.push('\\');
+                    pre.push(cs[i]);
+                    i += 1;
+                }
+            }
+            None => pre.push('\\'),
         }
     }
     let t = translate(&pre, syntax).map_err(|e| format!("sed: -e expression #1, char 0: {e}"))?;
@@ -380,6 +429,15 @@ impl Parser {
                         'n' => lit.push('\n'),
                         't' => lit.push('\t'),
                         '\n' => lit.push('\n'),
+                        'a' | 'f' | 'v' | 'r' | 'c' | 'd' | 'o' | 'x' => {
+                            match char_escape(&self.s[self.i - 1..]) {
+                                Some((ch, used)) => {
+                                    lit.push(ch);
+                                    self.i += used - 1;
+                                }
+                                None => lit.push(n),
+                            }
+                        }
                         'U' | 'L' | 'u' | 'l' | 'E' => {
                             if !lit.is_empty() {
                                 parts.push(Repl::Lit(std::mem::take(&mut lit)));
@@ -1200,6 +1258,41 @@ fn last_needed(cmds: &[Cmd]) -> Option<u64> {
     Some(max)
 }
 
+/// Whether the options ask for `-i[SUFFIX]` or `--in-place[=SUFFIX]`, whose
+/// attached suffix the shared parser would read as more flags.
+fn edits_in_place(args: &[String]) -> bool {
+    let mut value_next = false;
+    for a in args {
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        if a == "--" || !a.starts_with('-') || a == "-" {
+            if a == "--" {
+                break;
+            }
+            continue;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            if long == "in-place" || long.starts_with("in-place=") {
+                return true;
+            }
+            value_next = matches!(long, "expression" | "file" | "line-length");
+            continue;
+        }
+        for (k, c) in a.char_indices().skip(1) {
+            match c {
+                'i' => return true,
+                'e' | 'f' | 'l' => {
+                    value_next = k + 1 == a.len();
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
 /// `sed`.
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
@@ -1216,6 +1309,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('\0', "posix", "posix"),
         flag('\0', "debug", "debug"),
     ];
+    if edits_in_place(args) {
+        cx.err(crate::lex::READ_ONLY);
+        return 2;
+    }
     let p = match options(cx, "sed", args, SPEC, 1) {
         Ok(p) => p,
         Err(code) => return code,

@@ -2,43 +2,9 @@
 //! documents.
 
 use crate::exec::Cx;
-use crate::time::{days_from_civil, epoch_seconds, strftime};
+use crate::time::{epoch_seconds, strftime};
 
-/// Parses `date -d` strings: `@SECONDS`, `now`, `today`, `YYYY-MM-DD`,
-/// `YYYY-MM-DD HH:MM[:SS]` (also with `T`), all UTC.
-pub(crate) fn parse_date(s: &str, now: i64) -> Option<i64> {
-    let t = s.trim();
-    if let Some(n) = t.strip_prefix('@') {
-        return n.trim().parse::<f64>().ok().map(|v| v.floor() as i64);
-    }
-    match t {
-        "" | "now" => return Some(now),
-        "today" => return Some(now),
-        "yesterday" => return Some(now - 86_400),
-        "tomorrow" => return Some(now + 86_400),
-        _ => {}
-    }
-    let (date, time) = match t.split_once([' ', 'T']) {
-        Some((d, tm)) => (d, Some(tm.trim_end_matches('Z').trim_end_matches(" UTC"))),
-        None => (t, None),
-    };
-    let mut parts = date.split('-');
-    let y: i64 = parts.next()?.parse().ok()?;
-    let m: u32 = parts.next()?.parse().ok()?;
-    let d: u32 = parts.next()?.parse().ok()?;
-    if parts.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let mut secs = days_from_civil(y, m, d) * 86_400;
-    if let Some(tm) = time {
-        let mut f = tm.split(':');
-        let h: i64 = f.next()?.parse().ok()?;
-        let mi: i64 = f.next().map_or(Some(0), |x| x.parse().ok())?;
-        let se: f64 = f.next().map_or(Some(0.0), |x| x.parse().ok())?;
-        secs += h * 3600 + mi * 60 + se as i64;
-    }
-    Some(secs)
-}
+pub(crate) use crate::datestr::parse_date;
 
 /// `date [-u] [-d STRING] [-r FILE] [-I[FMT]] [-R] [+FORMAT]`, in UTC.
 pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
