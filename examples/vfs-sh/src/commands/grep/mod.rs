@@ -45,6 +45,7 @@ const GREP_SPEC: &[super::Spec] = &[
     flag('\0', "no-ignore-case", "no-i"),
     flag('\0', "smart-case", "S"),
     flag('n', "line-number", "n"),
+    flag('b', "byte-offset", "b"),
     flag('\0', "no-line-number", "N"),
     flag('r', "recursive", "r"),
     flag('R', "dereference-recursive", "r"),
@@ -212,8 +213,9 @@ struct Search {
     /// Files the host did not reach, when a call was cut short.
     truncated: Option<u64>,
     /// A `-P` pattern only the backtracking engine takes, or a search with
-    /// `--exclude-dir` (which the host's walk does not know): documents are
-    /// searched in the guest with this matcher.
+    /// `--exclude-dir` (which the host's walk does not know) or `-b` (which
+    /// needs the bytes): documents are searched in the guest with this
+    /// matcher.
     guest: Option<Matcher>,
     /// `--exclude-dir`: directories below a root not to enter.
     exclude_dirs: Vec<Pattern>,
@@ -250,7 +252,7 @@ impl Search {
             };
             let names = attribute(batch, &result.files);
             for (f, name) in result.files.iter().zip(&names) {
-                self.printer.file(cx, name, f);
+                self.printer.file(cx, name, f, None);
             }
             for (path, e) in &result.errors {
                 let name = batch
@@ -309,7 +311,7 @@ impl Search {
                     let hits = matcher.search_file(&path, &data);
                     if hits.match_count > 0 || self.req.include_non_matching {
                         let name = root.name(&path);
-                        self.printer.file(cx, &name, &hits);
+                        self.printer.file(cx, &name, &hits, Some(&data));
                     }
                 }
                 Err(e) => {
@@ -340,7 +342,7 @@ impl Search {
             cx.err(format_args!("{}: {label}: binary file matches", self.name));
             return;
         }
-        self.printer.file(cx, label, &hits);
+        self.printer.file(cx, label, &hits, Some(&data));
     }
 }
 
@@ -540,7 +542,10 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             }
         }
     }
-    if search.guest.is_none() && !search.exclude_dirs.is_empty() {
+    // `-b` needs each line's offset, which only the document's bytes give:
+    // such a search reads the documents in the guest.
+    search.printer.byte_offset = p.has("b");
+    if search.guest.is_none() && (!search.exclude_dirs.is_empty() || p.has("b")) {
         match Matcher::new(&search.req) {
             Ok(m) => search.guest = Some(m),
             Err(e) => {

@@ -37,6 +37,8 @@ pub(crate) struct Printer {
     pub(crate) command: &'static str,
     /// `-Z`: a NUL after each file name instead of `:` or a newline.
     pub(crate) null: bool,
+    /// `-b`: each line's (with `-o`, each match's) byte offset.
+    pub(crate) byte_offset: bool,
 }
 
 impl Printer {
@@ -57,10 +59,11 @@ impl Printer {
             last: None,
             command: "grep",
             null: false,
+            byte_offset: false,
         }
     }
 
-    fn prefix(&self, out: &mut Vec<u8>, name: &str, number: u64, sep: u8) {
+    fn prefix(&self, out: &mut Vec<u8>, name: &str, number: u64, offset: Option<u64>, sep: u8) {
         if self.with_name {
             out.extend_from_slice(name.as_bytes());
             out.push(if self.null { 0 } else { sep });
@@ -69,10 +72,24 @@ impl Printer {
             out.extend_from_slice(number.to_string().as_bytes());
             out.push(sep);
         }
+        if let Some(at) = offset.filter(|_| self.byte_offset) {
+            out.extend_from_slice(at.to_string().as_bytes());
+            out.push(sep);
+        }
     }
 
-    /// Prints one file's results under the name the user should see.
-    pub(crate) fn file(&mut self, cx: &mut Cx<'_>, name: &str, hits: &FileHits) {
+    /// Prints one file's results under the name the user should see;
+    /// `data`, the file's bytes, gives `-b` its offsets.
+    pub(crate) fn file(&mut self, cx: &mut Cx<'_>, name: &str, hits: &FileHits, data: Option<&[u8]>) {
+        let starts: Vec<u64> = match data.filter(|_| self.byte_offset) {
+            Some(d) => std::iter::once(0)
+                .chain(d.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(k, _)| k as u64 + 1))
+                .collect(),
+            None => Vec::new(),
+        };
+        let line_start = |n: u64| {
+            usize::try_from(n.saturating_sub(1)).ok().and_then(|k| starts.get(k).copied())
+        };
         let selected = hits.match_count > 0;
         self.matched |= selected;
         let mut out = Vec::new();
@@ -116,13 +133,15 @@ impl Printer {
                     if self.only_matching {
                         for r in &line.matches {
                             if let Some(text) = line.text.get(r.clone()).filter(|t| !t.is_empty()) {
-                                self.prefix(&mut out, name, line.line_number, sep);
+                                let at = line_start(line.line_number).map(|s| s + r.start as u64);
+                                self.prefix(&mut out, name, line.line_number, at, sep);
                                 out.extend_from_slice(text);
                                 out.push(b'\n');
                             }
                         }
                     } else {
-                        self.prefix(&mut out, name, line.line_number, sep);
+                        let at = line_start(line.line_number);
+                        self.prefix(&mut out, name, line.line_number, at, sep);
                         out.extend_from_slice(&line.text);
                         out.push(b'\n');
                     }
