@@ -74,6 +74,35 @@ struct Opts {
     nocasematch: bool,
 }
 
+/// `${x@Q}`: the value quoted for reuse as bash quotes it, in single
+/// quotes, or in `$'...'` when it holds control characters.
+fn bash_quote(s: &str) -> String {
+    if !s.chars().any(|c| c.is_control()) {
+        return format!("'{}'", s.replace('\'', "'\\''"));
+    }
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x1b' => out.push_str("\\E"),
+            '\x0c' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x0b' => out.push_str("\\v"),
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            c if c.is_control() && (c as u32) < 0x100 => {
+                out.push_str(&format!("\\{:03o}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// What a subshell copies and drops.
 #[derive(Debug, Clone)]
 struct State {
@@ -84,6 +113,20 @@ struct State {
     opts: Opts,
     /// For each function call, the values its `local`s hid.
     locals: Vec<Vec<(String, Option<Value>)>>,
+    /// `declare -i -r -l -u` attributes, by variable name.
+    attrs: HashMap<String, Attrs>,
+}
+
+/// A variable's `declare` attributes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Attrs {
+    /// `-i`: assignments are arithmetic.
+    pub(crate) integer: bool,
+    /// `-r`, `readonly`: assignments fail.
+    pub(crate) readonly: bool,
+    /// `-l`, `-u`: assigned values change case.
+    pub(crate) lower: bool,
+    pub(crate) upper: bool,
 }
 
 /// A command's streams.
@@ -326,6 +369,7 @@ impl<'a> Shell<'a> {
                 arg0,
                 opts: Opts::default(),
                 locals: Vec::new(),
+                attrs: HashMap::new(),
             },
             status: 0,
             subst_status: None,
@@ -455,14 +499,47 @@ impl<'a> Shell<'a> {
         arith::eval(text, self).map_err(|e| ExpError::Arith(format!("vfs-sh: {e}")))
     }
 
+    /// What assigning `value` to `name` stores, by its attributes: a
+    /// readonly variable ends the script (status 1) as in bash, an integer
+    /// one takes the arithmetic value (added to the old one for `+=`).
+    fn attributed(&mut self, name: &str, value: String, append: bool) -> E<(String, bool)> {
+        let Some(at) = self.st.attrs.get(name).copied() else {
+            return Ok((value, append));
+        };
+        if at.readonly {
+            return Err(ExpError::Arith(format!("vfs-sh: {name}: readonly variable")));
+        }
+        let mut value = value;
+        let mut append = append;
+        if at.integer {
+            let n = self.arith(if value.is_empty() { "0" } else { &value })?;
+            let old = if append {
+                let cur = self.scalar(name).unwrap_or_default();
+                self.arith(if cur.is_empty() { "0" } else { &cur })?
+            } else {
+                0
+            };
+            value = old.wrapping_add(n).to_string();
+            append = false;
+        }
+        if at.lower {
+            value = value.to_lowercase();
+        }
+        if at.upper {
+            value = value.to_uppercase();
+        }
+        Ok((value, append))
+    }
+
     fn assign(&mut self, a: &Assign) -> E<()> {
         match &a.value {
             AssignValue::Scalar(w) => {
                 let v = self.expand_string(w)?;
+                let (v, append) = self.attributed(&a.name, v, a.append)?;
                 match &a.index {
                     Some(ix) => {
                         let key = self.expand_string(ix)?;
-                        let v = if a.append {
+                        let v = if append {
                             let cur = self.element(&a.name, &key)?.unwrap_or_default();
                             cur + &v
                         } else {
@@ -471,7 +548,7 @@ impl<'a> Shell<'a> {
                         self.set_element(&a.name, &key, v)?;
                     }
                     None => {
-                        let v = if a.append {
+                        let v = if append {
                             self.scalar(&a.name).unwrap_or_default() + &v
                         } else {
                             v
@@ -481,6 +558,9 @@ impl<'a> Shell<'a> {
                 }
             }
             AssignValue::Array(items) => {
+                if self.st.attrs.get(&a.name).is_some_and(|at| at.readonly) {
+                    return Err(ExpError::Arith(format!("vfs-sh: {}: readonly variable", a.name)));
+                }
                 let mut vals = Vec::new();
                 let mut keyed = Vec::new();
                 for w in items {
@@ -1626,12 +1706,57 @@ impl<'a> Shell<'a> {
                 };
                 emit(self, out, map_val(value, f));
             }
+            ParamOp::Names(_) => emit(self, out, value),
+            ParamOp::Transform(op) => {
+                let v = match op {
+                    'U' => map_val(value, |s: &str| s.to_uppercase()),
+                    'L' => map_val(value, |s: &str| s.to_lowercase()),
+                    'u' => map_val(value, |s: &str| {
+                        let mut cs = s.chars();
+                        cs.next()
+                            .map(|c| c.to_uppercase().collect::<String>() + cs.as_str())
+                            .unwrap_or_default()
+                    }),
+                    'Q' | 'K' => map_val(value, bash_quote),
+                    'E' => map_val(value, |s: &str| {
+                        String::from_utf8_lossy(&commands::unescape_ansi(s).0).into_owned()
+                    }),
+                    _ => {
+                        // `a`: the attribute letters, in bash's order.
+                        let at = self.st.attrs.get(name).copied().unwrap_or_default();
+                        let mut f = String::new();
+                        match self.st.vars.get(name) {
+                            Some(Value::Array(_)) => f.push('a'),
+                            Some(Value::Assoc(_)) => f.push('A'),
+                            _ => {}
+                        }
+                        for (on, c) in [(at.integer, 'i'), (at.readonly, 'r'), (at.lower, 'l'), (at.upper, 'u')] {
+                            if on {
+                                f.push(c);
+                            }
+                        }
+                        if is_set { PVal::One(f) } else { PVal::Unset }
+                    }
+                };
+                emit(self, out, v);
+            }
         }
         Ok(())
     }
 
     fn lookup(&mut self, p: &Param) -> E<PVal> {
         let name = p.name.as_str();
+        if let ParamOp::Names(star) = p.op {
+            let mut names: Vec<String> = self
+                .st
+                .vars
+                .keys()
+                .filter(|k| k.starts_with(name))
+                .cloned()
+                .collect();
+            names.sort();
+            return Ok(PVal::Many(names, star));
+        }
         if p.indirect {
             if let Some(ix) = &p.index
                 && matches!(ix.as_lit(), Some("@" | "*"))

@@ -96,6 +96,11 @@ pub(crate) enum ParamOp {
     Slice(Word, Option<Word>),
     /// `${x^}`, `${x^^}`, `${x,}`, `${x,,}`: (upper, all)
     Case(bool, bool),
+    /// `${x@U}` and the other `@` operators: `U u L Q E K a`.
+    Transform(char),
+    /// `${!prefix*}`, `${!prefix@}`: the names of the variables that start
+    /// with `prefix` (`true`: `*`, joined in double quotes).
+    Names(bool),
 }
 
 /// Which matches of `${x/p/r}` are replaced.
@@ -1642,6 +1647,20 @@ impl Parser {
             _ => return Err(bad(self)),
         }
         let name: String = self.s[start..self.i].iter().collect();
+        if indirect
+            && matches!(self.peek(), Some('*' | '@'))
+            && self.peek_at(1) == Some('}')
+            && is_name_start(name.chars().next().unwrap_or('0'))
+        {
+            let star = self.peek() == Some('*');
+            self.i += 2;
+            return Ok(Param {
+                name,
+                index: None,
+                indirect: true,
+                op: ParamOp::Names(star),
+            });
+        }
         let mut index = None;
         if self.peek() == Some('[') {
             self.i += 1;
@@ -1771,11 +1790,16 @@ impl Parser {
                 }
                 ParamOp::Case(c == '^', all)
             }
-            '@' => {
-                // `${x@Q}` and friends: only `Q` is common; treat the
-                // others as refused.
-                return Err("vfs-sh: ${var@...} transformations are not supported".to_owned());
-            }
+            '@' => match self.peek_at(1) {
+                Some(op @ ('U' | 'u' | 'L' | 'Q' | 'E' | 'K' | 'a')) => {
+                    self.i += 2;
+                    ParamOp::Transform(op)
+                }
+                Some(op @ ('A' | 'P' | 'k')) => {
+                    return Err(format!("vfs-sh: ${{var@{op}}} is not supported"));
+                }
+                _ => return Err(bad(self)),
+            },
             _ => return Err(bad(self)),
         };
         self.close_brace()?;

@@ -192,7 +192,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "realpath",
         run: text::realpath,
-        usage: "realpath [-e] [-m] PATH...",
+        usage: "realpath [-e] [-m] [-q] [--relative-to=DIR] [--relative-base=DIR] PATH...",
     },
     Command {
         name: "rev",
@@ -732,10 +732,11 @@ fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
         "vfs-sh: a read-only shell over the document filesystem.\n\
          The language is bash's: ; && || | |& ! pipelines; if/elif/else, for (also for ((;;))), while,\n\
          until, case, { }, ( ), functions; variables, arrays, $VAR ${VAR:-x} ${#VAR} ${VAR%..} ${VAR#..}\n\
-         ${VAR/a/b} ${VAR:1:2} ${VAR^^}, $? $# $@ $1.., $(...) `...` $((...)) <(...), [[ ]] (( )),\n\
-         'single' \"double\" $'ansi' quotes, globs * ? [...] ** (shopt -s globstar), braces {a,b} {1..5},\n\
-         here-documents <<EOF and here-strings <<<. Redirections read documents (< FILE) or discard\n\
-         (>/dev/null 2>/dev/null 2>&1 &>/dev/null); writing a file is refused: the filesystem is read-only.\n\
+         ${VAR/a/b} ${VAR:1:2} ${VAR^^} ${VAR@Q} ${!PREFIX*}, $? $# $@ $1.., $(...) `...` $((...)) <(...),\n\
+         [[ ]] (( )), declare -i -r -l -u -a -A, 'single' \"double\" $'ansi' quotes, globs * ? [...]\n\
+         ** (shopt -s globstar), braces {a,b} {1..5}, here-documents <<EOF and here-strings <<<.\n\
+         Redirections read documents (< FILE) or discard (>/dev/null 2>/dev/null 2>&1 &>/dev/null);\n\
+         writing a file is refused: the filesystem is read-only.\n\
          Builtins: : . source cd exit return break continue shift set shopt unset export readonly local\n\
          declare typeset read mapfile readarray eval let type command builtin printf exec getopts env\n\
          printenv timeout nice nohup time trap wait umask.\n\

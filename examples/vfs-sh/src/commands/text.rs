@@ -1210,6 +1210,19 @@ pub(crate) fn base64(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 /// `realpath [-e] [-m] [-s] PATH...` and `readlink -f|-e|-m PATH...`: the
 /// absolute path as the document filesystem resolves it.
 fn canonical(cx: &mut Cx<'_>, cmd: &str, args: &[String], must_exist: bool, quiet: bool) -> u8 {
+    canonical_from(cx, cmd, args, must_exist, quiet, &|p: &str| p.to_owned())
+}
+
+/// `canonical`, each answer passed through `show` (`realpath`'s
+/// `--relative-to`).
+fn canonical_from(
+    cx: &mut Cx<'_>,
+    cmd: &str,
+    args: &[String],
+    must_exist: bool,
+    quiet: bool,
+    show: &dyn Fn(&str) -> String,
+) -> u8 {
     let mut status = 0;
     let ops: Vec<&String> = args
         .iter()
@@ -1221,7 +1234,7 @@ fn canonical(cx: &mut Cx<'_>, cmd: &str, args: &[String], must_exist: bool, quie
     }
     for op in ops {
         match cx.fs.metadata(op) {
-            Ok(m) => cx.outs(&format!("{}\n", m.path)),
+            Ok(m) => cx.outs(&format!("{}\n", show(&m.path))),
             Err(e) => {
                 // A missing last component is fine unless it must exist.
                 let parent = op
@@ -1235,7 +1248,7 @@ fn canonical(cx: &mut Cx<'_>, cmd: &str, args: &[String], must_exist: bool, quie
                         } else {
                             format!("{}/{name}", pm.path)
                         };
-                        cx.outs(&format!("{p}\n"));
+                        cx.outs(&format!("{}\n", show(&p)));
                     }
                     _ => {
                         if !quiet {
@@ -1250,12 +1263,66 @@ fn canonical(cx: &mut Cx<'_>, cmd: &str, args: &[String], must_exist: bool, quie
     status
 }
 
-/// `realpath`
+/// `realpath [-e] [-m] [-q] [--relative-to=DIR] [--relative-base=DIR]`.
 pub(crate) fn realpath(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let must = args
         .iter()
         .any(|a| a == "-e" || a == "--canonicalize-existing");
-    canonical(cx, "realpath", args, must, args.iter().any(|a| a == "-q"))
+    let quiet = args.iter().any(|a| a == "-q" || a == "--quiet");
+    let mut bases = [None, None];
+    for (k, opt) in ["--relative-to=", "--relative-base="].iter().enumerate() {
+        if let Some(dir) = args.iter().find_map(|a| a.strip_prefix(opt)) {
+            // As GNU does, the directory need not exist (`-m`).
+            bases[k] = Some(match cx.fs.metadata(dir) {
+                Ok(m) => m.path,
+                Err(_) => lexical(&cx.fs.cwd(), dir),
+            });
+        }
+    }
+    let [to, base] = bases;
+    let show = move |p: &str| {
+        // GNU: relative to `--relative-to` (or to `--relative-base` alone)
+        // only when the path is under `--relative-base`.
+        let under = base.as_deref().is_none_or(|b| within(p, b));
+        match to.as_deref().or(base.as_deref()) {
+            Some(dir) if under && (to.is_none() || base.as_deref().is_none_or(|b| within(dir, b))) => {
+                relative_path(p, dir)
+            }
+            _ => p.to_owned(),
+        }
+    };
+    canonical_from(cx, "realpath", args, must, quiet, &show)
+}
+
+/// `path` made absolute from `cwd` with `.` and `..` taken away by name.
+fn lexical(cwd: &str, path: &str) -> String {
+    let full = if path.starts_with('/') { path.to_owned() } else { format!("{cwd}/{path}") };
+    let mut parts: Vec<&str> = Vec::new();
+    for c in full.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// Whether absolute `path` is `dir` or below it.
+fn within(path: &str, dir: &str) -> bool {
+    dir == "/" || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+}
+
+/// `path` relative to the directory `dir`, both absolute and canonical.
+fn relative_path(path: &str, dir: &str) -> String {
+    let parts = |s: &str| s.split('/').filter(|c| !c.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+    let (p, d) = (parts(path), parts(dir));
+    let common = p.iter().zip(&d).take_while(|(a, b)| a == b).count();
+    let mut out: Vec<&str> = vec![".."; d.len() - common];
+    out.extend(p[common..].iter().map(String::as_str));
+    if out.is_empty() { ".".to_owned() } else { out.join("/") }
 }
 
 /// `readlink [-f|-e|-m] PATH...`: documents are not links, so without a

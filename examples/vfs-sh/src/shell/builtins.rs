@@ -2,7 +2,7 @@
 //! (`cd`, `read`, `set`, `local`, `eval`, `source`...), and the wrappers
 //! that run another command (`command`, `timeout`, `env`...).
 
-use super::{ExpError, Flow, Io, R, Shell, Value};
+use super::{Attrs, ExpError, Flow, Io, R, Shell, Value};
 use crate::commands;
 use crate::fs::FsError;
 use crate::syntax;
@@ -546,22 +546,35 @@ impl Shell<'_> {
         let mut print = false;
         let mut funcs = false;
         let mut global = false;
-        let mut lower = false;
-        let mut upper = false;
+        let mut only_names = false;
+        // Attributes to set (`-i`) and to clear (`+i`); `readonly` sets `-r`.
+        let mut set = Attrs {
+            readonly: name == "readonly",
+            ..Attrs::default()
+        };
+        let mut clear = Attrs::default();
         let mut status = 0;
         let mut operands = Vec::new();
         for a in args {
             if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 && operands.is_empty() {
+                let on = a.starts_with('-');
+                let target = if on { &mut set } else { &mut clear };
                 for c in a[1..].chars() {
                     match c {
                         'a' => kind = Some('a'),
                         'A' => kind = Some('A'),
                         'p' => print = true,
-                        'f' | 'F' => funcs = true,
+                        'f' => funcs = true,
+                        'F' => {
+                            funcs = true;
+                            only_names = true;
+                        }
                         'g' => global = true,
-                        'l' => lower = true,
-                        'u' => upper = true,
-                        'i' | 'r' | 'x' | 'n' | 't' => {}
+                        'l' => target.lower = true,
+                        'u' => target.upper = true,
+                        'i' => target.integer = true,
+                        'r' if on => target.readonly = true,
+                        'r' | 'x' | 'n' | 't' => {}
                         _ => {
                             Self::say(io, format_args!("{name}: -{c}: invalid option"));
                             return 2;
@@ -573,6 +586,22 @@ impl Shell<'_> {
             operands.push(a.clone());
         }
         if funcs {
+            // With names: each that is a function (`-F` prints the name),
+            // status 1 if one is not.
+            if !operands.is_empty() {
+                let mut text = String::new();
+                for n in &operands {
+                    if self.st.funcs.contains_key(n) {
+                        if only_names {
+                            text.push_str(&format!("{n}\n"));
+                        }
+                    } else {
+                        status = 1;
+                    }
+                }
+                let _ = io.out.write_all(text.as_bytes());
+                return status;
+            }
             let mut names: Vec<&String> = self.st.funcs.keys().collect();
             names.sort();
             let text: String = names.iter().map(|n| format!("declare -f {n}\n")).collect();
@@ -661,12 +690,53 @@ impl Shell<'_> {
                 }
                 _ => {}
             }
-            let Some(mut value) = value else { continue };
-            if lower {
-                value = value.to_lowercase();
+            let old = self.st.attrs.get(&base).copied().unwrap_or_default();
+            if old.readonly && (value.is_some() || clear != Attrs::default()) {
+                Self::say(io, format_args!("{name}: {base}: readonly variable"));
+                status = 1;
+                continue;
             }
-            if upper {
-                value = value.to_uppercase();
+            // The new attributes apply to this assignment; readonly only
+            // after it.
+            let now = Attrs {
+                integer: (old.integer || set.integer) && !clear.integer,
+                readonly: old.readonly || set.readonly,
+                lower: (old.lower || set.lower) && !clear.lower && !set.upper,
+                upper: (old.upper || set.upper) && !clear.upper && !set.lower,
+            };
+            if now == Attrs::default() {
+                self.st.attrs.remove(&base);
+            } else {
+                self.st.attrs.insert(
+                    base.clone(),
+                    Attrs {
+                        readonly: false,
+                        ..now
+                    },
+                );
+            }
+            let Some(value) = value else {
+                if now.readonly {
+                    self.st.attrs.insert(base.clone(), now);
+                }
+                continue;
+            };
+            let value = if value.starts_with('(') && value.ends_with(')') && var == base {
+                value
+            } else {
+                match self.attributed(&base, value, append) {
+                    Ok((v, _)) => v,
+                    Err(ExpError::Command(m) | ExpError::Fatal(m) | ExpError::Arith(m)) => {
+                        let _ = writeln!(io.err, "{m}");
+                        status = 1;
+                        continue;
+                    }
+                    Err(ExpError::Flow(_)) => continue,
+                }
+            };
+            let append = append && !now.integer;
+            if now.readonly {
+                self.st.attrs.insert(base.clone(), now);
             }
             if value.starts_with('(') && value.ends_with(')') && var == base {
                 // `declare -a x=(a b c)`: the elements, split on blanks.
