@@ -143,6 +143,9 @@ struct Awk<'p, 'c, 'x> {
     seed: f64,
     rand_state: u64,
     status_error: bool,
+    /// A UTF-8 locale: `toupper`/`tolower` and `%c` work on characters;
+    /// in the C locale (vfs-sh's default, as gawk there) on bytes.
+    utf8: bool,
 }
 
 impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
@@ -1049,11 +1052,13 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
             "tolower" => {
                 let s = self.str_arg(args, 0)?;
-                Ok(Val::Str(s.to_lowercase().into()))
+                let low = if self.utf8 { s.to_lowercase() } else { s.to_ascii_lowercase() };
+                Ok(Val::Str(low.into()))
             }
             "toupper" => {
                 let s = self.str_arg(args, 0)?;
-                Ok(Val::Str(s.to_uppercase().into()))
+                let up = if self.utf8 { s.to_uppercase() } else { s.to_ascii_uppercase() };
+                Ok(Val::Str(up.into()))
             }
             "int" => n(self.num_arg(args, 0)?.trunc()),
             "sqrt" => n(self.num_arg(args, 0)?.sqrt()),
@@ -1208,7 +1213,9 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 'd' | 'i' | 'o' | 'x' | 'X' | 'u' | '*' => int_text(v.num()),
                 'c' => match &v {
                     Val::Num(x) | Val::StrNum(_, x) => {
-                        char::from_u32(*x as u32).map_or(String::new(), String::from)
+                        // The C locale prints the low byte, as gawk does.
+                        let code = if self.utf8 { *x as u32 } else { (*x as u32) & 0xff };
+                        char::from_u32(code).map_or(String::new(), String::from)
                     }
                     other => self.sval(other).chars().take(1).collect(),
                 },
@@ -1370,6 +1377,43 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 return Err(Ctl::Return(v));
             }
             Stmt::Break => return Err(Ctl::Break),
+            Stmt::Switch(subject, arms) => {
+                let v = self.eval(subject)?;
+                let mut start = None;
+                for (k, (label, _)) in arms.iter().enumerate() {
+                    let hit = match label {
+                        None => false,
+                        Some(Expr::Regex(r)) => {
+                            let re = self.regex(r)?;
+                            re.is_match(&self.sval(&v))
+                        }
+                        Some(c) => {
+                            let c = self.eval(c)?;
+                            if v.is_numeric() && c.is_numeric() {
+                                v.num() == c.num()
+                            } else {
+                                self.sval(&v) == self.sval(&c)
+                            }
+                        }
+                    };
+                    if hit {
+                        start = Some(k);
+                        break;
+                    }
+                }
+                let start = start.or_else(|| arms.iter().position(|(l, _)| l.is_none()));
+                if let Some(start) = start {
+                    // Falls through the arms after it until a `break`.
+                    'arms: for (_, body) in &arms[start..] {
+                        for st in body {
+                            match self.stmt(st) {
+                                Err(Ctl::Break) => break 'arms,
+                                r => r?,
+                            }
+                        }
+                    }
+                }
+            }
             Stmt::Continue => return Err(Ctl::Continue),
             Stmt::Delete(v, idx) => {
                 let arr = self.array(*v)?;
@@ -1847,6 +1891,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let operands: Vec<String> = args[i..].to_vec();
+    let utf8 = super::utf8_locale(cx);
     let mut awk = Awk {
         prog: &prog,
         cx,
@@ -1864,6 +1909,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         seed: 0.0,
         rand_state: 0x9E37_79B9_7F4A_7C15,
         status_error: false,
+        utf8,
     };
     for (slot, v) in [
         (FS, Val::str(" ")),

@@ -45,6 +45,9 @@ const KEYWORDS: &[&str] = &[
     "exit",
     "return",
     "delete",
+    "switch",
+    "case",
+    "default",
     "in",
     "getline",
     "print",
@@ -132,6 +135,9 @@ pub(crate) enum Stmt {
     Break,
     Continue,
     Delete(Var, Option<Vec<Expr>>),
+    /// gawk's `switch (e) { case C: ... default: ... }`: each label (`None`
+    /// for `default`) and the statements after it, falling through.
+    Switch(Expr, Vec<(Option<Expr>, Vec<Stmt>)>),
 }
 
 /// A rule's pattern.
@@ -760,6 +766,57 @@ impl Parser {
                     self.pos = save;
                     Ok(Stmt::If(c, Box::new(then), None))
                 }
+            }
+            Tok::Kw("switch") => {
+                self.pos += 1;
+                self.expect("(")?;
+                let subject = self.expr(false)?;
+                self.expect(")")?;
+                self.skip_terms();
+                self.expect("{")?;
+                self.nest()?;
+                let mut arms: Vec<(Option<Expr>, Vec<Stmt>)> = Vec::new();
+                loop {
+                    self.skip_terms();
+                    match self.peek().clone() {
+                        Tok::Punct("}") => {
+                            self.pos += 1;
+                            break;
+                        }
+                        Tok::Kw("case") => {
+                            self.pos += 1;
+                            // A constant: a number (maybe negative), a
+                            // string or a regex.
+                            let label = match self.next() {
+                                Tok::Num(n) => Expr::Num(n),
+                                Tok::Punct("-") => match self.next() {
+                                    Tok::Num(n) => Expr::Num(-n),
+                                    _ => return Err(self.unexpected()),
+                                },
+                                Tok::Str(s) => Expr::Str(s.into()),
+                                Tok::Regex(r) => Expr::Regex(r.into()),
+                                _ => return Err(self.unexpected()),
+                            };
+                            self.expect(":")?;
+                            arms.push((Some(label), Vec::new()));
+                        }
+                        Tok::Kw("default") => {
+                            self.pos += 1;
+                            self.expect(":")?;
+                            arms.push((None, Vec::new()));
+                        }
+                        Tok::Eof => return Err(err_at("missing }")),
+                        _ => {
+                            let stmt = self.stmt()?;
+                            match arms.last_mut() {
+                                Some((_, body)) => body.push(stmt),
+                                None => return Err(self.unexpected()),
+                            }
+                        }
+                    }
+                }
+                self.depth -= 1;
+                Ok(Stmt::Switch(subject, arms))
             }
             Tok::Kw("while") => {
                 self.pos += 1;
