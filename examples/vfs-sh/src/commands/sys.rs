@@ -155,9 +155,7 @@ fn describe(data: &[u8]) -> String {
     {
         return "data".to_owned();
     }
-    let commas: Vec<usize> = text.lines().map(|l| l.matches(',').count()).collect();
-    let csv = commas.len() >= 2 && commas[0] > 0 && commas.iter().all(|&c| c == commas[0]);
-    let mut kind = if csv {
+    let mut kind = if looks_like_csv(text.as_bytes()) {
         "CSV text".to_owned()
     } else if text.is_ascii() {
         "ASCII text".to_owned()
@@ -320,15 +318,119 @@ fn elf(data: &[u8]) -> String {
 }
 
 /// `file [-b] [-i] PATH...`
+/// libmagic's `is_csv`: the first ten lines (or all, if more than two and
+/// fewer than ten) have the same number of commas outside double quotes,
+/// and at least one.
+fn looks_like_csv(data: &[u8]) -> bool {
+    const CSV_LINES: usize = 10;
+    let (mut fields, mut want, mut lines) = (0usize, 0usize, 0usize);
+    let mut i = 0;
+    while i < data.len() {
+        let c = data[i];
+        i += 1;
+        match c {
+            b'"' => {
+                // To the closing quote (`""` is a quote inside).
+                while i < data.len() {
+                    if data[i] == b'"' {
+                        if data.get(i + 1) == Some(&b'"') {
+                            i += 2;
+                            continue;
+                        }
+                        i += 1;
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b',' => fields += 1,
+            b'\n' => {
+                lines += 1;
+                if lines == CSV_LINES {
+                    return want != 0 && want == fields;
+                }
+                if want == 0 {
+                    if fields == 0 {
+                        return false;
+                    }
+                    want = fields;
+                } else if want != fields {
+                    return false;
+                }
+                fields = 0;
+            }
+            _ => {}
+        }
+    }
+    want != 0 && lines > 2
+}
+
+/// The MIME type and charset `file -i` gives for one of `describe`'s
+/// descriptions (file 5.x's names).
+fn mime_of(what: &str) -> (&'static str, &'static str) {
+    let charset = if what.contains("UTF-8") {
+        "utf-8"
+    } else if what.contains("ASCII") || what.contains("text") {
+        "us-ascii"
+    } else {
+        "binary"
+    };
+    let prefixes: &[(&str, &str)] = &[
+        ("empty", "inode/x-empty"),
+        ("directory", "inode/directory"),
+        ("JSON", "application/json"),
+        ("New Line Delimited JSON", "application/x-ndjson"),
+        ("POSIX tar", "application/x-tar"),
+        ("gzip", "application/gzip"),
+        ("Zip", "application/zip"),
+        ("PDF", "application/pdf"),
+        ("PNG", "image/png"),
+        ("JPEG", "image/jpeg"),
+        ("C source", "text/x-c"),
+        ("C++ source", "text/x-c++"),
+        ("Java source", "text/x-java"),
+        ("HTML", "text/html"),
+        ("XML", "text/xml"),
+        ("PHP", "text/x-php"),
+        ("Python", "text/x-script.python"),
+        ("POSIX shell", "text/x-shellscript"),
+        ("Bourne-Again shell", "text/x-shellscript"),
+        ("CSV", "text/csv"),
+    ];
+    let ty = if what.starts_with("ELF") {
+        if what.contains("shared object") {
+            "application/x-sharedlib"
+        } else if what.contains("relocatable") {
+            "application/x-object"
+        } else {
+            "application/x-executable"
+        }
+    } else if let Some((_, t)) = prefixes.iter().find(|(p, _)| what.starts_with(p)) {
+        t
+    } else if charset == "binary" {
+        "application/octet-stream"
+    } else {
+        "text/plain"
+    };
+    let charset = if ty.starts_with("inode/") { "binary" } else { charset };
+    (ty, charset)
+}
+
 pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let brief = args.iter().any(|a| a == "-b" || a == "--brief");
-    let mime = args.iter().any(|a| a == "-i" || a == "--mime");
+    // `-i`/`--mime`: type and charset; `--mime-type`, `--mime-encoding`:
+    // one of them.
+    let (want_type, want_charset) = (
+        args.iter().any(|a| matches!(a.as_str(), "-i" | "--mime" | "--mime-type")),
+        args.iter().any(|a| matches!(a.as_str(), "-i" | "--mime" | "--mime-encoding")),
+    );
+    let mime = want_type || want_charset;
     let ops: Vec<&String> = args
         .iter()
         .filter(|a| !a.starts_with('-') || *a == "-")
         .collect();
     if ops.is_empty() {
-        cx.err("Usage: file [-bi] FILE...");
+        cx.err("Usage: file [-bi] [--mime-type] [--mime-encoding] FILE...");
         return 1;
     }
     // Standard input is named as file names it.
@@ -345,20 +447,18 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             if !mime {
                 return k;
             }
-            match k.as_str() {
-                "empty" => "inode/x-empty; charset=binary".to_owned(),
-                k if k.starts_with("JSON") => "application/json; charset=us-ascii".to_owned(),
-                k if k.contains("ASCII") => "text/plain; charset=us-ascii".to_owned(),
-                k if k.contains("UTF-8") => "text/plain; charset=utf-8".to_owned(),
-                k if k.starts_with("gzip") => "application/gzip; charset=binary".to_owned(),
-                _ => "application/octet-stream; charset=binary".to_owned(),
+            let (ty, charset) = mime_of(&k);
+            match (want_type, want_charset) {
+                (true, true) => format!("{ty}; charset={charset}"),
+                (true, false) => ty.to_owned(),
+                _ => charset.to_owned(),
             }
         };
         let what = match cx.fs.metadata(op) {
             _ if op == "-" => kind(describe(&cx.stdin())),
             Ok(m) if m.is_dir() => {
                 if mime {
-                    "inode/directory; charset=binary".to_owned()
+                    kind("directory".to_owned())
                 } else {
                     "directory".to_owned()
                 }
