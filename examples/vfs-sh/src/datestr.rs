@@ -104,8 +104,18 @@ fn month_of(w: &str) -> Option<i64> {
         return None;
     }
     let full = [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
     ];
     (0..12)
         .find(|&k| w == MONTHS[k] || full[k] == w || (w == "sept" && k == 8))
@@ -114,7 +124,13 @@ fn month_of(w: &str) -> Option<i64> {
 
 fn weekday_of(w: &str) -> Option<i64> {
     let full = [
-        "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+        "sunday",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
     ];
     let extra = [("tues", 2), ("wednes", 3), ("thur", 4), ("thurs", 4)];
     (0..7)
@@ -208,7 +224,9 @@ fn parse(toks: &[Tok]) -> Option<Parsed> {
                     p.date = Some(match (third, *len) {
                         (Some(d), 4) => (n, second, d),
                         (Some(y), _) => {
-                            let Some(Tok::Num(_, ylen)) = at(i + 4) else { return None };
+                            let Some(Tok::Num(_, ylen)) = at(i + 4) else {
+                                return None;
+                            };
                             (full_year(y, *ylen), n, second)
                         }
                         (None, _) => (i64::MIN, n, second),
@@ -248,7 +266,11 @@ fn parse(toks: &[Tok]) -> Option<Parsed> {
                         _ => None,
                     };
                     if let Some((z, zlen, used)) = zone {
-                        let (zh, zm) = if zlen <= 2 { (z, 0) } else { (z / 100, z % 100) };
+                        let (zh, zm) = if zlen <= 2 {
+                            (z, 0)
+                        } else {
+                            (z / 100, z % 100)
+                        };
                         if zh.abs() > 24 || zm.abs() > 59 {
                             return None;
                         }
@@ -387,7 +409,11 @@ pub(crate) fn parse_date(s: &str, now: i64) -> Option<i64> {
             }
             (y, m, d)
         }
-        None => (now_civil.year, i64::from(now_civil.month), i64::from(now_civil.day)),
+        None => (
+            now_civil.year,
+            i64::from(now_civil.month),
+            i64::from(now_civil.day),
+        ),
     };
     // An empty string is today's midnight, as a bare date is.
     let midnight = t.is_empty() || p.date.is_some() || p.weekday.is_some();
@@ -472,7 +498,16 @@ mod tests {
 
     #[test]
     fn refuses_what_gnu_date_refuses() {
-        for s in ["noon", "midnight", "2024-13-01", "25:00", "soon", "3 parsecs ago", "ago", "2024-01-31 12:00 - 90 minutes"] {
+        for s in [
+            "noon",
+            "midnight",
+            "2024-13-01",
+            "25:00",
+            "soon",
+            "3 parsecs ago",
+            "ago",
+            "2024-01-31 12:00 - 90 minutes",
+        ] {
             assert_eq!(parse_date(s, NOW), None, "{s:?}");
         }
     }

@@ -4,7 +4,9 @@
 //!
 //! `grep 'a\|b'`, `grep -E 'a|b'`, `\<word\>`, `[[:digit:]]`, `a\{2,\}` and
 //! GNU's literal `*` at the start of an expression all mean what they mean
-//! to GNU grep. Back-references cannot be translated and are refused.
+//! to GNU grep. Back-references (`\(.\)\1`) are kept and flagged: the
+//! linear engine cannot match them, so their users compile them with
+//! `fancy-regex`, in the guest.
 
 use crate::glob::Named;
 
@@ -22,6 +24,9 @@ pub(crate) enum Syntax {
 pub(crate) struct Translated {
     pub(crate) regex: String,
     pub(crate) warnings: Vec<String>,
+    /// The pattern has back-references (`\(a\)\1`): only a backtracking
+    /// engine (`fancy-regex`) can match it.
+    pub(crate) backrefs: bool,
 }
 
 /// Escapes one character for use outside a class.
@@ -198,6 +203,9 @@ pub(crate) fn translate(pat: &str, syntax: Syntax) -> Result<Translated, String>
         groups: Vec::new(),
     };
     let mut warnings = Vec::new();
+    let mut backrefs = false;
+    // Groups closed so far, which a back-reference may name.
+    let mut closed = 0usize;
     // At the start of an expression (or a group, or an alternative), where
     // `*` is a literal and, in basic syntax, `^` an anchor.
     let mut start = true;
@@ -222,6 +230,7 @@ pub(crate) fn translate(pat: &str, syntax: Syntax) -> Result<Translated, String>
                             return Err("Unmatched ) or \\)".to_owned());
                         }
                         out.close();
+                        closed += 1;
                     }
                     '|' if basic => {
                         out.bare("|");
@@ -244,7 +253,16 @@ pub(crate) fn translate(pat: &str, syntax: Syntax) -> Result<Translated, String>
                     '`' => out.bare("^"),
                     '\'' => out.bare("$"),
                     '1'..='9' => {
-                        return Err("back-references (\\1 ... \\9) are not supported".to_owned());
+                        // A reference to a group not yet closed is GNU's
+                        // "Invalid back reference".
+                        if (n as usize - '0' as usize) > closed {
+                            return Err("Invalid back reference".to_owned());
+                        }
+                        backrefs = true;
+                        out.atom(|s| {
+                            s.push('\\');
+                            s.push(n);
+                        });
                     }
                     n => {
                         if n.is_alphanumeric() {
@@ -279,7 +297,10 @@ pub(crate) fn translate(pat: &str, syntax: Syntax) -> Result<Translated, String>
                 out.open();
                 start = true;
             }
-            ')' if !basic && !out.groups.is_empty() => out.close(),
+            ')' if !basic && !out.groups.is_empty() => {
+                out.close();
+                closed += 1;
+            }
             '|' if !basic => {
                 out.bare("|");
                 start = true;
@@ -307,6 +328,7 @@ pub(crate) fn translate(pat: &str, syntax: Syntax) -> Result<Translated, String>
     Ok(Translated {
         regex: out.s,
         warnings,
+        backrefs,
     })
 }
 
@@ -355,10 +377,9 @@ mod tests {
             ("\\d", "d"),
             ("a\\/b", "a/b"),
             ("#x", "\\#x"),
-            (
-                "a\\1",
-                "ERR back-references (\\1 ... \\9) are not supported",
-            ),
+            ("a\\1", "ERR Invalid back reference"),
+            ("\\(a\\1\\)", "ERR Invalid back reference"),
+            ("\\(a\\)\\(b\\)*\\2\\1", "(a)(b)*\\2\\1"),
             ("[abc", "ERR Unmatched [, [^, [:, [., or [="),
             ("\\(a", "ERR Unmatched ( or \\("),
             ("a\\)", "ERR Unmatched ) or \\)"),

@@ -507,7 +507,9 @@ impl<'a> Shell<'a> {
             return Ok((value, append));
         };
         if at.readonly {
-            return Err(ExpError::Arith(format!("vfs-sh: {name}: readonly variable")));
+            return Err(ExpError::Arith(format!(
+                "vfs-sh: {name}: readonly variable"
+            )));
         }
         let mut value = value;
         let mut append = append;
@@ -559,7 +561,10 @@ impl<'a> Shell<'a> {
             }
             AssignValue::Array(items) => {
                 if self.st.attrs.get(&a.name).is_some_and(|at| at.readonly) {
-                    return Err(ExpError::Arith(format!("vfs-sh: {}: readonly variable", a.name)));
+                    return Err(ExpError::Arith(format!(
+                        "vfs-sh: {}: readonly variable",
+                        a.name
+                    )));
                 }
                 let mut vals = Vec::new();
                 let mut keyed = Vec::new();
@@ -1730,7 +1735,12 @@ impl<'a> Shell<'a> {
                             Some(Value::Assoc(_)) => f.push('A'),
                             _ => {}
                         }
-                        for (on, c) in [(at.integer, 'i'), (at.readonly, 'r'), (at.lower, 'l'), (at.upper, 'u')] {
+                        for (on, c) in [
+                            (at.integer, 'i'),
+                            (at.readonly, 'r'),
+                            (at.lower, 'l'),
+                            (at.upper, 'u'),
+                        ] {
                             if on {
                                 f.push(c);
                             }

@@ -393,13 +393,18 @@ fn columns(cells: &[String], width: usize, across: bool) -> String {
     if across {
         for r in 0..rows {
             let start = r * cols;
-            row(&mut out, &mut (start..n.min(start + cols)).map(|k| (k, k % cols)));
+            row(
+                &mut out,
+                &mut (start..n.min(start + cols)).map(|k| (k, k % cols)),
+            );
         }
     } else {
         for r in 0..rows {
             row(
                 &mut out,
-                &mut (0..cols).map(|c| (r + c * rows, c)).take_while(|&(k, _)| k < n),
+                &mut (0..cols)
+                    .map(|c| (r + c * rows, c))
+                    .take_while(|&(k, _)| k < n),
             );
         }
     }
@@ -616,7 +621,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Some(w) => match w.parse::<usize>() {
             Ok(w) => w,
             Err(_) => {
-                cx.err(format_args!("ls: invalid line width: {}", super::quote::quote(w, true)));
+                cx.err(format_args!(
+                    "ls: invalid line width: {}",
+                    super::quote::quote(w, true)
+                ));
                 return 2;
             }
         },

@@ -22,7 +22,7 @@ enum Addr {
     Line(u64),
     Last,
     /// `None`: the last regex used.
-    Re(Option<Regex>),
+    Re(Option<SedRegex>),
     Step(u64, u64),
     /// `0` (only as `0,/re/`).
     Zero,
@@ -33,7 +33,7 @@ enum Addr {
 enum Addr2 {
     Line(u64),
     Last,
-    Re(Option<Regex>),
+    Re(Option<SedRegex>),
     Plus(u64),
     Multiple(u64),
 }
@@ -84,7 +84,7 @@ enum Kind {
 
 #[derive(Debug, Clone)]
 struct Subst {
-    re: Option<Regex>,
+    re: Option<SedRegex>,
     repl: Vec<Repl>,
     global: bool,
     nth: usize,
@@ -105,6 +105,50 @@ struct Cmd {
 }
 
 type Res<T> = Result<T, String>;
+
+/// A compiled sed regex: the linear engine, or, for a pattern with
+/// back-references (`/\(.\)\1/`), which no linear engine can match, the
+/// backtracking one (bounded by its backtrack limit: a pattern that runs
+/// past it does not match).
+#[derive(Debug, Clone)]
+enum SedRegex {
+    Linear(Regex),
+    Backtracking(std::rc::Rc<fancy_regex::Regex>),
+}
+
+/// The byte ranges of a match's groups (0 is the whole match).
+type Groups = Vec<Option<std::ops::Range<usize>>>;
+
+impl SedRegex {
+    fn is_match(&self, s: &str) -> bool {
+        match self {
+            SedRegex::Linear(re) => re.is_match(s),
+            SedRegex::Backtracking(re) => re.is_match(s).unwrap_or(false),
+        }
+    }
+
+    /// The first match at or after `at`, with its groups.
+    fn captures_at(&self, s: &str, at: usize) -> Option<Groups> {
+        match self {
+            SedRegex::Linear(re) => {
+                let caps = re.captures_at(s, at)?;
+                Some(
+                    (0..caps.len())
+                        .map(|g| caps.get(g).map(|m| m.range()))
+                        .collect(),
+                )
+            }
+            SedRegex::Backtracking(re) => {
+                let caps = re.captures_from_pos(s, at).ok()??;
+                Some(
+                    (0..caps.len())
+                        .map(|g| caps.get(g).map(|m| m.range()))
+                        .collect(),
+                )
+            }
+        }
+    }
+}
 
 fn err(msg: &str) -> String {
     format!("sed: -e expression #1, char 0: {msg}")
@@ -152,7 +196,7 @@ fn char_escape(s: &[char]) -> Option<(char, usize)> {
 /// Compiles a sed regex (BRE or ERE) with GNU's `\n`, `\t` and character
 /// escapes. As in GNU sed 4.9, a character made by `\xHH` keeps its special
 /// meaning (`\x2e` is any character).
-fn compile(src: &str, syntax: Syntax, fold: bool, multi: bool) -> Res<Regex> {
+fn compile(src: &str, syntax: Syntax, fold: bool, multi: bool) -> Res<SedRegex> {
     let mut pre = String::new();
     let cs: Vec<char> = src.chars().collect();
     let mut i = 0;
@@ -186,11 +230,21 @@ fn compile(src: &str, syntax: Syntax, fold: bool, multi: bool) -> Res<Regex> {
         }
     }
     let t = translate(&pre, syntax).map_err(|e| format!("sed: -e expression #1, char 0: {e}"))?;
+    if t.backrefs {
+        return fancy_regex::RegexBuilder::new(&t.regex)
+            .case_insensitive(fold)
+            .multi_line(multi)
+            .delegate_size_limit(4 << 20)
+            .build()
+            .map(|re| SedRegex::Backtracking(std::rc::Rc::new(re)))
+            .map_err(|_| err("invalid reference \\N on `s' command's RHS"));
+    }
     RegexBuilder::new(&t.regex)
         .case_insensitive(fold)
         .multi_line(multi)
         .size_limit(4 << 20)
         .build()
+        .map(SedRegex::Linear)
         .map_err(|_| err("invalid regular expression"))
 }
 
@@ -282,7 +336,7 @@ impl Parser {
         }
     }
 
-    fn re(&mut self, delim: char) -> Res<Option<Regex>> {
+    fn re(&mut self, delim: char) -> Res<Option<SedRegex>> {
         let src = self.delimited(delim, true)?;
         let (fold, multi) = self.regex_flags();
         if src.is_empty() {
@@ -730,7 +784,7 @@ struct Run<'a, 'b> {
     err: Vec<u8>,
     /// The last write lacked its newline (the input's last line had none).
     pending_nl: bool,
-    last_re: Option<Regex>,
+    last_re: Option<SedRegex>,
     append: Vec<String>,
     cx: &'a mut Cx<'b>,
     /// Documents read by `R`, line by line.
@@ -762,7 +816,7 @@ impl Run<'_, '_> {
         }
     }
 
-    fn regex(&mut self, r: &Option<Regex>) -> Option<Regex> {
+    fn regex(&mut self, r: &Option<SedRegex>) -> Option<SedRegex> {
         match r {
             Some(r) => {
                 self.last_re = Some(r.clone());
@@ -866,7 +920,7 @@ impl Run<'_, '_> {
     }
 }
 
-fn substitute(sub: &Subst, re: &Regex, ps: &str) -> Option<String> {
+fn substitute(sub: &Subst, re: &SedRegex, ps: &str) -> Option<String> {
     let mut out = String::new();
     let mut last = 0;
     let mut count = 0;
@@ -877,12 +931,14 @@ fn substitute(sub: &Subst, re: &Regex, ps: &str) -> Option<String> {
         let Some(caps) = re.captures_at(ps, at) else {
             break;
         };
-        let Some(m) = caps.get(0) else { break };
-        if m.start() == m.end() && prev_end == Some(m.start()) {
+        let Some(Some(m)) = caps.first().cloned() else {
+            break;
+        };
+        if m.start == m.end && prev_end == Some(m.start) {
             // No empty match right after a match.
-            match ps[m.start()..].chars().next() {
+            match ps[m.start..].chars().next() {
                 Some(c) => {
-                    at = m.start() + c.len_utf8();
+                    at = m.start + c.len_utf8();
                     continue;
                 }
                 None => break,
@@ -890,21 +946,21 @@ fn substitute(sub: &Subst, re: &Regex, ps: &str) -> Option<String> {
         }
         count += 1;
         if count >= sub.nth {
-            out.push_str(&ps[last..m.start()]);
-            expand(&sub.repl, &caps, &mut out);
-            last = m.end();
+            out.push_str(&ps[last..m.start]);
+            expand(&sub.repl, ps, &caps, &mut out);
+            last = m.end;
             if !sub.global {
                 done = true;
             }
         }
-        prev_end = Some(m.end());
-        at = if m.start() == m.end() {
-            match ps[m.end()..].chars().next() {
-                Some(c) => m.end() + c.len_utf8(),
+        prev_end = Some(m.end);
+        at = if m.start == m.end {
+            match ps[m.end..].chars().next() {
+                Some(c) => m.end + c.len_utf8(),
                 None => ps.len() + 1,
             }
         } else {
-            m.end()
+            m.end
         };
     }
     if count < sub.nth {
@@ -914,7 +970,7 @@ fn substitute(sub: &Subst, re: &Regex, ps: &str) -> Option<String> {
     Some(out)
 }
 
-fn expand(repl: &[Repl], caps: &regex::Captures<'_>, out: &mut String) {
+fn expand(repl: &[Repl], ps: &str, caps: &Groups, out: &mut String) {
     // Case conversion state: `\U`/`\L` until `\E`; `\u`/`\l` one char.
     let mut mode: Option<char> = None;
     let mut one: Option<char> = None;
@@ -934,7 +990,7 @@ fn expand(repl: &[Repl], caps: &regex::Captures<'_>, out: &mut String) {
         match p {
             Repl::Lit(s) => push(s, out, mode, &mut one),
             Repl::Group(g) => {
-                let s = caps.get(*g).map_or("", |m| m.as_str());
+                let s = caps.get(*g).cloned().flatten().map_or("", |r| &ps[r]);
                 push(s, out, mode, &mut one);
             }
             Repl::Case(c) => match c {

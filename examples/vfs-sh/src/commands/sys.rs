@@ -412,7 +412,11 @@ fn mime_of(what: &str) -> (&'static str, &'static str) {
     } else {
         "text/plain"
     };
-    let charset = if ty.starts_with("inode/") { "binary" } else { charset };
+    let charset = if ty.starts_with("inode/") {
+        "binary"
+    } else {
+        charset
+    };
     (ty, charset)
 }
 
@@ -421,8 +425,10 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     // `-i`/`--mime`: type and charset; `--mime-type`, `--mime-encoding`:
     // one of them.
     let (want_type, want_charset) = (
-        args.iter().any(|a| matches!(a.as_str(), "-i" | "--mime" | "--mime-type")),
-        args.iter().any(|a| matches!(a.as_str(), "-i" | "--mime" | "--mime-encoding")),
+        args.iter()
+            .any(|a| matches!(a.as_str(), "-i" | "--mime" | "--mime-type")),
+        args.iter()
+            .any(|a| matches!(a.as_str(), "-i" | "--mime" | "--mime-encoding")),
     );
     let mime = want_type || want_charset;
     let ops: Vec<&String> = args

@@ -1285,7 +1285,9 @@ pub(crate) fn realpath(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         // only when the path is under `--relative-base`.
         let under = base.as_deref().is_none_or(|b| within(p, b));
         match to.as_deref().or(base.as_deref()) {
-            Some(dir) if under && (to.is_none() || base.as_deref().is_none_or(|b| within(dir, b))) => {
+            Some(dir)
+                if under && (to.is_none() || base.as_deref().is_none_or(|b| within(dir, b))) =>
+            {
                 relative_path(p, dir)
             }
             _ => p.to_owned(),
@@ -1296,7 +1298,11 @@ pub(crate) fn realpath(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 
 /// `path` made absolute from `cwd` with `.` and `..` taken away by name.
 fn lexical(cwd: &str, path: &str) -> String {
-    let full = if path.starts_with('/') { path.to_owned() } else { format!("{cwd}/{path}") };
+    let full = if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        format!("{cwd}/{path}")
+    };
     let mut parts: Vec<&str> = Vec::new();
     for c in full.split('/') {
         match c {
@@ -1317,12 +1323,21 @@ fn within(path: &str, dir: &str) -> bool {
 
 /// `path` relative to the directory `dir`, both absolute and canonical.
 fn relative_path(path: &str, dir: &str) -> String {
-    let parts = |s: &str| s.split('/').filter(|c| !c.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+    let parts = |s: &str| {
+        s.split('/')
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
     let (p, d) = (parts(path), parts(dir));
     let common = p.iter().zip(&d).take_while(|(a, b)| a == b).count();
     let mut out: Vec<&str> = vec![".."; d.len() - common];
     out.extend(p[common..].iter().map(String::as_str));
-    if out.is_empty() { ".".to_owned() } else { out.join("/") }
+    if out.is_empty() {
+        ".".to_owned()
+    } else {
+        out.join("/")
+    }
 }
 
 /// `readlink [-f|-e|-m] PATH...`: documents are not links, so without a

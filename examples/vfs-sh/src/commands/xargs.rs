@@ -12,21 +12,34 @@ use crate::exec::Cx;
 const WITH_VALUE: &[&str] = &["-n", "-I", "-d", "-L", "-P", "-s", "-E", "-a"];
 
 /// GNU's options whose value is optional and attached: `-i[STR]` is
-/// `-I STR` (`{}` by default), `-l[N]` is `-L N` (1), `-e[EOF]` is `-E`.
+/// `-I STR` (`{}` by default), `-l[N]` is `-L N` (1), `-e[EOF]` is `-E`;
+/// also at the end of a cluster of plain flags (`-ti`, `-0i`, `-rl2`).
 fn optional_values(args: &[String]) -> Vec<String> {
-    args.iter()
-        .map(|a| {
-            if let Some(v) = a.strip_prefix("-i") {
-                format!("-I{}", if v.is_empty() { "{}" } else { v })
-            } else if let Some(v) = a.strip_prefix("-l") {
-                format!("-L{}", if v.is_empty() { "1" } else { v })
-            } else if let Some(v) = a.strip_prefix("-e").filter(|v| !v.is_empty()) {
-                format!("-E{v}")
-            } else {
-                a.clone()
-            }
-        })
-        .collect()
+    let mut out = Vec::new();
+    for a in args {
+        let Some(body) = a.strip_prefix('-').filter(|b| !b.starts_with('-')) else {
+            out.push(a.clone());
+            continue;
+        };
+        // The plain flags before an optional-value one.
+        let flags: String = body.chars().take_while(|c| "0rtpx".contains(*c)).collect();
+        let rest = &body[flags.len()..];
+        let rewritten = if let Some(v) = rest.strip_prefix('i') {
+            format!("-I{}", if v.is_empty() { "{}" } else { v })
+        } else if let Some(v) = rest.strip_prefix('l') {
+            format!("-L{}", if v.is_empty() { "1" } else { v })
+        } else if let Some(v) = rest.strip_prefix('e').filter(|v| !v.is_empty()) {
+            format!("-E{v}")
+        } else {
+            out.push(a.clone());
+            continue;
+        };
+        if !flags.is_empty() {
+            out.push(format!("-{flags}"));
+        }
+        out.push(rewritten);
+    }
+    out
 }
 
 /// `-L`'s input lines, each split into items; a line ending in a blank

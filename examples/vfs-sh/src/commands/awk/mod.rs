@@ -1052,12 +1052,20 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
             "tolower" => {
                 let s = self.str_arg(args, 0)?;
-                let low = if self.utf8 { s.to_lowercase() } else { s.to_ascii_lowercase() };
+                let low = if self.utf8 {
+                    s.to_lowercase()
+                } else {
+                    s.to_ascii_lowercase()
+                };
                 Ok(Val::Str(low.into()))
             }
             "toupper" => {
                 let s = self.str_arg(args, 0)?;
-                let up = if self.utf8 { s.to_uppercase() } else { s.to_ascii_uppercase() };
+                let up = if self.utf8 {
+                    s.to_uppercase()
+                } else {
+                    s.to_ascii_uppercase()
+                };
                 Ok(Val::Str(up.into()))
             }
             "int" => n(self.num_arg(args, 0)?.trunc()),
@@ -1214,7 +1222,11 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 'c' => match &v {
                     Val::Num(x) | Val::StrNum(_, x) => {
                         // The C locale prints the low byte, as gawk does.
-                        let code = if self.utf8 { *x as u32 } else { (*x as u32) & 0xff };
+                        let code = if self.utf8 {
+                            *x as u32
+                        } else {
+                            (*x as u32) & 0xff
+                        };
                         char::from_u32(code).map_or(String::new(), String::from)
                     }
                     other => self.sval(other).chars().take(1).collect(),

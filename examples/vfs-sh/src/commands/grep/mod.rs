@@ -81,6 +81,7 @@ const GREP_SPEC: &[super::Spec] = &[
     flag('\0', "line-buffered", "lb"),
     flag('U', "binary", "U"),
     flag('Z', "null", "Z"),
+    flag('z', "null-data", "z"),
     value('d', "directories", "d"),
     value('D', "devices", "devices"),
 ];
@@ -219,6 +220,11 @@ struct Search {
     guest: Option<Matcher>,
     /// `--exclude-dir`: directories below a root not to enter.
     exclude_dirs: Vec<Pattern>,
+    /// `-z`: lines end with NUL, not newline (searched in the guest).
+    null_data: bool,
+    /// `-a`: a binary document's lines are printed as text's are
+    /// (searched in the guest).
+    as_text: bool,
 }
 
 impl Search {
@@ -308,7 +314,7 @@ impl Search {
             self.scanned += 1;
             match cx.fs.read(&path) {
                 Ok(data) => {
-                    let hits = matcher.search_file(&path, &data);
+                    let hits = self.search_data(&matcher, &path, &data);
                     if hits.match_count > 0 || self.req.include_non_matching {
                         let name = root.name(&path);
                         self.printer.file(cx, &name, &hits, Some(&data));
@@ -320,6 +326,22 @@ impl Search {
                 }
             }
         }
+    }
+
+    /// Searches one document's bytes: as GNU grep does, or with `-z`, with
+    /// NUL ending lines (newline and NUL swap places, so that the matcher's
+    /// lines are NUL-terminated ones and a newline is an ordinary byte; the
+    /// printer swaps them back).
+    fn search_data(&self, matcher: &Matcher, path: &str, data: &[u8]) -> crate::fs::FileHits {
+        if !self.null_data {
+            return if self.as_text {
+                matcher.search(path, data)
+            } else {
+                matcher.search_file(path, data)
+            };
+        }
+        let swapped: Vec<u8> = data.iter().map(|&b| swap_nul(b)).collect();
+        matcher.search(path, &swapped)
     }
 
     /// Searches standard input in the guest.
@@ -336,8 +358,13 @@ impl Search {
             }
         };
         let data = cx.stdin();
-        let hits = matcher.search_file(label, &data);
-        if data.contains(&0) && self.printer.mode == Mode::Lines && hits.match_count > 0 {
+        let hits = self.search_data(&matcher, label, &data);
+        if !self.null_data
+            && !self.as_text
+            && data.contains(&0)
+            && self.printer.mode == Mode::Lines
+            && hits.match_count > 0
+        {
             self.printer.matched = true;
             cx.err(format_args!("{}: {label}: binary file matches", self.name));
             return;
@@ -409,6 +436,8 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         _ => Some(Syntax::Basic),
     };
     let mut translated = Vec::new();
+    // A back-reference (`\(.\)\1`) needs the backtracking engine.
+    let mut backrefs = false;
     for pat in &patterns {
         let mut rx = if fixed {
             pat.clone()
@@ -418,6 +447,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
                     for w in t.warnings {
                         cx.err(format_args!("{name}: warning: {w}"));
                     }
+                    backrefs |= t.backrefs;
                     t.regex
                 }
                 Err(e) => {
@@ -532,8 +562,10 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             .into_iter()
             .map(Pattern::new)
             .collect(),
+        null_data: false,
+        as_text: false,
     };
-    if syntax.is_none() && flavor == Flavor::Grep {
+    if (syntax.is_none() || backrefs) && flavor == Flavor::Grep {
         match Matcher::perl(&search.req) {
             Ok(m) => search.guest = m,
             Err(e) => {
@@ -542,10 +574,15 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             }
         }
     }
-    // `-b` needs each line's offset, which only the document's bytes give:
-    // such a search reads the documents in the guest.
+    // `-b` needs each line's offset, which only the document's bytes give,
+    // and `-z` other line ends: such a search reads the documents in the
+    // guest.
     search.printer.byte_offset = p.has("b");
-    if search.guest.is_none() && (!search.exclude_dirs.is_empty() || p.has("b")) {
+    search.null_data = p.has("z");
+    search.printer.null_data = p.has("z");
+    search.as_text = p.has("a") && flavor == Flavor::Grep;
+    let in_guest = !search.exclude_dirs.is_empty() || p.has("b") || p.has("z") || search.as_text;
+    if search.guest.is_none() && in_guest {
         match Matcher::new(&search.req) {
             Ok(m) => search.guest = Some(m),
             Err(e) => {
@@ -629,6 +666,15 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         2
     } else {
         1
+    }
+}
+
+/// `-z`'s exchange of the two line ends.
+pub(crate) fn swap_nul(b: u8) -> u8 {
+    match b {
+        b'\n' => 0,
+        0 => b'\n',
+        b => b,
     }
 }
 

@@ -39,6 +39,9 @@ pub(crate) struct Printer {
     pub(crate) null: bool,
     /// `-b`: each line's (with `-o`, each match's) byte offset.
     pub(crate) byte_offset: bool,
+    /// `-z`: lines were searched with newline and NUL swapped; they are
+    /// printed swapped back and ended with NUL.
+    pub(crate) null_data: bool,
 }
 
 impl Printer {
@@ -60,6 +63,7 @@ impl Printer {
             command: "grep",
             null: false,
             byte_offset: false,
+            null_data: false,
         }
     }
 
@@ -80,15 +84,36 @@ impl Printer {
 
     /// Prints one file's results under the name the user should see;
     /// `data`, the file's bytes, gives `-b` its offsets.
-    pub(crate) fn file(&mut self, cx: &mut Cx<'_>, name: &str, hits: &FileHits, data: Option<&[u8]>) {
+    pub(crate) fn file(
+        &mut self,
+        cx: &mut Cx<'_>,
+        name: &str,
+        hits: &FileHits,
+        data: Option<&[u8]>,
+    ) {
+        let eol = if self.null_data { 0 } else { b'\n' };
+        let text_of = |t: &[u8]| -> Vec<u8> {
+            if self.null_data {
+                t.iter().map(|&b| super::swap_nul(b)).collect()
+            } else {
+                t.to_vec()
+            }
+        };
         let starts: Vec<u64> = match data.filter(|_| self.byte_offset) {
             Some(d) => std::iter::once(0)
-                .chain(d.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(k, _)| k as u64 + 1))
+                .chain(
+                    d.iter()
+                        .enumerate()
+                        .filter(|(_, b)| **b == eol)
+                        .map(|(k, _)| k as u64 + 1),
+                )
                 .collect(),
             None => Vec::new(),
         };
         let line_start = |n: u64| {
-            usize::try_from(n.saturating_sub(1)).ok().and_then(|k| starts.get(k).copied())
+            usize::try_from(n.saturating_sub(1))
+                .ok()
+                .and_then(|k| starts.get(k).copied())
         };
         let selected = hits.match_count > 0;
         self.matched |= selected;
@@ -135,15 +160,15 @@ impl Printer {
                             if let Some(text) = line.text.get(r.clone()).filter(|t| !t.is_empty()) {
                                 let at = line_start(line.line_number).map(|s| s + r.start as u64);
                                 self.prefix(&mut out, name, line.line_number, at, sep);
-                                out.extend_from_slice(text);
-                                out.push(b'\n');
+                                out.extend_from_slice(&text_of(text));
+                                out.push(eol);
                             }
                         }
                     } else {
                         let at = line_start(line.line_number);
                         self.prefix(&mut out, name, line.line_number, at, sep);
-                        out.extend_from_slice(&line.text);
-                        out.push(b'\n');
+                        out.extend_from_slice(&text_of(&line.text));
+                        out.push(eol);
                     }
                 }
             }
