@@ -303,11 +303,7 @@ fn gnu_error_wording() {
             2,
         ),
         ("grep 'a\\(' README.md", "grep: Unmatched ( or \\(\n", 2),
-        (
-            "grep 'x\\1' README.md",
-            "grep: Invalid back reference\n",
-            2,
-        ),
+        ("grep 'x\\1' README.md", "grep: Invalid back reference\n", 2),
         (
             "head -n x README.md",
             "head: invalid number of lines: 'x'\n",
