@@ -3,6 +3,7 @@
 //! block of its own (4096 bytes apparent) — since the document store has
 //! no blocks of its own to report.
 
+use super::size::Scale;
 use super::{flag, options, value};
 use crate::exec::Cx;
 use crate::fs::Kind;
@@ -42,9 +43,9 @@ struct Opts {
     all: bool,
     summarize: bool,
     apparent: bool,
+    /// `-b`: apparent sizes in bytes.
     bytes: bool,
-    human: bool,
-    unit: u64,
+    scale: Scale,
     max_depth: Option<usize>,
     /// `-t SIZE`: leave out entries smaller than SIZE bytes (larger, when
     /// negative).
@@ -60,13 +61,7 @@ impl Opts {
         } else {
             s.disk
         };
-        if self.human {
-            return super::ls::human(n);
-        }
-        if self.bytes {
-            return n.to_string();
-        }
-        n.div_ceil(self.unit).to_string()
+        self.scale.render(n)
     }
 }
 
@@ -202,16 +197,26 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
         None => None,
     };
-    let unit = match (p.has("m"), p.value("B")) {
-        (_, Some(b)) => match b {
-            "1" => 1,
-            "K" | "1K" | "1024" => 1024,
-            "M" | "1M" => 1 << 20,
-            "G" | "1G" => 1 << 30,
-            other => other.parse().unwrap_or(1024),
-        },
-        (true, None) => 1 << 20,
-        _ => 1024,
+    // The last of -b, -k, -m, -h, --si and -B decides how sizes print.
+    let scale = match p.last_of(&["b", "k", "m", "h", "si", "B"]) {
+        Some("b") => Scale::BYTES,
+        Some("m") => Scale::parse("1M").unwrap_or(Scale::KIB),
+        Some("h") => Scale::Human { si: false },
+        Some("si") => Scale::Human { si: true },
+        Some("B") => {
+            let spec = p.value("B").unwrap_or_default();
+            match Scale::parse(spec) {
+                Some(s) => s,
+                None => {
+                    cx.err(format_args!(
+                        "du: invalid -B argument {}",
+                        super::quote::quote(spec, true)
+                    ));
+                    return 1;
+                }
+            }
+        }
+        _ => Scale::KIB,
     };
     let threshold = match p.value("t") {
         None => None,
@@ -229,8 +234,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         summarize: p.has("s"),
         apparent: p.has("apparent"),
         bytes: p.has("b"),
-        human: p.has("h") && !p.has("k") && !p.has("m"),
-        unit,
+        scale,
         max_depth,
         exclude: p
             .values("exclude")

@@ -15,6 +15,7 @@
 
 use std::time::SystemTime;
 
+use super::size::Scale;
 use super::{flag, options, value};
 use crate::exec::Cx;
 use crate::fs::{Kind, Meta};
@@ -55,7 +56,10 @@ struct Opts<'a> {
     by_size: bool,
     reverse: bool,
     recursive: bool,
-    human: bool,
+    /// The size column of `-l` (`-h`, `--si`, `--block-size`).
+    size_scale: Scale,
+    /// The `-s` column and the totals.
+    block_scale: Scale,
     dirs_as_files: bool,
     /// `-s`: allocated size in 1 KiB blocks before each name.
     blocks: bool,
@@ -114,32 +118,6 @@ impl Item {
     }
 }
 
-/// GNU's `-h` sizes: powers of 1024, one decimal below 10, rounded up.
-pub(crate) fn human(n: u64) -> String {
-    const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
-    if n < 1024 {
-        return n.to_string();
-    }
-    let mut v = n as f64 / 1024.0;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if v < 10.0 {
-        let r = (v * 10.0).ceil() / 10.0;
-        if r < 10.0 {
-            return format!("{r:.1}{}", UNITS[u]);
-        }
-        v = r;
-    }
-    let r = v.ceil();
-    if r >= 1024.0 && u + 1 < UNITS.len() {
-        return format!("1.0{}", UNITS[u + 1]);
-    }
-    format!("{}{}", r as u64, UNITS[u])
-}
-
 fn sort(items: &mut [Item], o: Opts<'_>) {
     if o.unsorted {
         return;
@@ -174,13 +152,7 @@ fn sort(items: &mut [Item], o: Opts<'_>) {
 /// Prints a block of items: names, or long lines with aligned columns.
 fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
     let mut s = String::new();
-    let block_col = |it: &Item| {
-        if o.human {
-            human(kib_blocks(it.len) * 1024)
-        } else {
-            kib_blocks(it.len).to_string()
-        }
-    };
+    let block_col = |it: &Item| o.block_scale.render(kib_blocks(it.len) * 1024);
     let bw = items.iter().map(|i| block_col(i).len()).max().unwrap_or(1);
     let prefix = |it: &Item| {
         let mut p = String::new();
@@ -204,11 +176,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
     if matches!(o.layout, Layout::Columns | Layout::Across) && !o.long {
         if total && o.blocks {
             let sum: u64 = items.iter().map(|i| kib_blocks(i.len)).sum();
-            let t = if o.human {
-                human(sum * 1024)
-            } else {
-                sum.to_string()
-            };
+            let t = o.block_scale.render(sum * 1024);
             s.push_str(&format!("total {t}\n"));
         }
         let cells: Vec<String> = (0..items.len())
@@ -246,11 +214,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
     if !o.long {
         if total && o.blocks {
             let sum: u64 = items.iter().map(|i| kib_blocks(i.len)).sum();
-            let t = if o.human {
-                human(sum * 1024)
-            } else {
-                sum.to_string()
-            };
+            let t = o.block_scale.render(sum * 1024);
             s.push_str(&format!("total {t}\n"));
         }
         for (k, it) in items.iter().enumerate() {
@@ -261,20 +225,10 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
         cx.outs(&s);
         return;
     }
-    let size = |it: &Item| {
-        if o.human {
-            human(it.len)
-        } else {
-            it.len.to_string()
-        }
-    };
+    let size = |it: &Item| o.size_scale.render(it.len);
     if total {
         let blocks: u64 = items.iter().map(|i| kib_blocks(i.len)).sum();
-        let t = if o.human {
-            human(blocks * 1024)
-        } else {
-            blocks.to_string()
-        };
+        let t = o.block_scale.render(blocks * 1024);
         s.push_str(&format!("total {t}\n"));
     }
     let width = items.iter().map(|i| size(i).len()).max().unwrap_or(1);
@@ -577,6 +531,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('1', "", "1"),
         flag('R', "recursive", "R"),
         flag('h', "human-readable", "h"),
+        flag('\0', "si", "si"),
+        value('\0', "block-size", "block-size"),
+        flag('k', "kibibytes", "k"),
         flag('d', "directory", "d"),
         super::optional("classify", "F"),
         flag('F', "", "F"),
@@ -635,6 +592,26 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             .filter(|&w| w > 0)
             .unwrap_or(80),
     };
+    // The last of -h, --si and --block-size sets both scales; -k alone
+    // only the block column, which is in KiB already.
+    let (size_scale, block_scale) = match p.last_of(&["h", "si", "block-size"]) {
+        Some("h") => (Scale::Human { si: false }, Scale::Human { si: false }),
+        Some("si") => (Scale::Human { si: true }, Scale::Human { si: true }),
+        Some(_) => {
+            let spec = p.value("block-size").unwrap_or_default();
+            match Scale::parse(spec) {
+                Some(s) => (s, s),
+                None => {
+                    cx.err(format_args!(
+                        "ls: invalid --block-size argument {}",
+                        super::quote::quote(spec, true)
+                    ));
+                    return 2;
+                }
+            }
+        }
+        None => (Scale::BYTES, Scale::KIB),
+    };
     let long = p.has("l") || p.has("g") || p.has("o") || p.has("n") || p.has("full-time");
     let o = Opts {
         all: p.has("a") || p.has("f"),
@@ -673,7 +650,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         quote: p.has("Q"),
         reverse: p.has("r"),
         recursive: p.has("R") && !p.has("d"),
-        human: p.has("h"),
+        size_scale,
+        block_scale,
         dirs_as_files: p.has("d"),
         blocks: p.has("s"),
         inode: p.has("i"),
@@ -734,27 +712,4 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 /// `--color[=WHEN]` is accepted and ignored (output is never colored).
 const fn optional_color() -> super::Spec {
     super::optional("color", "color")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn human_sizes() {
-        let table = [
-            (0, "0"),
-            (1023, "1023"),
-            (1024, "1.0K"),
-            (1025, "1.1K"),
-            (1536, "1.5K"),
-            (10 * 1024, "10K"),
-            (10 * 1024 + 1, "11K"),
-            (1_363_456, "1.4M"),
-            (1024 * 1024 - 1, "1.0M"),
-        ];
-        for (n, want) in table {
-            assert_eq!(human(n), want, "{n}");
-        }
-    }
 }

@@ -21,6 +21,7 @@ mod printf;
 mod quote;
 mod read;
 mod sed;
+mod size;
 mod sort;
 mod stat;
 mod sys;
