@@ -8,6 +8,7 @@ use std::io::Read;
 use flate2::read::MultiGzDecoder;
 
 use crate::exec::Cx;
+use crate::fs::FsError;
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
@@ -76,11 +77,29 @@ fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> u8 {
         ops.to_vec()
     };
     let mut status = 0;
+    // The suffixes gzip knows; a name without one that is not there is
+    // looked for with `.gz` added, as gzip does.
+    const SUFFIXES: [&str; 7] = [".gz", ".z", "-gz", "-z", "_z", ".tgz", ".taz"];
     for op in &ops {
-        let data = match read(cx, op) {
+        let found = match cx.read_file_operand(op) {
+            Err(FsError::NotFound(_)) if op != "-" && !SUFFIXES.iter().any(|s| op.ends_with(s)) => {
+                let gz = format!("{op}.gz");
+                cx.read_file_operand(&gz).map_err(|e| (gz, e))
+            }
+            r => r.map_err(|e| (op.clone(), e)),
+        };
+        let data = match found {
             Ok(d) => d,
-            Err(why) => {
-                cx.err(format_args!("{cmd}: {op}: {why}"));
+            Err((_, FsError::IsADirectory(_))) => {
+                cx.err(format_args!("{cmd}: {op} is a directory -- ignored"));
+                // A warning: status 2, unless an error came first.
+                if status == 0 {
+                    status = 2;
+                }
+                continue;
+            }
+            Err((name, e)) => {
+                cx.err(format_args!("{cmd}: {name}: {}", e.strerror()));
                 status = 1;
                 continue;
             }

@@ -774,7 +774,14 @@ pub(crate) fn strings(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         let data = match read(cx, op) {
             Ok(d) => d,
             Err(why) => {
-                cx.err(format_args!("strings: '{op}': {why}"));
+                // binutils' wording, in its place among the output.
+                cx.outs(&std::mem::take(&mut out));
+                if cx.fs.metadata(op).is_ok_and(|m| m.is_dir()) {
+                    cx.err(format_args!("strings: Warning: '{op}' is a directory"));
+                } else {
+                    let why = why.strip_suffix(" or directory").unwrap_or(&why);
+                    cx.err(format_args!("strings: '{op}': {why}"));
+                }
                 status = 1;
                 continue;
             }
@@ -870,6 +877,7 @@ fn checksums(
         match read(cx, op) {
             Ok(d) => out.push_str(&line(&d, (op != "-").then_some(op.as_str()))),
             Err(why) => {
+                cx.outs(&std::mem::take(&mut out));
                 cx.err(format_args!("{cmd}: {op}: {why}"));
                 status = 1;
             }

@@ -119,6 +119,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         let data = match cx.read_operand(op) {
             Ok(d) => d,
             Err(e) => {
+                // Reported in its place among the other operands' lines.
+                cx.out(&std::mem::take(&mut out));
                 cx.err(format_args!(
                     "cut: {}: {}",
                     super::quote::quote(op, false),

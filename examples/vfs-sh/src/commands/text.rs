@@ -32,6 +32,43 @@ fn inputs(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> (Vec<(String, Vec<u8>)>
     (all, failed)
 }
 
+/// Reads each operand in turn (`-` or none: standard input) and hands its
+/// bytes to `f`, which prints what it makes of them; an operand that
+/// cannot be read is reported (`why` words the message) in its place,
+/// between the others' output, as GNU's tools report it. Returns whether
+/// any failed.
+pub(crate) fn each_input(
+    cx: &mut Cx<'_>,
+    ops: &[String],
+    why: impl Fn(&str, &FsError) -> String,
+    mut f: impl FnMut(&mut Cx<'_>, &str, &[u8]),
+) -> bool {
+    let stdin = ["-".to_owned()];
+    let ops = if ops.is_empty() { &stdin[..] } else { ops };
+    let mut failed = false;
+    for op in ops {
+        match read_one(cx, op) {
+            Ok(d) => f(cx, op, &d),
+            Err(e) => {
+                cx.err(why(op, &e));
+                failed = true;
+            }
+        }
+    }
+    failed
+}
+
+/// `cmd: NAME: why`, the wording of most GNU tools.
+pub(crate) fn plain_why(cmd: &str) -> impl Fn(&str, &FsError) -> String + '_ {
+    move |op, e| {
+        format!(
+            "{cmd}: {}: {}",
+            super::quote::quote(op, false),
+            e.strerror()
+        )
+    }
+}
+
 fn read_one(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, FsError> {
     cx.read_file_operand(op)
 }
@@ -58,10 +95,16 @@ fn chomp(line: &[u8]) -> &[u8] {
 
 /// `rev [FILE]...`
 pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let (ins, failed) = inputs(cx, "rev", args);
+    // util-linux's wording.
+    let why = |op: &str, e: &FsError| match e {
+        FsError::IsADirectory(_) => format!("rev: {op}: 0: Is a directory"),
+        e => format!("rev: cannot open {op}: {}", e.strerror()),
+    };
+    // rev writes through stdio, so a short output reaches a pipe only at
+    // exit, after the errors: written here at the end too.
     let mut out = Vec::new();
-    for (_, d) in ins {
-        for line in records(&d, b'\n') {
+    let failed = each_input(cx, args, why, |_, _, d| {
+        for line in records(d, b'\n') {
             let body = chomp(line);
             let s: String = String::from_utf8_lossy(body).chars().rev().collect();
             out.extend_from_slice(s.as_bytes());
@@ -69,7 +112,7 @@ pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 out.push(b'\n');
             }
         }
-    }
+    });
     cx.out(&out);
     u8::from(failed)
 }
@@ -110,9 +153,8 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
     } else {
         !(p.has("a") || p.has("t")) || p.has("first")
     };
-    let (ins, failed) = inputs(cx, cmd, &p.operands);
-    let mut out = String::new();
-    for (_, d) in ins {
+    let failed = each_input(cx, &p.operands, plain_why(cmd), |cx, _, d| {
+        let mut out = String::new();
         for line in String::from_utf8_lossy(&d).split_inclusive('\n') {
             let (body, nl) = match line.strip_suffix('\n') {
                 Some(b) => (b, "\n"),
@@ -169,8 +211,8 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
             out.push_str(&converted);
             out.push_str(nl);
         }
-    }
-    cx.outs(&out);
+        cx.outs(&out);
+    });
     u8::from(failed)
 }
 
@@ -479,13 +521,24 @@ pub(crate) fn tac(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Err(c) => return c,
     };
     let sep = p.value("s").and_then(|s| s.bytes().next()).unwrap_or(b'\n');
-    let (ins, failed) = inputs(cx, "tac", &p.operands);
+    let why = |op: &str, e: &FsError| match e {
+        FsError::IsADirectory(_) => format!(
+            "tac: {}: read error: Invalid argument",
+            super::quote::quote(op, false)
+        ),
+        e => format!(
+            "tac: failed to open {} for reading: {}",
+            super::quote::quote(op, true),
+            e.strerror()
+        ),
+    };
+    // As rev's, tac's output reaches a pipe after its errors.
     let mut out = Vec::new();
-    for (_, d) in ins {
-        for r in records(&d, sep).into_iter().rev() {
+    let failed = each_input(cx, &p.operands, why, |_, _, d| {
+        for r in records(d, sep).into_iter().rev() {
             out.extend_from_slice(r);
         }
-    }
+    });
     cx.out(&out);
     u8::from(failed)
 }
@@ -523,9 +576,8 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
         None => None,
     };
-    let (ins, failed) = inputs(cx, "nl", &p.operands);
-    let mut out = String::new();
-    for (_, d) in ins {
+    let failed = each_input(cx, &p.operands, plain_why("nl"), |cx, _, d| {
+        let mut out = String::new();
         let text = String::from_utf8_lossy(&d);
         for line in text.split_inclusive('\n') {
             let body = line.strip_suffix('\n').unwrap_or(line);
@@ -550,8 +602,8 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             out.push_str(body);
             out.push('\n');
         }
-    }
-    cx.outs(&out);
+        cx.outs(&out);
+    });
     u8::from(failed)
 }
 
@@ -801,9 +853,8 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let spaces = p.has("s");
-    let (ins, failed) = inputs(cx, "fold", &p.operands);
-    let mut out = String::new();
-    for (_, d) in ins {
+    let failed = each_input(cx, &p.operands, plain_why("fold"), |cx, _, d| {
+        let mut out = String::new();
         let text = String::from_utf8_lossy(&d);
         for line in text.split_inclusive('\n') {
             let (body, nl) = match line.strip_suffix('\n') {
@@ -845,8 +896,8 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 out.push('\n');
             }
         }
-    }
-    cx.outs(&out);
+        cx.outs(&out);
+    });
     u8::from(failed)
 }
 

@@ -57,6 +57,8 @@ struct Row {
     regular: bool,
     /// The input could not be found at all.
     missing: bool,
+    /// Why it could not be read, reported in its place among the lines.
+    error: Option<String>,
 }
 
 /// `wc`.
@@ -104,31 +106,23 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 },
                 regular,
                 missing: false,
+                error: None,
             }),
             Err(e) => {
                 let name = input.clone().unwrap_or_default();
-                cx.err(format_args!(
-                    "wc: {}: {}",
-                    super::quote::quote(&name, false),
-                    e.strerror()
-                ));
                 status = 1;
-                let dir = matches!(e, FsError::IsADirectory(_));
-                if dir {
-                    rows.push(Row {
-                        name: input.clone(),
-                        counts: Counts::default(),
-                        regular: false,
-                        missing: false,
-                    });
-                } else {
-                    rows.push(Row {
-                        name: input.clone(),
-                        counts: Counts::default(),
-                        regular: false,
-                        missing: true,
-                    });
-                }
+                rows.push(Row {
+                    name: input.clone(),
+                    counts: Counts::default(),
+                    regular: false,
+                    // A directory still gets its line of zeros.
+                    missing: !matches!(e, FsError::IsADirectory(_)),
+                    error: Some(format!(
+                        "wc: {}: {}",
+                        super::quote::quote(&name, false),
+                        e.strerror()
+                    )),
+                });
             }
         }
     }
@@ -176,6 +170,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         total.chars += r.counts.chars;
         total.bytes += r.counts.bytes;
         total.max_line = total.max_line.max(r.counts.max_line);
+        if let Some(msg) = &r.error {
+            cx.outs(&std::mem::take(&mut out));
+            cx.err(msg);
+        }
         if !r.missing {
             out.push_str(&line(&r.counts, r.name.as_deref()));
         }

@@ -594,6 +594,11 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     enum Op {
         Stdin(String),
         Root(Root),
+        /// An operand that cannot be searched: reported in its place
+        /// among the others' output, as GNU grep does.
+        Error(String),
+        /// A directory not searched, shown as a document without matches.
+        Empty(String, String),
     }
     let mut ops = Vec::new();
     if implicit {
@@ -617,7 +622,12 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         match cx.fs.metadata(op) {
             Ok(m) if m.is_dir() && !recursive => {
                 if directories != "skip" {
-                    search.error(cx, format_args!("{op}: Is a directory"));
+                    ops.push(Op::Error(format!("{op}: Is a directory")));
+                    // GNU grep still counts it: `-c` says `DIR:0`, `-L`
+                    // names it.
+                    if search.req.include_non_matching {
+                        ops.push(Op::Empty(op.clone(), m.path));
+                    }
                 }
             }
             Ok(m) => {
@@ -629,7 +639,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
                     is_dir,
                 }));
             }
-            Err(e) => search.error(cx, format_args!("{op}: {}", e.strerror())),
+            Err(e) => ops.push(Op::Error(format!("{op}: {}", e.strerror()))),
         }
     }
     search.printer.with_name = if p.has("H") || p.has("h") {
@@ -648,6 +658,18 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             Op::Stdin(label) => {
                 search.host(cx, &std::mem::take(&mut batch));
                 search.stdin(cx, &label);
+            }
+            Op::Error(msg) => {
+                search.host(cx, &std::mem::take(&mut batch));
+                search.error(cx, msg);
+            }
+            Op::Empty(name, path) => {
+                let hits = FileHits {
+                    path,
+                    match_count: 0,
+                    lines: Vec::new(),
+                };
+                search.printer.file(cx, &name, &hits, None);
             }
         }
     }

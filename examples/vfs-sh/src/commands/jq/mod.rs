@@ -44,8 +44,29 @@ struct Options {
     positional: Vec<Val>,
 }
 
-/// A command-line mistake: jq says what and exits 2.
-struct Usage(String);
+/// A command-line mistake: jq says what and exits 2, with its usage text
+/// unless the mistake is a file that cannot be read.
+struct Usage {
+    msg: String,
+    show_usage: bool,
+}
+
+impl Usage {
+    fn new(msg: impl Into<String>) -> Usage {
+        Usage {
+            msg: msg.into(),
+            show_usage: true,
+        }
+    }
+
+    /// A file named by an option that cannot be read.
+    fn unreadable(msg: String) -> Usage {
+        Usage {
+            msg,
+            show_usage: false,
+        }
+    }
+}
 
 fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
     let mut o = Options {
@@ -61,7 +82,7 @@ fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
         *i += 1;
         args.get(*i)
             .cloned()
-            .ok_or_else(|| Usage(format!("{what} takes a parameter")))
+            .ok_or_else(|| Usage::new(format!("{what} takes a parameter")))
     };
     let mut no_more_options = false;
     while i < args.len() {
@@ -94,7 +115,7 @@ fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
                     .parse()
                     .ok()
                     .filter(|n| *n <= 7)
-                    .ok_or_else(|| Usage("Cannot indent more than 7 characters".into()))?;
+                    .ok_or_else(|| Usage::new("Cannot indent more than 7 characters"))?;
             }
             "--sort-keys" => o.sort_keys = true,
             "--null-input" => o.null_input = true,
@@ -104,8 +125,8 @@ fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
             "--seq" => o.seq = true,
             "--color-output" | "--monochrome-output" | "--unbuffered" => {}
             "--stream" => {
-                return Err(Usage(
-                    "--stream is not supported; read the document whole (paths, getpath and tostream work)".into(),
+                return Err(Usage::new(
+                    "--stream is not supported; read the document whole (paths, getpath and tostream work)",
                 ));
             }
             "--from-file" => from_file = Some(value(&mut i, "--from-file")?),
@@ -124,7 +145,10 @@ fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
                 let name = value(&mut i, a)?;
                 let path = value(&mut i, a)?;
                 let data = cx.read_file_operand(&path).map_err(|e| {
-                    Usage(format!("error: Could not open {path}: {}", e.strerror()))
+                    Usage::unreadable(format!(
+                        "Bad JSON in {a} {name} {path}: Could not open {path}: {}",
+                        e.strerror()
+                    ))
                 })?;
                 let v = if a == "--rawfile" {
                     Val::from(String::from_utf8_lossy(&data).into_owned())
@@ -133,19 +157,19 @@ fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
                         .map(|r| r.map(normalise))
                         .collect();
                     all.map(|vs| vs.into_iter().collect())
-                        .map_err(|e| Usage(format!("Invalid JSON text in {path}: {e}")))?
+                        .map_err(|e| Usage::new(format!("Invalid JSON text in {path}: {e}")))?
                 };
                 o.named.push((name, v));
             }
             "--args" => rest_as = Some(false),
             "--jsonargs" => rest_as = Some(true),
-            "--help" => return Err(Usage(String::new())),
+            "--help" => return Err(Usage::new(String::new())),
             "--version" => {
                 cx.outs("jq-1.6\n");
-                return Err(Usage("\0".into()));
+                return Err(Usage::new("\0"));
             }
             long if long.starts_with("--") => {
-                return Err(Usage(format!("Unknown option: {long}")));
+                return Err(Usage::new(format!("Unknown option: {long}")));
             }
             short => {
                 let flags: Vec<char> = short[1..].chars().collect();
@@ -161,16 +185,16 @@ fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
                         's' => o.slurp = true,
                         'e' => o.exit_status = true,
                         'C' | 'M' => {}
-                        'h' => return Err(Usage(String::new())),
+                        'h' => return Err(Usage::new(String::new())),
                         'f' if n + 1 == flags.len() => {
                             from_file = Some(value(&mut i, "-f")?);
                         }
                         'L' => {
-                            return Err(Usage(
-                                "modules are not supported: -L has no library to search".into(),
+                            return Err(Usage::new(
+                                "modules are not supported: -L has no library to search",
                             ));
                         }
-                        _ => return Err(Usage(format!("Unknown option: {short}"))),
+                        _ => return Err(Usage::new(format!("Unknown option: {short}"))),
                     }
                 }
             }
@@ -180,7 +204,7 @@ fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
     if let Some(path) = from_file {
         let data = cx
             .read_file_operand(&path)
-            .map_err(|e| Usage(format!("error: Could not open {path}: {}", e.strerror())))?;
+            .map_err(|e| Usage::unreadable(format!("Could not open {path}: {}", e.strerror())))?;
         // With -f every operand is an input; a filter given in place of
         // one was the first file.
         if let Some(first) = o.filter.take() {
@@ -195,7 +219,7 @@ fn parse_args(cx: &mut Cx<'_>, args: &[String]) -> Result<Options, Usage> {
 fn parse_json_arg(text: &str, option: &str) -> Result<Val, Usage> {
     jaq_json::read::parse_single(text.as_bytes())
         .map(normalise)
-        .map_err(|_| Usage(format!("Invalid JSON text passed to {option}")))
+        .map_err(|_| Usage::new(format!("Invalid JSON text passed to {option}")))
 }
 
 /// jq has one number type, a double: integral numbers read as integers
@@ -572,12 +596,14 @@ fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let o = match parse_args(cx, args) {
         Ok(o) => o,
-        Err(Usage(msg)) if msg == "\0" => return 0,
-        Err(Usage(msg)) => {
+        Err(Usage { msg, .. }) if msg == "\0" => return 0,
+        Err(Usage { msg, show_usage }) => {
             if !msg.is_empty() {
                 cx.err(format_args!("jq: {msg}"));
             }
-            cx.err(USAGE);
+            if show_usage {
+                cx.err(USAGE);
+            }
             return 2;
         }
     };
@@ -611,7 +637,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }),
             Err(e) => {
                 cx.err(format_args!(
-                    "jq: error: Could not open {f}: {}",
+                    "jq: error: Could not open file {f}: {}",
                     e.strerror()
                 ));
                 failed_open = true;
