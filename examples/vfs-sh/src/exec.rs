@@ -186,6 +186,35 @@ impl Cx<'_> {
     /// Runs a shell script in a new shell (as `sh -c` would) with this
     /// command's streams; `args` are `$0` and the positional parameters.
     pub(crate) fn run_shell(&mut self, script: &str, args: Vec<String>) -> u8 {
+        self.shell_with(script, args, None, None)
+    }
+
+    /// Runs `sh -c SCRIPT` with this command's standard input, its
+    /// standard output captured (awk's `cmd | getline`).
+    pub(crate) fn shell_output(&mut self, script: &str) -> (Vec<u8>, u8) {
+        let mut out = Vec::new();
+        let status = self.shell_with(script, vec!["sh".to_owned()], None, Some(&mut out));
+        (out, status)
+    }
+
+    /// Runs `sh -c SCRIPT` reading `input`, writing to this command's
+    /// standard output (awk's `print | cmd`).
+    pub(crate) fn shell_input(&mut self, script: &str, input: Vec<u8>) -> u8 {
+        self.shell_with(
+            script,
+            vec!["sh".to_owned()],
+            Some(InBuf::bytes(input)),
+            None,
+        )
+    }
+
+    fn shell_with(
+        &mut self,
+        script: &str,
+        args: Vec<String>,
+        input: Option<Input>,
+        out: Option<&mut Vec<u8>>,
+    ) -> u8 {
         let list = match syntax::parse(script) {
             Ok(l) => l,
             Err(msg) => {
@@ -200,9 +229,12 @@ impl Cx<'_> {
             return 126;
         }
         self.env.nesting += 1;
-        let input = self.input.clone();
+        let input = input.unwrap_or_else(|| self.input.clone());
         let mut shell = Shell::new(&mut *self.fs, &mut *self.env, args);
-        let status = shell.run_script(&list, input, &mut *self.out, &mut *self.err);
+        let status = match out {
+            Some(o) => shell.run_script(&list, input, o, &mut *self.err),
+            None => shell.run_script(&list, input, &mut *self.out, &mut *self.err),
+        };
         self.env.nesting -= 1;
         status
     }

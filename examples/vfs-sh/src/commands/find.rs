@@ -73,6 +73,8 @@ enum Expr {
         argv: Vec<String>,
         batch: bool,
         in_dir: bool,
+        /// `-ok`/`-okdir`: only when a line of standard input says yes.
+        ask: bool,
         id: usize,
     },
     Prune,
@@ -334,7 +336,8 @@ impl Parser<'_, '_, '_> {
                     }
                     argv.push(a);
                 }
-                if argv.is_empty() {
+                // `-ok ... {} +` is not a form GNU find takes.
+                if argv.is_empty() || (batch && pred.starts_with("-ok")) {
                     return Err(format!("find: missing argument to `{pred}'"));
                 }
                 let id = self.batches;
@@ -345,6 +348,7 @@ impl Parser<'_, '_, '_> {
                     argv,
                     batch,
                     in_dir: pred.ends_with("dir"),
+                    ask: pred.starts_with("-ok"),
                     id,
                 }
             }
@@ -607,6 +611,7 @@ fn eval(
             argv,
             batch,
             in_dir,
+            ask,
             id,
         } => {
             if *batch {
@@ -634,6 +639,14 @@ fn eval(
                 (None, it.path.to_owned())
             };
             let argv: Vec<String> = argv.iter().map(|a| a.replace("{}", &arg)).collect();
+            if *ask {
+                // GNU's prompt, and its answer: a line starting with y.
+                let _ = write!(cx.err, "< {} ... {arg} > ? ", argv[0]);
+                let line = cx.input.borrow_mut().read_until(b'\n');
+                if !line.is_some_and(|l| l.first().is_some_and(|b| matches!(b, b'y' | b'Y'))) {
+                    return false;
+                }
+            }
             let code = run_in(cx, dir.as_deref(), &argv);
             code == 0
         }
@@ -1169,6 +1182,7 @@ fn collect_batches(e: &Expr, fx: &mut Effects, cx: &mut Cx<'_>) {
             batch: true,
             in_dir,
             id,
+            ..
         } => {
             let paths = std::mem::take(&mut fx.batches[*id]);
             for chunk in paths.chunks(4096) {

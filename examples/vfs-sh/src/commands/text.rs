@@ -155,7 +155,7 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
     };
     let failed = each_input(cx, &p.operands, plain_why(cmd), |cx, _, d| {
         let mut out = String::new();
-        for line in String::from_utf8_lossy(&d).split_inclusive('\n') {
+        for line in String::from_utf8_lossy(d).split_inclusive('\n') {
             let (body, nl) = match line.strip_suffix('\n') {
                 Some(b) => (b, "\n"),
                 None => (line, ""),
@@ -578,7 +578,7 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let failed = each_input(cx, &p.operands, plain_why("nl"), |cx, _, d| {
         let mut out = String::new();
-        let text = String::from_utf8_lossy(&d);
+        let text = String::from_utf8_lossy(d);
         for line in text.split_inclusive('\n') {
             let body = line.strip_suffix('\n').unwrap_or(line);
             let numbered = match (style.as_str(), &re) {
@@ -855,7 +855,7 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let spaces = p.has("s");
     let failed = each_input(cx, &p.operands, plain_why("fold"), |cx, _, d| {
         let mut out = String::new();
-        let text = String::from_utf8_lossy(&d);
+        let text = String::from_utf8_lossy(d);
         for line in text.split_inclusive('\n') {
             let (body, nl) = match line.strip_suffix('\n') {
                 Some(b) => (b, true),

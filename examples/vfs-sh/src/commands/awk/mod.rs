@@ -8,7 +8,10 @@
 //! `printf`/`sprintf` (through the shell `printf`'s formatter), the string
 //! and arithmetic builtins, `gensub`, `asort`/`asorti`. Output goes to
 //! standard output or error only: `print > FILE` fails as on a read-only
-//! filesystem, and `system()` and pipes to or from commands are refused.
+//! filesystem. `system()`, `cmd | getline` and `print | cmd` run their
+//! command in vfs-sh itself (a nested shell, inside the same budget), with
+//! gawk's ordering: awk's own output is flushed before a command starts,
+//! and a `print | cmd` command runs when it is closed or awk exits.
 
 mod syntax;
 mod value;
@@ -140,6 +143,11 @@ struct Awk<'p, 'c, 'x> {
     saw_file: bool,
     /// Documents read with `getline < FILE`.
     files: HashMap<String, Source>,
+    /// The output of commands read with `cmd | getline`.
+    commands: HashMap<String, Source>,
+    /// Commands printed to with `print | cmd`, in the order they were
+    /// opened, with what they will read.
+    pipes: Vec<(String, Vec<u8>)>,
     seed: f64,
     rand_state: u64,
     status_error: bool,
@@ -747,11 +755,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             Expr::Call(slot, args) => self.call(*slot, args)?,
             Expr::Builtin(name, args) => self.builtin(name, args)?,
             Expr::Getline(var, file) => self.getline(var.as_deref(), file.as_deref())?,
-            Expr::PipeGetline => {
-                return fatal(
-                    "awk: `command | getline' is not supported: vfs-sh runs no host commands",
-                );
-            }
+            Expr::PipeGetline(cmd, var) => self.pipe_getline(cmd, var.as_deref())?,
         })
     }
 
@@ -839,12 +843,10 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 self.files.insert(name, src);
                 match r? {
                     Some(rec) => {
+                        // $0 and NF (or var) only, as gawk: NR stays.
                         match var {
                             Some(t) => self.assign_to(t, Val::input(&rec))?,
-                            None => {
-                                self.set_record(&rec);
-                                self.bump(NR);
-                            }
+                            None => self.set_record(&rec),
                         }
                         return Ok(Val::Num(1.0));
                     }
@@ -857,6 +859,37 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             Some(rec) => {
                 self.bump(NR);
                 self.bump(FNR);
+                match var {
+                    Some(t) => self.assign_to(t, Val::input(&rec))?,
+                    None => self.set_record(&rec),
+                }
+                Ok(Val::Num(1.0))
+            }
+            None => Ok(Val::Num(0.0)),
+        }
+    }
+
+    /// `cmd | getline [var]`: the command runs once, when first read (until
+    /// `close(cmd)`); each call takes its next record.
+    fn pipe_getline(&mut self, cmd: &Expr, var: Option<&Expr>) -> Flow<Val> {
+        let v = self.eval(cmd)?;
+        let name = self.sval(&v).to_string();
+        let mut src = match self.commands.remove(&name) {
+            Some(src) => src,
+            None => {
+                self.flush();
+                let (out, _) = self.cx.shell_output(&name);
+                Source {
+                    text: String::from_utf8_lossy(&out).into_owned(),
+                    pos: 0,
+                }
+            }
+        };
+        let r = self.next_record(&mut src);
+        self.commands.insert(name, src);
+        match r? {
+            // As gawk: $0 and NF (or var) only, NR and FNR untouched.
+            Some(rec) => {
                 match var {
                     Some(t) => self.assign_to(t, Val::input(&rec))?,
                     None => self.set_record(&rec),
@@ -1111,11 +1144,23 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 };
                 Ok(Val::Str(crate::time::strftime(&fmt, ts as i64, 0).into()))
             }
-            "system" => fatal("awk: system() is not supported: vfs-sh runs no host commands"),
+            "system" => {
+                let cmd = self.str_arg(args, 0)?;
+                self.flush();
+                let status = self.cx.run_shell(&cmd, vec!["sh".to_owned()]);
+                n(f64::from(status))
+            }
             "close" | "fflush" => {
                 if name == "close" {
                     let f = self.str_arg(args, 0)?;
                     self.files.remove(f.as_ref());
+                    self.commands.remove(f.as_ref());
+                    if let Some(k) = self.pipes.iter().position(|(c, _)| **c == *f) {
+                        let (cmd, input) = self.pipes.remove(k);
+                        self.flush();
+                        let status = self.cx.shell_input(&cmd, input);
+                        return n(f64::from(status));
+                    }
                 }
                 n(0.0)
             }
@@ -1251,9 +1296,14 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let t = self.eval(target)?;
                 let name = self.sval(&t);
                 if *op == "|" {
-                    return fatal(format!(
-                        "awk: cannot pipe output to `{name}': vfs-sh runs no host commands"
-                    ));
+                    match self.pipes.iter_mut().find(|(c, _)| **c == *name) {
+                        Some((_, input)) => input.extend_from_slice(bytes),
+                        None => {
+                            self.flush();
+                            self.pipes.push((name.to_string(), bytes.to_vec()));
+                        }
+                    }
+                    return Ok(());
                 }
                 match name.as_ref() {
                     "/dev/stdout" | "-" => {
@@ -1614,6 +1664,10 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             Ok(None) => {}
             Err(m) => return self.die(&m),
         }
+        // gawk closes its pipes at exit before its own output is flushed.
+        for (cmd, input) in std::mem::take(&mut self.pipes) {
+            self.cx.shell_input(&cmd, input);
+        }
         self.flush();
         if self.status_error && exit.is_none() {
             return 2;
@@ -1918,6 +1972,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         main: None,
         saw_file: false,
         files: HashMap::new(),
+        commands: HashMap::new(),
+        pipes: Vec::new(),
         seed: 0.0,
         rand_state: 0x9E37_79B9_7F4A_7C15,
         status_error: false,

@@ -104,8 +104,8 @@ pub(crate) enum Expr {
     Builtin(&'static str, Vec<Expr>),
     /// `getline [var] [< file]`
     Getline(Option<Box<Expr>>, Option<Box<Expr>>),
-    /// `cmd | getline`: refused when run.
-    PipeGetline,
+    /// `cmd | getline [var]`
+    PipeGetline(Box<Expr>, Option<Box<Expr>>),
 }
 
 /// Where `print` output goes.
@@ -1138,10 +1138,12 @@ impl Parser {
                 && self.toks.get(self.pos + 1) == Some(&Tok::Kw("getline"))
             {
                 self.pos += 2;
-                if matches!(self.peek(), Tok::Name(_) | Tok::Punct("$")) {
-                    let _ = self.primary(no_gt)?;
-                }
-                l = Expr::PipeGetline;
+                let var = if matches!(self.peek(), Tok::Name(_) | Tok::Punct("$")) {
+                    Some(Box::new(self.primary(no_gt)?))
+                } else {
+                    None
+                };
+                l = Expr::PipeGetline(Box::new(l), var);
                 continue;
             }
             if !self.starts_operand() {
