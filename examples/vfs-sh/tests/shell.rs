@@ -805,3 +805,24 @@ fn a_glob_that_multiplies_its_paths_is_refused_past_the_cap() {
     assert_eq!(r.out, "next\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn awk_commands_run_in_vfs_sh_and_nest_boundedly() {
+    // system() and pipes run vfs-sh's commands, never a host process.
+    let r = sh("awk 'BEGIN { print system(\"frob\") }'");
+    assert_eq!(r.out, "127\n");
+    assert_eq!(r.err, "vfs-sh: unsupported command: frob\n");
+    let r = sh("awk 'BEGIN { \"python3 -c 1\" | getline x; print \"[\" x \"]\" }'");
+    assert_eq!(r.out, "[]\n");
+    // A program that runs itself stops at the nesting limit instead of
+    // exhausting the guest's stack.
+    let f = common::Fixture::new();
+    std::fs::write(
+        f.files().join("self.awk"),
+        "BEGIN { print system(\"awk -f self.awk\") }\n",
+    )
+    .expect("writes the program");
+    let r = run_on(&mut fixture_fs(&f), "awk -f self.awk | tail -1");
+    assert!(r.err.contains("shells inside each other"), "{}", r.err);
+    assert_eq!(r.status, 0);
+}
