@@ -120,6 +120,116 @@ fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> u8 {
     status
 }
 
+/// `zgrep [GREP OPTION]... PATTERN [FILE]...`: grep over each file,
+/// decompressed when it is gzip data, named as the file.
+pub(crate) fn zgrep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    // grep's options that take the next word as their value.
+    const WITH_VALUE: [&str; 13] = [
+        "-e",
+        "-f",
+        "-m",
+        "-A",
+        "-B",
+        "-C",
+        "-d",
+        "-D",
+        "--regexp",
+        "--file",
+        "--max-count",
+        "--context",
+        "--label",
+    ];
+    let mut opts = Vec::new();
+    let mut pattern_given = false;
+    let mut files = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if !files.is_empty() || a == "-" || !a.starts_with('-') {
+            if pattern_given {
+                files.push(a.clone());
+            } else {
+                opts.push(a.clone());
+                pattern_given = true;
+            }
+            continue;
+        }
+        if a == "--" {
+            files.extend(args[i..].iter().cloned());
+            break;
+        }
+        if matches!(
+            a.as_str(),
+            "-r" | "-R" | "--recursive" | "--dereference-recursive"
+        ) {
+            cx.err(format_args!("zgrep: {a}: option not supported"));
+            return 2;
+        }
+        opts.push(a.clone());
+        if WITH_VALUE.contains(&a.as_str()) {
+            if matches!(a.as_str(), "-e" | "-f" | "--regexp" | "--file") {
+                pattern_given = true;
+            }
+            if let Some(v) = args.get(i) {
+                opts.push(v.clone());
+                i += 1;
+            }
+        } else if a.starts_with("-e") || a.starts_with("--regexp=") || a.starts_with("--file=") {
+            pattern_given = true;
+        }
+    }
+    if files.is_empty() {
+        files.push("-".to_owned());
+    }
+    let many = files.len() > 1;
+    let (mut matched, mut failed) = (false, false);
+    for f in &files {
+        let data = match cx.read_file_operand(f) {
+            Ok(d) => d,
+            Err(e) => {
+                cx.err(format_args!("gzip: {f}: {}", e.strerror()));
+                failed = true;
+                continue;
+            }
+        };
+        let data = if data.starts_with(&GZIP_MAGIC) {
+            match gunzip(&data) {
+                Ok(d) => d,
+                Err(why) => {
+                    cx.err(format_args!("gzip: {f}: {why}"));
+                    failed = true;
+                    continue;
+                }
+            }
+        } else {
+            data
+        };
+        // -H first, so that the script's own -h still wins.
+        let mut argv = Vec::new();
+        if many {
+            argv.push("-H".to_owned());
+        }
+        argv.extend(opts.iter().cloned());
+        if f != "-" {
+            argv.push(format!("--label={f}"));
+        }
+        argv.push("-".to_owned());
+        let status = super::grep::grep(&mut cx.nested(data), &argv);
+        match status {
+            0 => matched = true,
+            1 => {}
+            _ => failed = true,
+        }
+    }
+    if failed {
+        2
+    } else if matched {
+        0
+    } else {
+        1
+    }
+}
+
 /// `zcat [FILE]...`
 pub(crate) fn zcat(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let ops: Vec<String> = args

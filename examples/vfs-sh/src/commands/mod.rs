@@ -66,8 +66,13 @@ const COMMANDS: &[Command] = &[
         usage: "fgrep ...  (grep -F)",
     },
     Command {
+        name: "zgrep",
+        run: archive::zgrep,
+        usage: "zgrep [GREP OPTION]... PATTERN [FILE]...  (grep over gzip-compressed or plain documents)",
+    },
+    Command {
         name: "less",
-        run: cat::run,
+        run: less,
         usage: "less [FILE]...  (no terminal: prints like cat)",
     },
     Command {
@@ -557,10 +562,44 @@ fn fgrep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     grep::grep(cx, &a)
 }
 
+/// The operands of a pager: options (`-N`, `+NUM`, `+/PATTERN`) mean
+/// nothing without a terminal and are dropped.
+fn pager_operands(args: &[String]) -> Vec<&String> {
+    let mut ops = Vec::new();
+    let mut only_files = false;
+    for a in args {
+        if !only_files && a == "--" {
+            only_files = true;
+        } else if only_files || !(a.starts_with('-') || a.starts_with('+')) || a == "-" {
+            ops.push(a);
+        }
+    }
+    ops
+}
+
+/// `less`: without a terminal, the files one after another, as less
+/// prints to a pipe (its messages without a `less:` prefix, status 0).
+fn less(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let ops = pager_operands(args);
+    if ops.is_empty() {
+        let d = cx.stdin();
+        cx.out(&d);
+        return 0;
+    }
+    for op in ops {
+        match cx.read_file_operand(op) {
+            Ok(d) => cx.out(&d),
+            Err(crate::fs::FsError::IsADirectory(_)) => cx.err(format_args!("{op} is a directory")),
+            Err(e) => cx.err(format_args!("{op}: {}", e.strerror())),
+        }
+    }
+    0
+}
+
 /// `more`: without a terminal, each file under a `::::` header, as
 /// util-linux's more prints to a pipe.
 fn more(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let ops = pager_operands(args);
     if ops.is_empty() {
         return cat::run(cx, &[]);
     }

@@ -84,6 +84,7 @@ const GREP_SPEC: &[super::Spec] = &[
     flag('z', "null-data", "z"),
     value('d', "directories", "d"),
     value('D', "devices", "devices"),
+    value('\0', "label", "label"),
 ];
 
 const RG_SPEC: &[super::Spec] = &[
@@ -591,6 +592,8 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             }
         }
     }
+    // `--label`: the name standard input goes by.
+    let stdin_label = p.value("label").unwrap_or("(standard input)").to_owned();
     enum Op {
         Stdin(String),
         Root(Root),
@@ -611,12 +614,12 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             Err(e) => search.error(cx, format_args!(".: {}", e.strerror())),
         }
     } else if operands.is_empty() {
-        ops.push(Op::Stdin("(standard input)".to_owned()));
+        ops.push(Op::Stdin(stdin_label.clone()));
     }
     let mut any_dir = implicit;
     for op in &operands {
         if op == "-" {
-            ops.push(Op::Stdin("(standard input)".to_owned()));
+            ops.push(Op::Stdin(stdin_label.clone()));
             continue;
         }
         match cx.fs.metadata(op) {
