@@ -12,6 +12,7 @@ mod diff;
 mod du;
 mod echo;
 mod find;
+mod fmt;
 mod grep;
 mod headtail;
 mod jq;
@@ -64,6 +65,11 @@ const COMMANDS: &[Command] = &[
         name: "fgrep",
         run: fgrep,
         usage: "fgrep ...  (grep -F)",
+    },
+    Command {
+        name: "fmt",
+        run: fmt::run,
+        usage: "fmt [-WIDTH] [-c|-t|-s] [-u] [-w WIDTH] [-g GOAL] [-p PREFIX] [FILE]...  (GNU fmt's paragraph filling)",
     },
     Command {
         name: "zgrep",
