@@ -72,6 +72,11 @@ const COMMANDS: &[Command] = &[
         usage: "fmt [-WIDTH] [-c|-t|-s] [-u] [-w WIDTH] [-g GOAL] [-p PREFIX] [FILE]...  (GNU fmt's paragraph filling)",
     },
     Command {
+        name: "shuf",
+        run: text::shuf,
+        usage: "shuf [-n N] [-r] [-z] (-e ARG... | -i LO-HI | [FILE])  (a random order, seeded from the clock)",
+    },
+    Command {
         name: "zgrep",
         run: archive::zgrep,
         usage: "zgrep [GREP OPTION]... PATTERN [FILE]...  (grep over gzip-compressed or plain documents)",
@@ -479,7 +484,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sed",
         run: sed::run,
-        usage: "sed [-n] [-E] [-s] [-z] [-e SCRIPT]... [-f FILE] [SCRIPT] [FILE]...  (s y p P d D n N g G h H x b t T : = a i c l q Q r R z F {}; addresses N $ /RE/ first~step addr,+N 0,/RE/ !)",
+        usage: "sed [-n] [-E] [-s] [-z] [-e SCRIPT]... [-f FILE] [SCRIPT] [FILE]...  (s y p P d D n N g G h H x b t T : = a i c l q Q r R z F e {}; addresses N $ /RE/ first~step addr,+N 0,/RE/ !)",
     },
     Command {
         name: "sh",

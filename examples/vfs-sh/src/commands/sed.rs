@@ -3,8 +3,8 @@
 //! blocks, and the commands `s y p P d D n N g G h H x b t T : = a i c l q
 //! Q r R z F` and `w` to `/dev/stdout` or `/dev/stderr`. Substitutions take
 //! `g`, a count, `p`, `i`/`I`, `m`/`M`; replacements `&`, `\1`..`\9` and
-//! GNU's `\U \L \u \l \E`. Writing a file (`-i`, `w FILE`) and running
-//! commands (`e`, `s///e`) are refused.
+//! GNU's `\U \L \u \l \E`. `e` and `s///e` run their command in a
+//! nested vfs-sh. Writing a file (`-i`, `w FILE`) is refused.
 //!
 //! With `-n` and only line-number addresses, a document is read only up to
 //! the last line wanted.
@@ -80,6 +80,10 @@ enum Kind {
     FileName,
     /// `w /dev/stdout` or `/dev/stderr` (`true`).
     Write(bool),
+    /// `e COMMAND` (its output before the line), or `e` alone (the
+    /// pattern space run as a command, replaced by its output); run by a
+    /// nested vfs-sh.
+    Exec(Option<String>),
 }
 
 #[derive(Debug, Clone)]
@@ -91,6 +95,8 @@ struct Subst {
     print: bool,
     /// `w /dev/stdout` (`Some(false)`) or `/dev/stderr` (`Some(true)`).
     write: Option<bool>,
+    /// `e`: the result is run as a command and replaced by its output.
+    exec: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -631,10 +637,8 @@ impl Parser {
                     }
                 }
                 'e' => {
-                    return Err(
-                        "sed: the `e' command is not supported: vfs-sh runs no host commands"
-                            .to_owned(),
-                    );
+                    let cmd = self.filename();
+                    Kind::Exec((!cmd.is_empty()).then_some(cmd))
                 }
                 'z' => Kind::Zap,
                 'F' => Kind::FileName,
@@ -655,6 +659,7 @@ impl Parser {
                         nth: 1,
                         print: false,
                         write: None,
+                        exec: false,
                     };
                     let (mut fold, mut multi) = (self.fold_default, false);
                     loop {
@@ -663,9 +668,7 @@ impl Parser {
                             Some('p') => sub.print = true,
                             Some('i' | 'I') => fold = true,
                             Some('m' | 'M') => multi = true,
-                            Some('e') => {
-                                return Err("sed: the `e' flag is not supported: vfs-sh runs no host commands".to_owned());
-                            }
+                            Some('e') => sub.exec = true,
                             Some(c) if c.is_ascii_digit() => {
                                 sub.nth = usize::try_from(self.number()).unwrap_or(1).max(1);
                                 continue;
@@ -803,6 +806,22 @@ impl Run<'_, '_> {
         } else {
             self.pending_nl = true;
         }
+    }
+
+    /// A command's output as it is, in its place among the lines.
+    fn emit_raw(&mut self, bytes: &[u8]) {
+        if self.pending_nl && !bytes.is_empty() {
+            self.out.push(b'\n');
+            self.pending_nl = false;
+        }
+        self.out.extend_from_slice(bytes);
+    }
+
+    /// What `cmd` prints, less one trailing newline (`e`, `s///e`).
+    fn command_output(&mut self, cmd: &str) -> String {
+        let (out, _) = self.cx.shell_output(cmd);
+        let text = String::from_utf8_lossy(&out);
+        text.strip_suffix('\n').unwrap_or(&text).to_owned()
     }
 
     fn emit_err(&mut self, text: &str) {
@@ -1235,7 +1254,11 @@ fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
                             return 1;
                         };
                         if let Some(new) = substitute(sub, &re, &ps) {
-                            ps = new;
+                            ps = if sub.exec {
+                                run.command_output(&new)
+                            } else {
+                                new
+                            };
                             tflag = true;
                             if sub.print {
                                 run.emit(&ps.clone(), true);
@@ -1257,6 +1280,11 @@ fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
                             .collect();
                     }
                     Kind::Zap => ps.clear(),
+                    Kind::Exec(Some(cmd)) => {
+                        let (out, _) = run.cx.shell_output(cmd);
+                        run.emit_raw(&out);
+                    }
+                    Kind::Exec(None) => ps = run.command_output(&ps),
                     Kind::FileName => {
                         let f = run
                             .lines
@@ -1533,6 +1561,7 @@ mod tests {
     #[test]
     fn scripts_parse() {
         for ok in [
+            "s/a/b/e",
             "p",
             "2p",
             "1,3d",
@@ -1564,7 +1593,6 @@ mod tests {
             "{p",
             "}",
             "b nowhere",
-            "s/a/b/e",
             "w out.txt",
             "0p",
         ] {
@@ -1588,6 +1616,7 @@ mod tests {
                 nth,
                 print: false,
                 write: None,
+                exec: false,
             };
             let re = compile(re, Syntax::Extended, false, false).expect("regex");
             substitute(&s, &re, text)

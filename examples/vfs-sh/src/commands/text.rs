@@ -1875,3 +1875,127 @@ pub(crate) fn yes(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     cx.outs(&line.repeat(n));
     0
 }
+
+/// `shuf [-n N] [-r] [-z] (-e ARG... | -i LO-HI | [FILE])`: a random
+/// permutation (or, with `-r`, draws with repeats). The order comes from
+/// the script's clock, not a host source of randomness, and cannot be
+/// GNU's: only what does not depend on it (the lines drawn, the errors)
+/// is comparable.
+pub(crate) fn shuf(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const SPEC: &[super::Spec] = &[
+        value('n', "head-count", "n"),
+        flag('e', "echo", "e"),
+        value('i', "input-range", "i"),
+        flag('r', "repeat", "r"),
+        flag('z', "zero-terminated", "z"),
+        value('o', "output", "o"),
+        value('\0', "random-source", "random-source"),
+    ];
+    let p = match options(cx, "shuf", args, SPEC, 1) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let q = |s: &str| super::quote::quote(s, true);
+    if p.has("e") && p.has("i") {
+        cx.err("shuf: cannot combine -e and -i options");
+        cx.err("Try 'shuf --help' for more information.");
+        return 1;
+    }
+    if let Some(o) = p.value("o") {
+        cx.err(format_args!(
+            "shuf: {}: cannot write: the filesystem is read-only",
+            q(o)
+        ));
+        return 1;
+    }
+    let count = match p.value("n").map(str::parse::<usize>) {
+        None => None,
+        Some(Ok(n)) => Some(n),
+        Some(Err(_)) => {
+            cx.err(format_args!(
+                "shuf: invalid line count: {}",
+                q(p.value("n").unwrap_or_default())
+            ));
+            return 1;
+        }
+    };
+    let sep = if p.has("z") { b'\0' } else { b'\n' };
+    let items: Vec<Vec<u8>> = if p.has("e") {
+        p.operands.iter().map(|a| a.as_bytes().to_vec()).collect()
+    } else if let Some(range) = p.value("i") {
+        let bounds = range
+            .split_once('-')
+            .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))
+            .filter(|(a, b)| a <= b && b - a < 1 << 20);
+        match bounds {
+            Some((a, b)) if p.operands.is_empty() => {
+                (a..=b).map(|n| n.to_string().into_bytes()).collect()
+            }
+            Some(_) => {
+                cx.err(format_args!("shuf: extra operand {}", q(&p.operands[0])));
+                cx.err("Try 'shuf --help' for more information.");
+                return 1;
+            }
+            None => {
+                cx.err(format_args!("shuf: invalid input range: {}", q(range)));
+                return 1;
+            }
+        }
+    } else {
+        if p.operands.len() > 1 {
+            cx.err(format_args!("shuf: extra operand {}", q(&p.operands[1])));
+            cx.err("Try 'shuf --help' for more information.");
+            return 1;
+        }
+        let op = p.operands.first().map_or("-", String::as_str);
+        let data = match read_one(cx, op) {
+            Ok(d) => d,
+            Err(e) => {
+                cx.err(format_args!(
+                    "shuf: {}: {}",
+                    super::quote::quote(op, false),
+                    e.strerror()
+                ));
+                return 1;
+            }
+        };
+        records(&data, sep)
+            .into_iter()
+            .map(|r| r.strip_suffix(&[sep]).unwrap_or(r).to_vec())
+            .collect()
+    };
+    let mut seed = cx
+        .env
+        .now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0x9E37_79B9, |d| d.as_nanos() as u64)
+        | 1;
+    let mut next = move |bound: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % bound as u64) as usize
+    };
+    let mut out = Vec::new();
+    if p.has("r") {
+        // Without -n, GNU draws forever; here until 1 MiB, as `yes` stops.
+        let mut drawn = 0;
+        while !items.is_empty() && count.is_none_or(|n| drawn < n) && out.len() < 1 << 20 {
+            out.extend_from_slice(&items[next(items.len())]);
+            out.push(sep);
+            drawn += 1;
+        }
+    } else {
+        let mut items = items;
+        // Fisher-Yates, as far as the lines wanted.
+        let want = count.unwrap_or(items.len()).min(items.len());
+        for k in 0..want {
+            let j = k + next(items.len() - k);
+            items.swap(k, j);
+            out.extend_from_slice(&items[k]);
+            out.push(sep);
+        }
+    }
+    cx.out(&out);
+    0
+}
