@@ -24,6 +24,16 @@ pub(crate) struct Env {
     pub(crate) nesting: u32,
 }
 
+impl Env {
+    /// A nonzero seed from the start time, for `$RANDOM`, `shuf` and
+    /// `sort -R` (the guest has no other source it should depend on).
+    pub(crate) fn clock_seed(&self) -> u64 {
+        self.now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64 | 1)
+    }
+}
+
 impl std::fmt::Debug for Env {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Env")

@@ -355,10 +355,7 @@ impl<'a> Shell<'a> {
         ] {
             vars.insert(k.to_owned(), Value::Str(v.to_owned()));
         }
-        let seed = env
-            .now
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64 | 1);
+        let seed = env.clock_seed();
         Shell {
             fs,
             env,

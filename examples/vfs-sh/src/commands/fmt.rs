@@ -464,28 +464,23 @@ impl Fmt<'_> {
             let mut next = raws.get(i).map(|r| self.line(r));
             let same = next.as_ref().is_some_and(|n| self.same_para(n));
             self.set_other_indent(same, next.as_ref().map_or(0, |n| n.indent));
-            let mode = self.o.mode;
-            let mut go_on = match mode {
+            // The later lines share one indent; crown and tagged mode set it
+            // from the second line (tagged only if it differs).
+            let go_on = match self.o.mode {
                 Mode::Split => false,
-                Mode::Plain => true,
-                Mode::Crown => next.as_ref().is_some_and(|n| self.same_para(n)),
-                Mode::Tagged => next
-                    .as_ref()
-                    .is_some_and(|n| self.same_para(n) && n.indent != self.first_indent),
+                Mode::Plain | Mode::Crown => same,
+                Mode::Tagged => {
+                    same && next.as_ref().is_some_and(|n| n.indent != self.first_indent)
+                }
             };
-            let mut first_extra = matches!(mode, Mode::Crown | Mode::Tagged);
-            while go_on {
-                let Some(n) = next.as_ref() else { break };
-                if !self.same_para(n) || (!first_extra && n.indent != self.other_indent) {
+            while go_on && let Some(n) = next.take() {
+                if !self.same_para(&n) || n.indent != self.other_indent {
                     break;
                 }
-                first_extra = false;
                 let at_eof = eof_unterminated && i + 1 == raws.len();
-                let n = self.line(raws[i]);
                 self.add_line(&n, at_eof);
                 i += 1;
                 next = raws.get(i).map(|r| self.line(r));
-                go_on = true;
             }
             self.end_paragraph();
         }

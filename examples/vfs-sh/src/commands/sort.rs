@@ -634,11 +634,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if p.has("R") {
         // Random, but equal keys stay together, as GNU's hash of the key
         // does.
-        let seed = cx
-            .env
-            .now
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64);
+        let seed = cx.env.clock_seed();
         let hash = |l: &[u8]| {
             let mut h = seed ^ 0xcbf2_9ce4_8422_2325;
             for &b in key_of(&sorter, l) {

@@ -1964,12 +1964,7 @@ pub(crate) fn shuf(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             .map(|r| r.strip_suffix(&[sep]).unwrap_or(r).to_vec())
             .collect()
     };
-    let mut seed = cx
-        .env
-        .now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0x9E37_79B9, |d| d.as_nanos() as u64)
-        | 1;
+    let mut seed = cx.env.clock_seed();
     let mut next = move |bound: usize| {
         seed ^= seed << 13;
         seed ^= seed >> 7;

@@ -841,32 +841,28 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let mut src = self.files.remove(&name).unwrap_or_default();
                 let r = self.next_record(&mut src);
                 self.files.insert(name, src);
-                match r? {
-                    Some(rec) => {
-                        // $0 and NF (or var) only, as gawk: NR stays.
-                        match var {
-                            Some(t) => self.assign_to(t, Val::input(&rec))?,
-                            None => self.set_record(&rec),
-                        }
-                        return Ok(Val::Num(1.0));
-                    }
-                    None => return Ok(Val::Num(0.0)),
-                }
+                // $0 and NF (or var) only, as gawk: NR stays.
+                return self.store_record(r?, var);
             }
             None => self.next_main_record()?,
         };
-        match rec {
-            Some(rec) => {
-                self.bump(NR);
-                self.bump(FNR);
-                match var {
-                    Some(t) => self.assign_to(t, Val::input(&rec))?,
-                    None => self.set_record(&rec),
-                }
-                Ok(Val::Num(1.0))
-            }
-            None => Ok(Val::Num(0.0)),
+        if rec.is_some() {
+            self.bump(NR);
+            self.bump(FNR);
         }
+        self.store_record(rec, var)
+    }
+
+    /// A record `getline` read, into `var` or `$0`: 1, or 0 at the end.
+    fn store_record(&mut self, rec: Option<String>, var: Option<&Expr>) -> Flow<Val> {
+        let Some(rec) = rec else {
+            return Ok(Val::Num(0.0));
+        };
+        match var {
+            Some(t) => self.assign_to(t, Val::input(&rec))?,
+            None => self.set_record(&rec),
+        }
+        Ok(Val::Num(1.0))
     }
 
     /// `cmd | getline [var]`: the command runs once, when first read (until
@@ -887,17 +883,8 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         };
         let r = self.next_record(&mut src);
         self.commands.insert(name, src);
-        match r? {
-            // As gawk: $0 and NF (or var) only, NR and FNR untouched.
-            Some(rec) => {
-                match var {
-                    Some(t) => self.assign_to(t, Val::input(&rec))?,
-                    None => self.set_record(&rec),
-                }
-                Ok(Val::Num(1.0))
-            }
-            None => Ok(Val::Num(0.0)),
-        }
+        // As gawk: $0 and NF (or var) only, NR and FNR untouched.
+        self.store_record(r?, var)
     }
 
     fn str_arg(&mut self, args: &[Expr], i: usize) -> Flow<Rc<str>> {
