@@ -51,4 +51,10 @@ pub mod fuzzing {
     pub fn jq(program: &str, input: &[u8]) -> usize {
         crate::commands::jq_check(program, input)
     }
+
+    /// Reads `input` as `python3 -m json.tool` does and checks that what
+    /// it writes reads back as itself; returns the output's length.
+    pub fn json_tool(input: &[u8]) -> usize {
+        crate::commands::json_tool_check(input)
+    }
 }

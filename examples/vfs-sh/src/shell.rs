@@ -58,6 +58,43 @@ pub(crate) enum Value {
     Assoc(Vec<(String, String)>),
 }
 
+/// The order bash lists an associative array in (`${!m[@]}`, `${m[@]}`,
+/// `declare -p`): its hash table's, bucket by bucket (FNV-1 of the key,
+/// 1024 buckets, four times as many once there are two entries a bucket),
+/// the latest entry first within a bucket. The entries are kept in the
+/// order they were added; the table is rebuilt from that order.
+pub(crate) fn assoc_order(m: &[(String, String)]) -> impl Iterator<Item = &(String, String)> {
+    let hashes: Vec<usize> = m
+        .iter()
+        .map(|(k, _)| {
+            k.bytes().fold(2_166_136_261u32, |h, b| {
+                h.wrapping_mul(16_777_619) ^ u32::from(b)
+            }) as usize
+        })
+        .collect();
+    // Each bucket holds its chain with the head last.
+    let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); 1024];
+    for (i, h) in hashes.iter().enumerate() {
+        if i >= buckets.len() * 2 {
+            // bash's rehash walks each old chain from its head and puts
+            // every entry at the head of its new chain.
+            let mut grown = vec![Vec::new(); buckets.len() * 4];
+            for chain in &buckets {
+                for &e in chain.iter().rev() {
+                    grown[hashes[e] & (buckets.len() * 4 - 1)].push(e);
+                }
+            }
+            buckets = grown;
+        }
+        let n = buckets.len();
+        buckets[h & (n - 1)].push(i);
+    }
+    buckets
+        .into_iter()
+        .flat_map(|chain| chain.into_iter().rev())
+        .map(move |i| &m[i])
+}
+
 /// `set -o` and `shopt` options.
 #[derive(Debug, Clone, Default)]
 struct Opts {
@@ -1776,7 +1813,7 @@ impl<'a> Shell<'a> {
                         .filter(|(_, v)| v.is_some())
                         .map(|(i, _)| i.to_string())
                         .collect(),
-                    Some(Value::Assoc(m)) => m.iter().map(|(k, _)| k.clone()).collect(),
+                    Some(Value::Assoc(m)) => assoc_order(m).map(|(k, _)| k.clone()).collect(),
                     Some(Value::Str(_)) => vec!["0".to_owned()],
                     None => Vec::new(),
                 };
@@ -1823,7 +1860,7 @@ impl<'a> Shell<'a> {
             if let Some(k) = key_all {
                 let items = match self.st.vars.get(name) {
                     Some(Value::Array(a)) => a.iter().flatten().cloned().collect(),
-                    Some(Value::Assoc(m)) => m.iter().map(|(_, v)| v.clone()).collect(),
+                    Some(Value::Assoc(m)) => assoc_order(m).map(|(_, v)| v.clone()).collect(),
                     Some(Value::Str(s)) => vec![s.clone()],
                     None => Vec::new(),
                 };

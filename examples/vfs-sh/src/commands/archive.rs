@@ -335,6 +335,7 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut to_stdout = false;
     let mut file = None;
     let mut members = Vec::new();
+    let mut wildcards = false;
     let mut i = 0;
     // The first word may be old-style bundled options without a dash.
     let mut words: Vec<String> = args.to_vec();
@@ -352,8 +353,9 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "--create" | "--append" | "--update" | "--delete" => mode = Some('c'),
             "--verbose" => verbose = true,
             "--to-stdout" => to_stdout = true,
-            "--gzip" | "--gunzip" | "--ungzip" | "--auto-compress" | "--no-same-owner"
-            | "--wildcards" => {}
+            "--wildcards" => wildcards = true,
+            "--no-wildcards" => wildcards = false,
+            "--gzip" | "--gunzip" | "--ungzip" | "--auto-compress" | "--no-same-owner" => {}
             "--file" => {
                 file = words.get(i).cloned();
                 i += 1;
@@ -431,13 +433,27 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         };
     }
-    let wanted = |name: &str| {
-        members.is_empty()
-            || members.iter().any(|m| {
-                let m = m.trim_end_matches('/');
-                name.trim_end_matches('/') == m || name.starts_with(&format!("{m}/"))
-            })
+    // A member operand selects a name and what is below it; with
+    // `--wildcards` it is a glob whose `*` crosses `/`, matched against the
+    // name and each of its leading directories (fnmatch's
+    // `FNM_LEADING_DIR`, as GNU tar does).
+    let globs: Vec<crate::glob::Pattern> = members
+        .iter()
+        .map(|m| crate::glob::Pattern::new(m.trim_end_matches('/')))
+        .collect();
+    let selects = |k: usize, name: &str| {
+        let name = name.trim_end_matches('/');
+        if wildcards {
+            let leading = name.match_indices('/').map(|(at, _)| &name[..at]);
+            std::iter::once(name)
+                .chain(leading)
+                .any(|n| globs[k].matches(n, false))
+        } else {
+            let m = members[k].trim_end_matches('/');
+            name == m || name.starts_with(&format!("{m}/"))
+        }
     };
+    let wanted = |name: &str| members.is_empty() || (0..members.len()).any(|k| selects(k, name));
     let mut archive = tar::Archive::new(data.as_slice());
     let entries = match archive.entries() {
         Ok(e) => e,
@@ -465,11 +481,8 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         if !wanted(&name) {
             continue;
         }
-        for (k, m) in members.iter().enumerate() {
-            let m = m.trim_end_matches('/');
-            if name.trim_end_matches('/') == m || name.starts_with(&format!("{m}/")) {
-                seen[k] = true;
-            }
+        for (k, seen) in seen.iter_mut().enumerate() {
+            *seen |= selects(k, &name);
         }
         let h = entry.header();
         if mode == Some('t') {

@@ -75,6 +75,8 @@ struct Opts<'a> {
     by_ext: bool,
     /// `-v`: by version.
     by_version: bool,
+    /// `--sort=width`: shortest names first.
+    by_width: bool,
     dirs_first: bool,
     layout: Layout,
     /// `-w`, else `COLUMNS`, else 80; 0 is no limit.
@@ -118,6 +120,42 @@ impl Item {
     }
 }
 
+/// GNU's `argmatch`: a word or an unambiguous prefix of one names its
+/// key; anything else is reported with the valid words.
+fn argmatch(
+    cx: &mut Cx<'_>,
+    option: &str,
+    v: &str,
+    table: &[(&[&str], &'static str)],
+) -> Option<&'static str> {
+    let exact = table.iter().find(|(words, _)| words.contains(&v));
+    let prefixed: Vec<&'static str> = table
+        .iter()
+        .filter(|(words, _)| words.iter().any(|w| w.starts_with(v)))
+        .map(|(_, k)| *k)
+        .collect();
+    let found = match (exact, prefixed.as_slice()) {
+        (Some((_, k)), _) => Some(*k),
+        (None, [k]) if !v.is_empty() => Some(*k),
+        _ => None,
+    };
+    if found.is_none() {
+        let what = if prefixed.len() > 1 {
+            "ambiguous"
+        } else {
+            "invalid"
+        };
+        cx.err(format_args!("ls: {what} argument '{v}' for '{option}'"));
+        cx.err("Valid arguments are:");
+        for (words, _) in table {
+            let list: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+            cx.err(format_args!("  - {}", list.join(", ")));
+        }
+        cx.err("Try 'ls --help' for more information.");
+    }
+    found
+}
+
 fn sort(items: &mut [Item], o: Opts<'_>) {
     if o.unsorted {
         return;
@@ -142,6 +180,12 @@ fn sort(items: &mut [Item], o: Opts<'_>) {
             b.modified.cmp(&a.modified).then(by_name)
         } else if o.by_size {
             b.len.cmp(&a.len).then(by_name)
+        } else if o.by_width {
+            a.name
+                .chars()
+                .count()
+                .cmp(&b.name.chars().count())
+                .then(by_name)
         } else {
             by_name
         };
@@ -568,12 +612,55 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('q', "hide-control-chars", "b"),
         flag('N', "literal", "b"),
         flag('\0', "full-time", "full-time"),
+        value('\0', "sort", "sort"),
+        value('\0', "time", "time"),
     ];
     let p = match options(cx, "ls", args, SPEC, 2) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let sort_key = p.last_of(&["t", "S", "X", "v", "U"]);
+    // `--sort=WORD` stands for the letter it names. A bad word is a usage
+    // error, status 1 (gnulib's `argmatch_die`).
+    let sort_word = match p.value("sort") {
+        Some(v) => match argmatch(
+            cx,
+            "--sort",
+            v,
+            &[
+                (&["none"], "U"),
+                (&["time"], "t"),
+                (&["size"], "S"),
+                (&["extension"], "X"),
+                (&["version"], "v"),
+                (&["width"], "width"),
+            ],
+        ) {
+            Some(k) => Some(k),
+            None => return 1,
+        },
+        None => None,
+    };
+    let time_word = match p.value("time") {
+        Some(v) => match argmatch(
+            cx,
+            "--time",
+            v,
+            &[
+                (&["atime", "access", "use"], "u"),
+                (&["ctime", "status"], "c"),
+                (&["birth", "creation"], "birth"),
+            ],
+        ) {
+            Some(k) => Some(k),
+            None => return 1,
+        },
+        None => None,
+    };
+    let sort_key = match p.last_of(&["t", "S", "X", "v", "U", "sort"]) {
+        Some("sort") => sort_word,
+        other => other,
+    };
+    let other_time = p.has("c") || p.has("u") || time_word.is_some();
     let width = match p.value("w") {
         Some(w) => match w.parse::<usize>() {
             Ok(w) => w,
@@ -618,11 +705,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         almost_all: p.has("A"),
         long: long && !p.has("f"),
         // `-c`/`-u` sort by (change, access) time unless `-l` shows it.
-        by_time: sort_key == Some("t")
-            || (sort_key.is_none() && !long && (p.has("c") || p.has("u"))),
+        by_time: sort_key == Some("t") || (sort_key.is_none() && !long && other_time),
         by_size: sort_key == Some("S"),
         by_ext: sort_key == Some("X"),
         by_version: sort_key == Some("v"),
+        by_width: sort_key == Some("width"),
         unsorted: sort_key == Some("U") || p.has("f"),
         dirs_first: p.has("dirsfirst"),
         layout: match p.last_of(&["m", "1", "l", "C", "x"]) {

@@ -19,6 +19,7 @@ mod jq;
 mod ls;
 mod misc;
 mod printf;
+mod pyjson;
 mod quote;
 mod read;
 mod sed;
@@ -37,6 +38,7 @@ mod xargs;
 use crate::exec::Cx;
 pub(crate) use args::{ArgError, Parsed, Spec, flag, optional, value};
 pub(crate) use jq::check as jq_check;
+pub(crate) use pyjson::check as json_tool_check;
 
 /// A command's entry point: its context and its arguments (without its
 /// name); returns the exit status.
@@ -49,6 +51,8 @@ struct Command {
     run: Run,
     usage: &'static str,
 }
+
+const PYTHON_USAGE: &str = "python3 -m json.tool [--sort-keys] [--no-ensure-ascii] [--json-lines] [--indent N | --tab | --no-indent | --compact] [FILE]  (Python's JSON checker and pretty-printer; Python code runs with POST /v1/py)";
 
 const COMMANDS: &[Command] = &[
     Command {
@@ -70,6 +74,16 @@ const COMMANDS: &[Command] = &[
         name: "fmt",
         run: fmt::run,
         usage: "fmt [-WIDTH] [-c|-t|-s] [-u] [-w WIDTH] [-g GOAL] [-p PREFIX] [FILE]...  (GNU fmt's paragraph filling)",
+    },
+    Command {
+        name: "python3",
+        run: |cx, args| pyjson::run(cx, "python3", args),
+        usage: PYTHON_USAGE,
+    },
+    Command {
+        name: "python",
+        run: |cx, args| pyjson::run(cx, "python", args),
+        usage: "python ...  (as python3)",
     },
     Command {
         name: "shuf",
@@ -134,7 +148,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tar",
         run: archive::tar,
-        usage: "tar (-t | -xO) [-v] [-z] -f ARCHIVE [MEMBER]...  (lists or prints members; gzip detected)",
+        usage: "tar (-t | -xO) [-v] [-z] [--wildcards] -f ARCHIVE [MEMBER]...  (lists or prints members; gzip detected)",
     },
     Command {
         name: "base64",
@@ -449,7 +463,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "grep",
         run: grep::grep,
-        usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s -Z -z -a -b] [-A N -B N -C N -NUM] [-m N] [-d read|skip|recurse] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] [--smart-case] PATTERN [FILE]...  (back-references in -G and -E; -P: Perl syntax with look-around and \\K)",
+        usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s -Z -z -a -I -b] [--binary-files=binary|text|without-match] [-A N -B N -C N -NUM] [-m N] [-d read|skip|recurse] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] [--smart-case] PATTERN [FILE]...  (back-references in -G and -E; -P: Perl syntax with look-around and \\K)",
     },
     Command {
         name: "head",
@@ -464,7 +478,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "ls",
         run: ls::run,
-        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -Q -p -F] [-w N] [--file-type] [--indicator-style=none|slash|file-type|classify] [--group-directories-first] [--full-time] [--time-style=long-iso|full-iso|iso|+FORMAT] [PATH]...  (-U, -f: the directory's own order; -C, -x: 80 columns or $COLUMNS)",
+        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -Q -p -F] [-w N] [--file-type] [--indicator-style=none|slash|file-type|classify] [--group-directories-first] [--sort=none|time|size|extension|version|width] [--time=atime|ctime|birth] [--full-time] [--time-style=long-iso|full-iso|iso|+FORMAT] [PATH]...  (-U, -f: the directory's own order; -C, -x: 80 columns or $COLUMNS)",
     },
     Command {
         name: "printf",

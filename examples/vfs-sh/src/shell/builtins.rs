@@ -635,9 +635,8 @@ impl Shell<'_> {
                         text.push_str(&format!("declare -a {n}=({})\n", items.join(" ")));
                     }
                     Some(Value::Assoc(m)) => {
-                        let items: Vec<String> = m
-                            .iter()
-                            .map(|(k, v)| format!("[{k}]=\"{}\" ", dq_escape(v)))
+                        let items: Vec<String> = super::assoc_order(m)
+                            .map(|(k, v)| format!("[{}]=\"{}\" ", assoc_key(k), dq_escape(v)))
                             .collect();
                         text.push_str(&format!("declare -A {n}=({})\n", items.concat()));
                     }
@@ -1333,6 +1332,24 @@ fn wrapped_command<'a>(name: &str, args: &'a [String]) -> &'a [String] {
         i += 1;
     }
     args.get(i..).unwrap_or(&[])
+}
+
+/// A key as `declare -p` shows it: double-quoted when it holds a character
+/// the shell would take specially (bash's `sh_contains_shell_metas`).
+fn assoc_key(k: &str) -> String {
+    let b = k.as_bytes();
+    let special = b.iter().enumerate().any(|(i, &c)| match c {
+        b' ' | b'\t' | b'\n' | b'\'' | b'"' | b'\\' | b'|' | b'&' | b';' | b'(' | b')' | b'<'
+        | b'>' | b'!' | b'{' | b'}' | b'*' | b'[' | b'?' | b']' | b'^' | b'$' | b'`' => true,
+        b'~' => i == 0 || matches!(b[i - 1], b'=' | b':'),
+        b'#' => i == 0,
+        _ => false,
+    });
+    if special {
+        format!("\"{}\"", dq_escape(k))
+    } else {
+        k.to_owned()
+    }
 }
 
 /// Escapes a value for `declare -p`'s double quotes.

@@ -78,6 +78,7 @@ const GREP_SPEC: &[super::Spec] = &[
     optional("colour", "color"),
     flag('a', "text", "a"),
     flag('I', "", "I"),
+    value('\0', "binary-files", "binary-files"),
     flag('\0', "line-buffered", "lb"),
     flag('U', "binary", "U"),
     flag('Z', "null", "Z"),
@@ -362,6 +363,7 @@ impl Search {
         let hits = self.search_data(&matcher, label, &data);
         if !self.null_data
             && !self.as_text
+            && !self.printer.skip_binary
             && data.contains(&0)
             && self.printer.mode == Mode::Lines
             && hits.match_count > 0
@@ -581,7 +583,22 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     search.printer.byte_offset = p.has("b");
     search.null_data = p.has("z");
     search.printer.null_data = p.has("z");
-    search.as_text = p.has("a") && flavor == Flavor::Grep;
+    // `--binary-files=TYPE`; `-a` is `text`, `-I` is `without-match`.
+    let binary = match p.value("binary-files") {
+        None if p.has("a") => "text",
+        None if p.has("I") => "without-match",
+        None => "binary",
+        Some(t) => t,
+    };
+    match binary {
+        "binary" => {}
+        "text" => search.as_text = flavor == Flavor::Grep,
+        "without-match" => search.printer.skip_binary = true,
+        _ => {
+            cx.err(format_args!("{name}: unknown binary-files type"));
+            return 2;
+        }
+    }
     let in_guest = !search.exclude_dirs.is_empty() || p.has("b") || p.has("z") || search.as_text;
     if search.guest.is_none() && in_guest {
         match Matcher::new(&search.req) {

@@ -42,6 +42,8 @@ pub(crate) struct Printer {
     /// `-z`: lines were searched with newline and NUL swapped; they are
     /// printed swapped back and ended with NUL.
     pub(crate) null_data: bool,
+    /// `-I`: a binary file is taken as having no selected line.
+    pub(crate) skip_binary: bool,
 }
 
 impl Printer {
@@ -64,6 +66,7 @@ impl Printer {
             null: false,
             byte_offset: false,
             null_data: false,
+            skip_binary: false,
         }
     }
 
@@ -91,6 +94,19 @@ impl Printer {
         hits: &FileHits,
         data: Option<&[u8]>,
     ) {
+        // A binary file's selected lines are counted and none returned:
+        // `-I` takes it as having none.
+        let none;
+        let hits = if self.skip_binary && hits.match_count > 0 && hits.lines.is_empty() {
+            none = FileHits {
+                path: hits.path.clone(),
+                match_count: 0,
+                lines: Vec::new(),
+            };
+            &none
+        } else {
+            hits
+        };
         let eol = if self.null_data { 0 } else { b'\n' };
         let text_of = |t: &[u8]| -> Vec<u8> {
             if self.null_data {
