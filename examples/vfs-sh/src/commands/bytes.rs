@@ -470,6 +470,86 @@ pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     status
 }
 
+/// `xxd -r [-p]`: a hex dump back to bytes, read as xxd's `huntype` reads
+/// it (written after it, as no crate reads xxd's dumps): with `-p`, hex
+/// digit pairs anywhere, white space ignored; without, an offset before
+/// each line's digits (a gap is filled with NULs) and at most `cols` bytes
+/// a line, the text column ignored. A single garbage character breaks a
+/// pair; three in a row (two after a byte) end the line.
+fn xxd_revert(data: &[u8], cols: usize, plain: bool) -> (Vec<u8>, Option<&'static str>) {
+    let digit = |c: u8| char::from(c).to_digit(16).map_or(-1, |d| d as i64);
+    let mut out = Vec::new();
+    let (mut n1, mut n2) = (-1i64, 0i64);
+    let mut ignore = true;
+    let mut p = cols;
+    let (mut have, mut want) = (0usize, 0usize);
+    let mut i = 0;
+    while i < data.len() {
+        let mut c = Some(data[i]);
+        i += 1;
+        let byte = data[i - 1];
+        if byte == b'\r' || (plain && matches!(byte, b' ' | b'\n' | b'\t')) {
+            continue;
+        }
+        let n3 = n2;
+        n2 = n1;
+        n1 = digit(byte);
+        if n1 < 0 && ignore {
+            continue;
+        }
+        ignore = false;
+        if !plain && p >= cols {
+            // The offset, up to the first garbage character.
+            if n1 < 0 {
+                p = 0;
+            } else {
+                want = want.saturating_mul(16).saturating_add(n1 as usize);
+            }
+            continue;
+        }
+        if want != have {
+            if want < have {
+                return (out, Some("Sorry, cannot seek backwards."));
+            }
+            // A gap; a huge offset is cut where the output cap would be.
+            let fill = (want - have).min(1 << 21);
+            out.resize(out.len() + fill, 0);
+            have = want;
+        }
+        let mut skip_line = false;
+        if n2 >= 0 && n1 >= 0 {
+            out.push(((n2 << 4) | n1) as u8);
+            have += 1;
+            want += 1;
+            n1 = -1;
+            if !plain {
+                p += 1;
+                skip_line = p >= cols;
+            }
+        } else if n1 < 0 && n2 < 0 && n3 < 0 {
+            skip_line = true;
+        }
+        if skip_line {
+            c = None;
+            while i < data.len() {
+                i += 1;
+                if data[i - 1] == b'\n' {
+                    c = Some(b'\n');
+                    break;
+                }
+            }
+        }
+        if c == Some(b'\n') {
+            if !plain {
+                want = 0;
+            }
+            p = cols;
+            ignore = true;
+        }
+    }
+    (out, None)
+}
+
 /// `xxd [-p] [-u] [-c N] [-g N] [-l N] [-s N] [-i] [FILE]`
 pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
@@ -487,9 +567,35 @@ pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(c) => return c,
     };
+    let n = |k: &str| p.value(k).and_then(|v| v.parse::<usize>().ok());
     if p.has("r") {
-        cx.err("xxd: -r is not supported (it would write binary data)");
-        return 1;
+        if p.has("i") || p.has("e") {
+            cx.err("xxd: Sorry, cannot revert this type of hexdump");
+            return 255;
+        }
+        if let Some(out) = p.operands.get(1).filter(|o| *o != "-") {
+            cx.err(format_args!(
+                "xxd: {out}: cannot write: the filesystem is read-only"
+            ));
+            return 3;
+        }
+        let op = p.operands.first().map_or("-", String::as_str).to_owned();
+        let data = match read(cx, &op) {
+            Ok(d) => d,
+            Err(why) => {
+                cx.err(format_args!("xxd: {op}: {why}"));
+                return 2;
+            }
+        };
+        let plain = p.has("p");
+        let cols = n("c").unwrap_or(if plain { 30 } else { 16 });
+        let (bytes, err) = xxd_revert(&data, cols, plain);
+        cx.out(&bytes);
+        if let Some(msg) = err {
+            cx.err(format_args!("xxd: {msg}"));
+            return 5;
+        }
+        return 0;
     }
     let op = p
         .operands
@@ -503,7 +609,6 @@ pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             return 2;
         }
     };
-    let n = |k: &str| p.value(k).and_then(|v| v.parse::<usize>().ok());
     let skip = n("s").unwrap_or(0).min(data.len());
     let data = &data[skip..];
     let data = &data[..data.len().min(n("l").unwrap_or(usize::MAX))];

@@ -398,7 +398,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "xxd",
         run: bytes::xxd,
-        usage: "xxd [-p] [-i] [-u] [-c N] [-g N] [-l N] [-s N] [FILE]",
+        usage: "xxd [-p] [-i] [-u] [-c N] [-g N] [-l N] [-s N] [FILE] | xxd -r [-p] [-c N] [FILE]",
     },
     Command {
         name: "[",
