@@ -312,7 +312,7 @@ fn gnu_error_wording() {
         ),
         (
             "sort -k 0 README.md",
-            "sort: field number is zero: invalid field specification\n",
+            "sort: field number is zero: invalid field specification '0'\n",
             2,
         ),
         (

@@ -277,6 +277,8 @@ fn od_size(t: OdType) -> usize {
 /// `od [-A d|o|x|n] [-t TYPE]... [-a -b -c -d -o -x -i -l -s] [-j N] [-N N] [-v] [-w N] [FILE]...`
 pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut types = Vec::new();
+    // Per type: `z`, the bytes as text at the end of its lines.
+    let mut with_text: Vec<bool> = Vec::new();
     let mut addr = 'o';
     let mut skip = 0usize;
     let mut limit = usize::MAX;
@@ -318,6 +320,7 @@ pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-A" => addr = val(&mut i).and_then(|v| v.chars().next()).unwrap_or('o'),
             "-t" => {
                 let spec = val(&mut i).unwrap_or_default();
+                let first = types.len();
                 let mut cs = spec.chars().peekable();
                 while let Some(c) = cs.next() {
                     let size = |cs: &mut std::iter::Peekable<std::str::Chars<'_>>,
@@ -362,10 +365,22 @@ pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                             }
                             types.push(OdType::Int(c, s));
                         }
-                        'z' => {}
-                        _ => {
+                        // `z` after a type: the line's bytes as text after it.
+                        'z' if types.len() > first => {
+                            with_text.resize(types.len(), false);
+                            if let Some(last) = with_text.last_mut() {
+                                *last = true;
+                            }
+                        }
+                        'f' => {
                             cx.err(format_args!(
                                 "od: invalid type string '{spec}'; this vfs-sh od reads a c d o u x"
+                            ));
+                            return 1;
+                        }
+                        _ => {
+                            cx.err(format_args!(
+                                "od: invalid character '{c}' in type string '{spec}'"
                             ));
                             return 1;
                         }
@@ -395,6 +410,7 @@ pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if types.is_empty() {
         types.push(OdType::Int('o', 2));
     }
+    with_text.resize(types.len(), false);
     let ops = if ops.is_empty() {
         vec!["-".to_owned()]
     } else {
@@ -452,12 +468,29 @@ pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 " ".repeat(fmt_addr(0).len())
             });
             let size = od_size(*t);
+            let w = (per_byte * size as f64).ceil() as usize;
             for piece in chunk.chunks(size) {
                 let mut buf = piece.to_vec();
                 buf.resize(size, 0);
                 let (s, _) = od_field(*t, &buf);
-                let w = (per_byte * size as f64).ceil() as usize;
                 out.push_str(&format!("{s:>w$}"));
+            }
+            if with_text[k] {
+                // Padded as a full line, then `>text<`, a dot for each byte
+                // that is not printable ASCII.
+                let missing = width.div_ceil(size) - chunk.len().div_ceil(size);
+                out.push_str(&" ".repeat(missing * w));
+                let text: String = chunk
+                    .iter()
+                    .map(|&b| {
+                        if (0x20..0x7f).contains(&b) {
+                            char::from(b)
+                        } else {
+                            '.'
+                        }
+                    })
+                    .collect();
+                out.push_str(&format!("  >{text}<"));
             }
             out.push('\n');
         }

@@ -700,6 +700,9 @@ pub(crate) fn options(
         }
         Err(ArgError::Bad(msg)) => {
             cx.err(msg);
+            if cmd == "grep" {
+                cx.err("Usage: grep [OPTION]... PATTERNS [FILE]...");
+            }
             cx.err(format_args!("Try '{cmd} --help' for more information."));
             Err(code)
         }

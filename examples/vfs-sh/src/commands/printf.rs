@@ -452,19 +452,23 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             return 1;
         }
     };
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
+    // bash writes each pass over the format when it is done, and an
+    // argument's error (a builtin's, with the shell's prefix) as it
+    // meets it: before the output of its pass.
+    let mut failed = false;
     loop {
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
         let (used, stop) = apply(&pieces, rest, &mut out, &mut errors);
+        failed |= !errors.is_empty();
+        for e in errors {
+            cx.err(format_args!("vfs-sh: {e}"));
+        }
+        cx.out(&out);
         rest = &rest[used.min(rest.len())..];
         if stop || used == 0 || rest.is_empty() {
             break;
         }
-    }
-    cx.out(&out);
-    let failed = !errors.is_empty();
-    for e in errors {
-        cx.err(e);
     }
     u8::from(failed)
 }

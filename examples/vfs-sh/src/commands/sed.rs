@@ -255,6 +255,13 @@ fn compile(src: &str, syntax: Syntax, fold: bool, multi: bool) -> Res<SedRegex> 
 }
 
 impl Parser {
+    /// A parse error where GNU sed reports it: after the characters read,
+    /// the one that stopped the parse included.
+    fn err(&self, msg: &str) -> String {
+        let at = (self.i + 1).min(self.s.len());
+        format!("sed: -e expression #1, char {at}: {msg}")
+    }
+
     fn peek(&self) -> Option<char> {
         self.s.get(self.i).copied()
     }
@@ -281,7 +288,7 @@ impl Parser {
         let mut in_class = false;
         loop {
             let Some(c) = self.peek() else {
-                return Err(err(&format!(
+                return Err(self.err(&format!(
                     "unterminated `{}' command",
                     if regex { "s" } else { "y" }
                 )));
@@ -343,12 +350,31 @@ impl Parser {
     }
 
     fn re(&mut self, delim: char) -> Res<Option<SedRegex>> {
-        let src = self.delimited(delim, true)?;
+        let src = self
+            .delimited(delim, true)
+            .map_err(|e| e.replace("unterminated `s' command", "unterminated address regex"))?;
+        // GNU compiles an address's regex once it has read its flags.
         let (fold, multi) = self.regex_flags();
+        let at = self.i;
         if src.is_empty() {
             return Ok(None);
         }
-        compile(&src, self.syntax, fold, multi).map(Some)
+        compile(&src, self.syntax, fold, multi)
+            .map(Some)
+            .map_err(
+                |e| match e.strip_prefix("sed: -e expression #1, char 0: ") {
+                    Some(msg) => format!("sed: -e expression #1, char {at}: {msg}"),
+                    None => e,
+                },
+            )
+    }
+
+    /// A regex error (made without a position) placed where the parse is.
+    fn placed(&self, e: &str) -> String {
+        match e.strip_prefix("sed: -e expression #1, char 0: ") {
+            Some(msg) => self.err(msg),
+            None => e.to_owned(),
+        }
     }
 
     fn addr(&mut self) -> Res<Option<Addr>> {
@@ -373,7 +399,7 @@ impl Parser {
             Some('\\') => {
                 self.i += 1;
                 let Some(d) = self.peek() else {
-                    return Err(err("unexpected `,'"));
+                    return Err(self.err("unexpected `,'"));
                 };
                 self.i += 1;
                 Ok(Some(Addr::Re(self.re(d)?)))
@@ -399,7 +425,7 @@ impl Parser {
                 Some(Addr::Last) => Ok(Addr2::Last),
                 Some(Addr::Re(r)) => Ok(Addr2::Re(r)),
                 Some(Addr::Step(n, _)) => Ok(Addr2::Line(n)),
-                None => Err(err("unexpected `,'")),
+                None => Err(self.err("unexpected `,'")),
             },
         }
     }
@@ -469,7 +495,7 @@ impl Parser {
         let mut lit = String::new();
         loop {
             let Some(c) = self.peek() else {
-                return Err(err("unterminated `s' command"));
+                return Err(self.err("unterminated `s' command"));
             };
             self.i += 1;
             match c {
@@ -548,7 +574,7 @@ impl Parser {
                 a2 = Some(self.addr2()?);
             }
             if matches!(a1, Some(Addr::Zero)) && !matches!(a2, Some(Addr2::Re(_))) {
-                return Err(err("invalid usage of line address 0"));
+                return Err(self.err("invalid usage of line address 0"));
             }
             self.skip_blanks();
             let mut negate = false;
@@ -558,7 +584,7 @@ impl Parser {
                 self.skip_blanks();
             }
             let Some(k) = self.peek() else {
-                return Err(err("missing command"));
+                return Err(self.err("missing command"));
             };
             self.i += 1;
             let kind = match k {
@@ -568,7 +594,7 @@ impl Parser {
                 }
                 '}' => {
                     let Some(o) = open.pop() else {
-                        return Err(err("unexpected `}'"));
+                        return Err(self.err("unexpected `}'"));
                     };
                     let after = cmds.len() + 1;
                     cmds[o].kind = Kind::Block(after);
@@ -588,7 +614,7 @@ impl Parser {
                 ':' => {
                     let l = self.label();
                     if l.is_empty() {
-                        return Err(err("\":\" lacks a label"));
+                        return Err(self.err("\":\" lacks a label"));
                     }
                     labels.push((l, cmds.len()));
                     Kind::Label
@@ -644,10 +670,10 @@ impl Parser {
                 'F' => Kind::FileName,
                 's' => {
                     let Some(d) = self.peek() else {
-                        return Err(err("unterminated `s' command"));
+                        return Err(self.err("unterminated `s' command"));
                     };
                     if d == '\n' || d == '\\' {
-                        return Err(err("unterminated `s' command"));
+                        return Err(self.err("unterminated `s' command"));
                     }
                     self.i += 1;
                     let src = self.delimited(d, true)?;
@@ -692,23 +718,25 @@ impl Parser {
                         self.i += 1;
                     }
                     if !src.is_empty() {
-                        sub.re = Some(compile(&src, self.syntax, fold, multi)?);
+                        sub.re = Some(
+                            compile(&src, self.syntax, fold, multi).map_err(|e| self.placed(&e))?,
+                        );
                     }
                     Kind::Subst(Box::new(sub))
                 }
                 'y' => {
                     let Some(d) = self.peek() else {
-                        return Err(err("unterminated `y' command"));
+                        return Err(self.err("unterminated `y' command"));
                     };
                     self.i += 1;
                     let a: Vec<char> = unescape_y(&self.delimited(d, false)?);
                     let b: Vec<char> = unescape_y(&self.delimited(d, false)?);
                     if a.len() != b.len() {
-                        return Err(err("strings for `y' command are different lengths"));
+                        return Err(self.err("strings for `y' command are different lengths"));
                     }
                     Kind::Translit(a.into_iter().zip(b).collect())
                 }
-                other => return Err(err(&format!("unknown command: `{other}'"))),
+                other => return Err(self.err(&format!("unknown command: `{other}'"))),
             };
             cmds.push(Cmd {
                 a1,
@@ -724,19 +752,25 @@ impl Parser {
                 None | Some(';' | '\n' | '}' | '#') => {}
                 Some(c) => {
                     if !matches!(cmds.last().map(|c| &c.kind), Some(Kind::Block(_))) {
-                        return Err(err(&format!("extra characters after command ({c})")));
+                        let _ = c;
+                        return Err(self.err(
+                            if matches!(cmds.last().map(|c| &c.kind), Some(Kind::Subst(_))) {
+                                "unknown option to `s'"
+                            } else {
+                                "extra characters after command"
+                            },
+                        ));
                     }
                 }
             }
         }
         if !open.is_empty() {
+            // GNU finds this at the end, and says char 0.
             return Err(err("unmatched `{'"));
         }
         for (at, l) in branches {
             let Some(&(_, target)) = labels.iter().find(|(n, _)| *n == l) else {
-                return Err(format!(
-                    "sed: -e expression #1, char 0: can't find label for jump to `{l}'"
-                ));
+                return Err(format!("sed: can't find label for jump to `{l}'"));
             };
             if let Kind::Branch(k, _) = cmds[at].kind {
                 cmds[at].kind = Kind::Branch(k, Some(target));
@@ -1441,8 +1475,15 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut cmds = match parser.script() {
         Ok(c) => c,
         Err(e) => {
+            // GNU exits 4 (its `panic`) for a missing label, 1 for a
+            // script it cannot read.
+            let code = if e.starts_with("sed: can't find label") {
+                4
+            } else {
+                1
+            };
             cx.err(e);
-            return 1;
+            return code;
         }
     };
     let quiet = p.has("n");

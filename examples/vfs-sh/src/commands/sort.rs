@@ -107,7 +107,14 @@ fn parse_key(spec: &str) -> Result<Key, String> {
         Some((a, b)) => (a, Some(b)),
         None => (spec, None),
     };
-    let (sf, sc, mut order, _) = parse_pos(start, false)?;
+    let (sf, sc, mut order, _) = parse_pos(start, false).map_err(|e| {
+        // GNU names the whole key when its field is zero.
+        if e.starts_with("field number is zero") {
+            format!("{e} '{spec}'")
+        } else {
+            e
+        }
+    })?;
     let mut key = Key {
         start_field: sf,
         start_char: sc.max(1),

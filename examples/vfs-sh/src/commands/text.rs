@@ -1611,7 +1611,17 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Err(c) => return c,
     };
     if p.operands.len() != 2 {
-        cx.err("join: missing operand");
+        match p.operands.as_slice() {
+            [] => cx.err("join: missing operand"),
+            [one] => cx.err(format_args!(
+                "join: missing operand after {}",
+                super::quote::quote(one, true)
+            )),
+            [.., extra] => cx.err(format_args!(
+                "join: extra operand {}",
+                super::quote::quote(extra, true)
+            )),
+        }
         cx.err("Try 'join --help' for more information.");
         return 1;
     }

@@ -220,8 +220,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         None => None,
         Some(v) => match super::count(v) {
             Some(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
-            _ => {
+            Some(_) => {
+                let opt = if by_lines { "L" } else { "n" };
+                cx.err(format_args!(
+                    "xargs: value {v} for -{opt} option should be >= 1"
+                ));
+                cx.err("Try 'xargs --help' for more information.");
+                return 1;
+            }
+            None => {
                 cx.err(format_args!("xargs: invalid number \"{v}\" for -n option"));
+                cx.err("Try 'xargs --help' for more information.");
                 return 1;
             }
         },

@@ -1899,7 +1899,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 Ok(d) => sources.push(String::from_utf8_lossy(&d).into_owned()),
                 Err(e) => {
                     cx.err(format_args!(
-                        "awk: fatal: can't open source file `{value}' for reading: {}",
+                        "awk: fatal: cannot open source file `{value}' for reading: {}",
                         e.strerror()
                     ));
                     return 2;
