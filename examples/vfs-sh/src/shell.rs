@@ -152,6 +152,10 @@ struct State {
     locals: Vec<Vec<(String, Option<Value>)>>,
     /// `declare -i -r -l -u` attributes, by variable name.
     attrs: HashMap<String, Attrs>,
+    /// `alias NAME=VALUE`. Kept and listed; a non-interactive bash does not
+    /// expand them (without `shopt -s expand_aliases`), and neither does
+    /// vfs-sh.
+    aliases: std::collections::BTreeMap<String, String>,
 }
 
 /// A variable's `declare` attributes.
@@ -404,6 +408,7 @@ impl<'a> Shell<'a> {
                 opts: Opts::default(),
                 locals: Vec::new(),
                 attrs: HashMap::new(),
+                aliases: Default::default(),
             },
             status: 0,
             subst_status: None,

@@ -70,7 +70,8 @@ fn gzip_ratio(uncompressed: usize, compressed: usize) -> String {
 }
 
 /// `gzip`/`gunzip`/`zcat`: decompression to standard output only.
-fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> u8 {
+/// `force` (`-f`): data that is not gzip's is copied as it is.
+fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String], force: bool) -> u8 {
     let ops = if ops.is_empty() {
         vec!["-".to_owned()]
     } else {
@@ -105,7 +106,12 @@ fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String]) -> u8 {
             }
         };
         if !data.starts_with(&GZIP_MAGIC) {
-            cx.err(format_args!("{cmd}: {op}: not in gzip format"));
+            if force {
+                cx.out(&data);
+                continue;
+            }
+            // gzip starts this one message with a newline.
+            cx.err(format_args!("\n{cmd}: {op}: not in gzip format"));
             status = 1;
             continue;
         }
@@ -237,7 +243,21 @@ pub(crate) fn zcat(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         .filter(|a| !a.starts_with('-') || *a == "-")
         .cloned()
         .collect();
-    decompress(cx, "gzip", &ops)
+    let force = args
+        .iter()
+        .any(|a| a == "--force" || (a.starts_with('-') && !a.starts_with("--") && a.contains('f')));
+    decompress(cx, "gzip", &ops, force)
+}
+
+/// `zless`, `zmore`: no terminal, so the pager's input (`gzip -cdfq`):
+/// gzip data decompressed, anything else as it is.
+pub(crate) fn zless(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let ops: Vec<String> = args
+        .iter()
+        .filter(|a| !a.starts_with('-') || *a == "-")
+        .cloned()
+        .collect();
+    decompress(cx, "gzip", &ops, true)
 }
 
 /// `gzip -d -c`, `gunzip -c`: to standard output; `-l` lists sizes.
@@ -252,6 +272,7 @@ pub(crate) fn gunzip_cmd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
     let mut stdout = false;
     let mut list = false;
+    let mut force = false;
     let mut ops = Vec::new();
     for a in args {
         if a.starts_with("--") {
@@ -259,7 +280,7 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
                 "--decompress" | "--uncompress" => decode = true,
                 "--stdout" | "--to-stdout" => stdout = true,
                 "--list" => list = true,
-                "--keep" | "--force" | "--quiet" => {}
+                "--force" => force = true,
                 _ => {}
             }
         } else if a.starts_with('-') && a.len() > 1 {
@@ -268,6 +289,7 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
                     'd' => decode = true,
                     'c' => stdout = true,
                     'l' => list = true,
+                    'f' => force = true,
                     _ => {}
                 }
             }
@@ -307,7 +329,8 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
         cx.err("gzip: decompressing in place would write a file: the filesystem is read-only (use gzip -dc or zcat)");
         return 1;
     }
-    decompress(cx, "gzip", &ops)
+    // `-f` with `-c` copies data that is not gzip's, as gzip does.
+    decompress(cx, "gzip", &ops, force && stdout)
 }
 
 fn mode_string(kind: tar::EntryType, mode: u32) -> String {

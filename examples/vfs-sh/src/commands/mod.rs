@@ -131,6 +131,43 @@ const COMMANDS: &[Command] = &[
         usage: "yes [STRING]...  (stops after 1 MiB)",
     },
     Command {
+        name: "zegrep",
+        run: |cx, args| {
+            let mut a = vec!["-E".to_owned()];
+            a.extend(args.iter().cloned());
+            archive::zgrep(cx, &a)
+        },
+        usage: "zegrep ...  (zgrep -E)",
+    },
+    Command {
+        name: "zfgrep",
+        run: |cx, args| {
+            let mut a = vec!["-F".to_owned()];
+            a.extend(args.iter().cloned());
+            archive::zgrep(cx, &a)
+        },
+        usage: "zfgrep ...  (zgrep -F)",
+    },
+    Command {
+        name: "rgrep",
+        run: |cx, args| {
+            let mut a = vec!["-r".to_owned()];
+            a.extend(args.iter().cloned());
+            grep::grep(cx, &a)
+        },
+        usage: "rgrep ...  (grep -r)",
+    },
+    Command {
+        name: "zless",
+        run: archive::zless,
+        usage: "zless [FILE]...  (no terminal: prints like zcat)",
+    },
+    Command {
+        name: "zmore",
+        run: archive::zless,
+        usage: "zmore [FILE]...  (no terminal: prints like zcat)",
+    },
+    Command {
         name: "zcat",
         run: archive::zcat,
         usage: "zcat [FILE]...  (gzip documents to standard output)",

@@ -213,8 +213,9 @@ impl Shell<'_> {
                 }
                 Ok(0)
             }
-            "wait" | "hash" | "alias" | "unalias" | "times" | "jobs" | "disown" | "enable"
-            | "history" => Ok(0),
+            "alias" => Ok(self.alias(args, io)),
+            "unalias" => Ok(self.unalias(args, io)),
+            "wait" | "hash" | "times" | "jobs" | "disown" | "enable" | "history" => Ok(0),
             "getopts" => Ok(self.getopts(args, io)),
             "pushd" | "popd" | "dirs" => Ok(self.dir_stack_builtin(name, args, io)),
             "help" => Ok(self.external(&["help".to_owned()], io)),
@@ -320,7 +321,7 @@ impl Shell<'_> {
     /// `pushd DIR`, `popd`, `dirs`: bash's directory stack; each prints
     /// the stack, the working directory first.
     fn dir_stack_builtin(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> u8 {
-        let quiet = args.iter().any(|a| a == "-n" || a == "-q");
+        let quiet = name != "dirs" && args.iter().any(|a| a == "-n" || a == "-q");
         let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
         match name {
             "pushd" => {
@@ -346,12 +347,108 @@ impl Shell<'_> {
             }
             _ => {}
         }
-        if !quiet {
-            let mut all = vec![self.fs.cwd()];
-            all.extend(self.dir_stack.iter().cloned());
-            let _ = writeln!(io.out, "{}", all.join(" "));
+        if name == "dirs" && args.iter().any(|a| a == "-c") {
+            self.dir_stack.clear();
+            return 0;
         }
+        if quiet {
+            return 0;
+        }
+        let mut all = vec![self.fs.cwd()];
+        all.extend(self.dir_stack.iter().cloned());
+        // `~` for $HOME, as bash shows the stack (not for a HOME of `/`,
+        // and not with `-l`).
+        let home = self.scalar("HOME").filter(|h| h.len() > 1);
+        let long = name == "dirs" && args.iter().any(|a| a == "-l");
+        let shown: Vec<String> = all
+            .iter()
+            .map(|d| match home.as_deref() {
+                Some(h) if !long && d == h => "~".to_owned(),
+                Some(h) if !long && d.starts_with(&format!("{h}/")) => {
+                    format!("~{}", &d[h.len()..])
+                }
+                _ => d.clone(),
+            })
+            .collect();
+        let flag = |f: &str| name == "dirs" && args.iter().any(|a| a == f);
+        let text = if flag("-v") {
+            shown
+                .iter()
+                .enumerate()
+                .map(|(k, d)| format!("{k:2}  {d}\n"))
+                .collect()
+        } else if flag("-p") {
+            shown.iter().map(|d| format!("{d}\n")).collect()
+        } else {
+            format!("{}\n", shown.join(" "))
+        };
+        let _ = io.out.write_all(text.as_bytes());
         0
+    }
+
+    /// `alias [-p] [NAME[=VALUE]]...`: defines, shows (`alias NAME='VALUE'`,
+    /// by name) or looks up aliases.
+    fn alias(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let quote = |v: &str| format!("'{}'", v.replace('\'', "'\\''"));
+        let (list_all, names) = match args.first().map(String::as_str) {
+            Some("-p") => (true, &args[1..]),
+            Some("--") => (false, &args[1..]),
+            _ => (args.is_empty(), args),
+        };
+        if list_all {
+            let text: String = self
+                .st
+                .aliases
+                .iter()
+                .map(|(n, v)| format!("alias {n}={}\n", quote(v)))
+                .collect();
+            let _ = io.out.write_all(text.as_bytes());
+        }
+        let mut status = 0;
+        for a in names {
+            match a.split_once('=') {
+                Some((n, v)) => {
+                    let bad = n.is_empty() || n.chars().any(|c| " \t\n()<>;&|\"'\\`$/".contains(c));
+                    if bad {
+                        Self::say(io, format_args!("alias: `{n}': invalid alias name"));
+                        status = 1;
+                    } else {
+                        self.st.aliases.insert(n.to_owned(), v.to_owned());
+                    }
+                }
+                None => match self.st.aliases.get(a) {
+                    Some(v) => {
+                        let _ = writeln!(io.out, "alias {a}={}", quote(v));
+                    }
+                    None => {
+                        Self::say(io, format_args!("alias: {a}: not found"));
+                        status = 1;
+                    }
+                },
+            }
+        }
+        status
+    }
+
+    /// `unalias [-a] NAME...`.
+    fn unalias(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        if args.first().is_some_and(|a| a == "-a") {
+            self.st.aliases.clear();
+            return 0;
+        }
+        if args.is_empty() {
+            // A usage line, without the shell's prefix (as bash prints it).
+            let _ = writeln!(io.err, "unalias: usage: unalias [-a] name [name ...]");
+            return 2;
+        }
+        let mut status = 0;
+        for a in args {
+            if self.st.aliases.remove(a).is_none() {
+                Self::say(io, format_args!("unalias: {a}: not found"));
+                status = 1;
+            }
+        }
+        status
     }
 
     fn set(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
