@@ -494,6 +494,18 @@ impl<'a> Shell<'a> {
         }
     }
 
+    /// Whether the shell's locale variables name a UTF-8 locale (as
+    /// `commands::utf8_locale` reads them from the environment).
+    fn utf8_locale(&mut self) -> bool {
+        ["LC_ALL", "LC_CTYPE", "LANG"]
+            .iter()
+            .find_map(|k| self.scalar(k).filter(|v| !v.is_empty()))
+            .is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.contains("utf-8") || v.contains("utf8")
+            })
+    }
+
     fn set_element(&mut self, name: &str, key: &str, value: String) -> E<()> {
         if let Some(Value::Assoc(m)) = self.st.vars.get_mut(name) {
             match m.iter_mut().find(|(k, _)| k == key) {
@@ -605,10 +617,9 @@ impl<'a> Shell<'a> {
                         a.name
                     )));
                 }
-                let mut vals = Vec::new();
-                let mut keyed = Vec::new();
+                // The elements in order: `[key]=value` ones and plain words.
+                let mut elems: Vec<(Option<String>, Vec<String>)> = Vec::new();
                 for w in items {
-                    // `[key]=value` elements.
                     if let Some(Part::Lit(first)) = w.parts.first()
                         && first.starts_with('[')
                         && let Some(close) = first.find("]=")
@@ -616,10 +627,10 @@ impl<'a> Shell<'a> {
                         let key = first[1..close].to_owned();
                         let mut rest = w.clone();
                         rest.parts[0] = Part::Lit(first[close + 2..].to_owned());
-                        keyed.push((key, self.expand_string(&rest)?));
+                        elems.push((Some(key), vec![self.expand_string(&rest)?]));
                         continue;
                     }
-                    vals.extend(self.expand_fields(w)?);
+                    elems.push((None, self.expand_fields(w)?));
                 }
                 let is_assoc = matches!(self.st.vars.get(&a.name), Some(Value::Assoc(_)));
                 if is_assoc {
@@ -628,20 +639,30 @@ impl<'a> Shell<'a> {
                             .vars
                             .insert(a.name.clone(), Value::Assoc(Vec::new()));
                     }
-                    for (k, v) in keyed {
-                        self.set_element(&a.name, &k, v)?;
+                    for (k, mut v) in elems {
+                        if let Some(k) = k {
+                            self.set_element(&a.name, &k, v.pop().unwrap_or_default())?;
+                        }
                     }
                     return Ok(());
                 }
-                let mut arr: Vec<Option<String>> = match (a.append, self.st.vars.get(&a.name)) {
+                let arr: Vec<Option<String>> = match (a.append, self.st.vars.get(&a.name)) {
                     (true, Some(Value::Array(x))) => x.clone(),
                     (true, Some(Value::Str(s))) => vec![Some(s.clone())],
                     _ => Vec::new(),
                 };
-                arr.extend(vals.into_iter().map(Some));
+                // A plain word goes after the element before it; `[N]=`
+                // moves there.
+                let mut at = arr.len() as i64;
                 self.st.vars.insert(a.name.clone(), Value::Array(arr));
-                for (k, v) in keyed {
-                    self.set_element(&a.name, &k, v)?;
+                for (k, vals) in elems {
+                    if let Some(k) = k {
+                        at = self.arith(&k)?;
+                    }
+                    for v in vals {
+                        self.set_element(&a.name, &at.to_string(), v)?;
+                        at += 1;
+                    }
                 }
             }
         }
@@ -1752,6 +1773,7 @@ impl<'a> Shell<'a> {
             }
             ParamOp::Names(_) => emit(self, out, value),
             ParamOp::Transform(op) => {
+                let utf8 = self.utf8_locale();
                 let v = match op {
                     'U' => map_val(value, |s: &str| s.to_uppercase()),
                     'L' => map_val(value, |s: &str| s.to_lowercase()),
@@ -1763,7 +1785,7 @@ impl<'a> Shell<'a> {
                     }),
                     'Q' | 'K' => map_val(value, bash_quote),
                     'E' => map_val(value, |s: &str| {
-                        String::from_utf8_lossy(&commands::unescape_ansi(s).0).into_owned()
+                        String::from_utf8_lossy(&commands::unescape_ansi(s, utf8).0).into_owned()
                     }),
                     _ => {
                         // `a`: the attribute letters, in bash's order.

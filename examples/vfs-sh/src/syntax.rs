@@ -1614,7 +1614,10 @@ impl Parser {
                 }
             }
         }
-        let (bytes, _) = crate::commands::unescape_ansi(&raw);
+        // Decoded as it is read, in vfs-sh's locale when the script starts
+        // (C: a `\u` beyond ASCII stays as written); bash, too, decodes a
+        // line before running any of it.
+        let (bytes, _) = crate::commands::unescape_ansi(&raw, false);
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 

@@ -37,7 +37,7 @@ fn digits(chars: &[char], i: usize, radix: u32, max: usize) -> (u32, usize) {
 
 /// Decodes backslash escapes; the flag is true when `\c` asked to stop all
 /// further output.
-pub(crate) fn unescape(s: &str, dialect: Dialect) -> (Vec<u8>, bool) {
+pub(crate) fn unescape(s: &str, dialect: Dialect, utf8: bool) -> (Vec<u8>, bool) {
     let chars: Vec<char> = s.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -98,7 +98,15 @@ pub(crate) fn unescape(s: &str, dialect: Dialect) -> (Vec<u8>, bool) {
                     push_char(&mut out, u32::from(e));
                 } else {
                     i += n;
-                    push_char(&mut out, v);
+                    if v < 0x80 || utf8 {
+                        push_char(&mut out, v);
+                    } else if e == 'u' {
+                        // Not in the C locale's character set: bash
+                        // leaves the escape, in capitals.
+                        out.extend_from_slice(format!("\\u{v:04X}").as_bytes());
+                    } else {
+                        out.extend_from_slice(format!("\\U{v:08X}").as_bytes());
+                    }
                 }
             }
             other => {
@@ -138,7 +146,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             out.push(b' ');
         }
         if escapes {
-            let (bytes, stop) = unescape(a, Dialect::Echo);
+            let (bytes, stop) = unescape(a, Dialect::Echo, super::utf8_locale(cx));
             out.extend_from_slice(&bytes);
             if stop {
                 cx.out(&out);
@@ -161,12 +169,12 @@ mod tests {
 
     #[test]
     fn escapes() {
-        let e = |s: &str| unescape(s, Dialect::Echo);
+        let e = |s: &str| unescape(s, Dialect::Echo, true);
         assert_eq!(e("a\\tb\\n"), (b"a\tb\n".to_vec(), false));
         assert_eq!(e("\\0101\\x41\\u00e9"), ("AAé".as_bytes().to_vec(), false));
         assert_eq!(e("a\\cb"), (b"a".to_vec(), true));
         assert_eq!(e("\\q\\"), (b"\\q\\".to_vec(), false));
-        let f = |s: &str| unescape(s, Dialect::Format).0;
+        let f = |s: &str| unescape(s, Dialect::Format, true).0;
         assert_eq!(f("\\101\\\"\\7"), b"A\"\x07".to_vec());
         assert_eq!(f("\\c"), b"\\c".to_vec());
     }

@@ -825,8 +825,8 @@ pub(crate) fn shell_quote(v: &str) -> String {
 }
 
 /// Decodes `$'...'` escapes.
-pub(crate) fn unescape_ansi(s: &str) -> (Vec<u8>, bool) {
-    echo::unescape(s, echo::Dialect::Format)
+pub(crate) fn unescape_ansi(s: &str, utf8: bool) -> (Vec<u8>, bool) {
+    echo::unescape(s, echo::Dialect::Format, utf8)
 }
 
 pub(crate) use test::{binary as test_binary, unary as test_unary};

@@ -43,14 +43,15 @@ fn number(chars: &[char], i: &mut usize) -> Option<Option<usize>> {
 }
 
 /// Splits a format into literal text and conversions.
-fn compile(format: &str) -> Result<Vec<Piece>, String> {
+/// `utf8`: the locale's; in the C locale `\u00e9` stays as it is written.
+fn compile(format: &str, utf8: bool) -> Result<Vec<Piece>, String> {
     let chars: Vec<char> = format.chars().collect();
     let mut pieces = Vec::new();
     let mut lit = String::new();
     let mut i = 0;
     let flush = |lit: &mut String, pieces: &mut Vec<Piece>| {
         if !lit.is_empty() {
-            pieces.push(Piece::Lit(unescape(lit, Dialect::Format).0));
+            pieces.push(Piece::Lit(unescape(lit, Dialect::Format, utf8).0));
             lit.clear();
         }
     };
@@ -269,6 +270,7 @@ fn apply(
     args: &[String],
     out: &mut Vec<u8>,
     errors: &mut Vec<String>,
+    utf8: bool,
 ) -> (usize, bool) {
     let mut used = 0;
     let next = |used: &mut usize| -> Option<&String> {
@@ -309,7 +311,7 @@ fn apply(
             }
             'q' => pad(conv, width, "", &shell_quote(arg_s), false),
             'b' => {
-                let (bytes, stop) = unescape(arg_s, Dialect::Echo);
+                let (bytes, stop) = unescape(arg_s, Dialect::Echo, utf8);
                 let s = String::from_utf8_lossy(&bytes).into_owned();
                 out.extend_from_slice(pad(conv, width, "", &s, false).as_bytes());
                 if stop {
@@ -405,7 +407,7 @@ fn apply(
 /// takes, in order (`*` for a width or precision), or the format error.
 pub(crate) fn argument_kinds(format: &str) -> Result<Vec<char>, String> {
     let mut kinds = Vec::new();
-    for piece in compile(&escape_backslashes(format))? {
+    for piece in compile(&escape_backslashes(format), true)? {
         if let Piece::Conv(c) = piece {
             if c.width == Some(None) {
                 kinds.push('*');
@@ -422,10 +424,10 @@ pub(crate) fn argument_kinds(format: &str) -> Result<Vec<char>, String> {
 /// Formats once (awk's rule: extra arguments are ignored), with the
 /// arguments already converted to the text each conversion reads.
 pub(crate) fn format_once(format: &str, args: &[String]) -> Result<Vec<u8>, String> {
-    let pieces = compile(&escape_backslashes(format))?;
+    let pieces = compile(&escape_backslashes(format), true)?;
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    apply(&pieces, args, &mut out, &mut errors);
+    apply(&pieces, args, &mut out, &mut errors, true);
     Ok(out)
 }
 
@@ -445,7 +447,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.err("printf: usage: printf FORMAT [ARGUMENTS]");
         return 2;
     };
-    let pieces = match compile(format) {
+    let utf8 = super::utf8_locale(cx);
+    let pieces = match compile(format, utf8) {
         Ok(p) => p,
         Err(e) => {
             cx.err(e);
@@ -459,7 +462,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     loop {
         let mut out = Vec::new();
         let mut errors = Vec::new();
-        let (used, stop) = apply(&pieces, rest, &mut out, &mut errors);
+        let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, utf8);
         failed |= !errors.is_empty();
         for e in errors {
             cx.err(format_args!("vfs-sh: {e}"));
@@ -519,13 +522,13 @@ mod tests {
     use super::*;
 
     fn p(format: &str, args: &[&str]) -> String {
-        let pieces = compile(format).expect("compiles");
+        let pieces = compile(format, true).expect("compiles");
         let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
         let mut rest = args.as_slice();
         let mut out = Vec::new();
         let mut errors = Vec::new();
         loop {
-            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors);
+            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, true);
             rest = &rest[used.min(rest.len())..];
             if stop || used == 0 || rest.is_empty() {
                 break;
@@ -570,8 +573,8 @@ mod tests {
         let (v, e) = int_arg("12abc");
         assert_eq!(v, 12);
         assert_eq!(e.as_deref(), Some("printf: 12abc: invalid number"));
-        assert!(compile("%k").is_err());
-        assert!(compile("%q").is_ok());
-        assert!(compile("%").is_err());
+        assert!(compile("%k", true).is_err());
+        assert!(compile("%q", true).is_ok());
+        assert!(compile("%", true).is_err());
     }
 }

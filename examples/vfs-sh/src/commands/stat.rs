@@ -136,7 +136,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 let text = match (p.last_of(&["c", "printf"]), p.value("c"), p.value("printf")) {
                     (Some("printf"), _, Some(f)) => {
                         // `--printf`: backslash escapes, no newline added.
-                        let f = super::echo::unescape(f, super::echo::Dialect::Format).0;
+                        let f = super::echo::unescape(f, super::echo::Dialect::Format, true).0;
                         let line = custom(&String::from_utf8_lossy(&f), op, &m, bits, links);
                         line.strip_suffix('\n').unwrap_or(&line).to_owned()
                     }

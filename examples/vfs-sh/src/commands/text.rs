@@ -734,7 +734,7 @@ pub(crate) fn paste(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let delims: Vec<String> = {
         let raw = p.value("d").unwrap_or("\t");
-        let (b, _) = super::echo::unescape(raw, super::echo::Dialect::Format);
+        let (b, _) = super::echo::unescape(raw, super::echo::Dialect::Format, true);
         let s = String::from_utf8_lossy(&b).into_owned();
         if raw.is_empty() || s.is_empty() || raw == "\\0" {
             vec![String::new()]

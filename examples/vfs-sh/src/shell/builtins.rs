@@ -846,10 +846,30 @@ impl Shell<'_> {
                     }
                     self.st.vars.insert(base.clone(), Value::Assoc(m));
                 } else {
-                    let items = inner
-                        .split_whitespace()
-                        .map(|s| Some(s.to_owned()))
-                        .collect();
+                    // `[N]=v` puts an element at N; the next plain one
+                    // follows it.
+                    let mut items: Vec<Option<String>> = Vec::new();
+                    let mut at = 0usize;
+                    for item in inner.split_whitespace() {
+                        let (index, v) =
+                            match item.strip_prefix('[').and_then(|r| r.split_once("]=")) {
+                                Some((k, v)) => (k.trim().parse::<usize>().ok(), v),
+                                None => (None, item),
+                            };
+                        if let Some(k) = index {
+                            at = k;
+                        }
+                        // A sparse index beyond what a script can fill is
+                        // not stored.
+                        if at > 1 << 20 {
+                            continue;
+                        }
+                        if items.len() <= at {
+                            items.resize(at + 1, None);
+                        }
+                        items[at] = Some(v.trim_matches('"').to_owned());
+                        at += 1;
+                    }
                     self.st.vars.insert(base.clone(), Value::Array(items));
                 }
                 continue;
