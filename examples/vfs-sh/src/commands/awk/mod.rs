@@ -154,6 +154,11 @@ struct Awk<'p, 'c, 'x> {
     /// A UTF-8 locale: `toupper`/`tolower` and `%c` work on characters;
     /// in the C locale (vfs-sh's default, as gawk there) on bytes.
     utf8: bool,
+    /// The source line running (0 before any), and where the program
+    /// came from (`cmd. line` or a `-f` file), as gawk names them in a
+    /// fatal error.
+    line: u32,
+    source: String,
 }
 
 impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
@@ -505,6 +510,8 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     text: String::from_utf8_lossy(&data).into_owned(),
                     pos: 0,
                 });
+                // gawk names standard input `-` once it reads it.
+                self.set_global(FILENAME, Val::str("-"));
                 self.set_global(FNR, Val::Num(0.0));
                 continue;
             };
@@ -544,12 +551,16 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 }
                 Err(e) => {
                     self.flush();
-                    self.cx.err(format_args!(
-                        "awk: fatal: cannot open file `{op}' for reading: {}",
-                        e.strerror()
-                    ));
+                    // Fatal: gawk stops here, without running END.
+                    let msg = self.located_in(
+                        &format!(
+                            "awk: fatal: cannot open file `{op}' for reading: {}",
+                            e.strerror()
+                        ),
+                        false,
+                    );
                     self.status_error = true;
-                    return Err(Ctl::Exit(2));
+                    return Err(Ctl::Fatal(msg));
                 }
             }
         }
@@ -681,6 +692,12 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     None => r,
                     Some(op) => {
                         let cur = self.eval(target)?.num();
+                        // gawk names the assignment in this one message.
+                        if matches!(*op, "/" | "%") && r.num() == 0.0 {
+                            return fatal(&format!(
+                                "awk: fatal: division by zero attempted in `{op}='"
+                            ));
+                        }
                         Val::Num(arith(op, cur, r.num())?)
                     }
                 };
@@ -1322,6 +1339,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
 
     fn stmt(&mut self, s: &Stmt) -> Flow<()> {
         match s {
+            Stmt::Line(n) => self.line = *n,
             Stmt::Expr(e) => {
                 self.eval(e)?;
             }
@@ -1565,6 +1583,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             if r.pattern == *which
                 && let Some(a) = &r.action
             {
+                self.line = r.line;
                 match self.block(a) {
                     Ok(()) | Err(Ctl::Next | Ctl::NextFile | Ctl::Break | Ctl::Continue) => {}
                     Err(Ctl::Return(_)) => {}
@@ -1609,6 +1628,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     ) {
                         continue;
                     }
+                    self.line = r.line;
                     let hit = match self.matches(i, &r.pattern) {
                         Ok(h) => h,
                         Err(Ctl::Fatal(m)) => return self.die(&m),
@@ -1664,8 +1684,40 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
 
     fn die(&mut self, msg: &str) -> i32 {
         self.flush();
+        let msg = self.located(msg);
         self.cx.err(msg);
         2
+    }
+
+    /// A fatal error as gawk words it: after the source line that ran
+    /// last, and the input file and record while one is being read.
+    fn located(&self, msg: &str) -> String {
+        self.located_in(msg, true)
+    }
+
+    /// `with_input`: whether the file being read is named (not while the
+    /// next one is being opened).
+    fn located_in(&self, msg: &str, with_input: bool) -> String {
+        let Some(rest) = msg
+            .strip_prefix("awk: ")
+            .filter(|r| self.line > 0 && !r.starts_with(&format!("{}:", self.source)))
+        else {
+            return msg.to_owned();
+        };
+        let fnr = match &self.globals[FNR] {
+            Cell::Val(v) => v.num(),
+            Cell::Arr(_) => 0.0,
+        };
+        let file = match &self.globals[FILENAME] {
+            Cell::Val(v) => v.to_str("%.6g").to_string(),
+            Cell::Arr(_) => String::new(),
+        };
+        let input = if with_input && fnr > 0.0 && !file.is_empty() {
+            format!("(FILENAME={file} FNR={fnr}) ")
+        } else {
+            String::new()
+        };
+        format!("awk: {}:{}: {input}{rest}", self.source, self.line)
     }
 }
 
@@ -1837,6 +1889,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut fs = None;
     let mut assigns = Vec::new();
     let mut sources = Vec::new();
+    let mut program_files: Vec<String> = Vec::new();
     let mut i = 0;
     while let Some(a) = args.get(i) {
         if a == "--" {
@@ -1896,7 +1949,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 }
             },
             "-f" | "--file" => match cx.fs.read(&value) {
-                Ok(d) => sources.push(String::from_utf8_lossy(&d).into_owned()),
+                Ok(d) => {
+                    sources.push(String::from_utf8_lossy(&d).into_owned());
+                    program_files.push(value.clone());
+                }
                 Err(e) => {
                     cx.err(format_args!(
                         "awk: fatal: cannot open source file `{value}' for reading: {}",
@@ -1935,10 +1991,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
+    let sources_count = sources.len();
     let text = sources.join("\n");
     let prog = match syntax::parse(&text) {
         Ok(p) => p,
         Err(e) => {
+            // gawk names a program file where it names the command line.
+            let e = match (&program_files[..], sources.len()) {
+                ([file], 1) => e.replace("awk: cmd. line:", &format!("awk: {file}:")),
+                _ => e,
+            };
             cx.err(e);
             return 1;
         }
@@ -1965,6 +2027,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         rand_state: 0x9E37_79B9_7F4A_7C15,
         status_error: false,
         utf8,
+        line: 0,
+        source: match (&program_files[..], sources_count) {
+            ([file], 1) => file.clone(),
+            _ => "cmd. line".to_owned(),
+        },
     };
     for (slot, v) in [
         (FS, Val::str(" ")),

@@ -138,6 +138,9 @@ pub(crate) enum Stmt {
     /// gawk's `switch (e) { case C: ... default: ... }`: each label (`None`
     /// for `default`) and the statements after it, falling through.
     Switch(Expr, Vec<(Option<Expr>, Vec<Stmt>)>),
+    /// The source line the statements after it start on, for gawk's
+    /// `cmd. line:N:` in a fatal error.
+    Line(u32),
 }
 
 /// A rule's pattern.
@@ -157,6 +160,8 @@ pub(crate) enum Pattern {
 pub(crate) struct Rule {
     pub(crate) pattern: Pattern,
     pub(crate) action: Option<Vec<Stmt>>,
+    /// The source line the rule starts on.
+    pub(crate) line: u32,
 }
 
 /// A user function.
@@ -497,6 +502,8 @@ impl Scope {
 
 struct Parser {
     toks: Vec<Tok>,
+    /// The source line of each token.
+    lines: Vec<u32>,
     pos: usize,
     scope: Scope,
     depth: u32,
@@ -512,9 +519,16 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
         after_operand: false,
     };
     let mut toks = Vec::new();
+    let mut lines = Vec::new();
+    let (mut line, mut seen) = (1u32, 0usize);
     loop {
         let t = lx.next_tok()?;
+        // The line a token ends on (a newline token ends its line).
+        let upto = lx.i.min(lx.s.len());
+        line += lx.s[seen..upto].iter().filter(|c| **c == '\n').count() as u32;
+        seen = upto;
         let end = t == Tok::Eof;
+        lines.push(if t == Tok::Newline { line - 1 } else { line });
         toks.push(t);
         if end {
             break;
@@ -535,6 +549,7 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
     }
     let mut p = Parser {
         toks,
+        lines,
         pos: 0,
         scope: Scope {
             globals: SPECIALS.iter().map(|s| (*s).to_owned()).collect(),
@@ -583,6 +598,7 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
             });
             continue;
         }
+        let line = p.line();
         let pattern = match p.peek() {
             Tok::Kw("BEGIN") => {
                 p.pos += 1;
@@ -624,7 +640,11 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
             }
             None
         };
-        prog.rules.push(Rule { pattern, action });
+        prog.rules.push(Rule {
+            pattern,
+            action,
+            line,
+        });
     }
     if let Some(name) = p.scope.pending_calls.first() {
         return Err(format!("awk: function `{name}' called but never defined"));
@@ -699,10 +719,16 @@ impl Parser {
         Ok(())
     }
 
+    /// The source line of the next token.
+    fn line(&self) -> u32 {
+        self.lines.get(self.pos).copied().unwrap_or(1)
+    }
+
     fn block(&mut self) -> Res<Vec<Stmt>> {
         self.expect("{")?;
         self.nest()?;
         let mut stmts = Vec::new();
+        let mut last_line = 0;
         loop {
             self.skip_terms();
             if self.peek() == &Tok::Punct("}") {
@@ -711,6 +737,11 @@ impl Parser {
             }
             if self.peek() == &Tok::Eof {
                 return Err(err_at("missing }"));
+            }
+            let line = self.line();
+            if line != last_line {
+                stmts.push(Stmt::Line(line));
+                last_line = line;
             }
             stmts.push(self.stmt()?);
         }
@@ -1179,6 +1210,19 @@ impl Parser {
             };
             self.pos += 1;
             let r = self.unary(no_gt)?;
+            // gawk folds a constant zero divisor while it parses: an
+            // error before anything runs.
+            if op != "*" && r == Expr::Num(0.0) {
+                let line = self
+                    .lines
+                    .get(self.pos.saturating_sub(1))
+                    .copied()
+                    .unwrap_or(1);
+                let what = if op == "%" { " in `%'" } else { "" };
+                return Err(format!(
+                    "awk: cmd. line:{line}: error: division by zero attempted{what}"
+                ));
+            }
             l = Expr::Binary(op, Box::new(l), Box::new(r));
         }
     }
