@@ -694,7 +694,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                         let cur = self.eval(target)?.num();
                         // gawk names the assignment in this one message.
                         if matches!(*op, "/" | "%") && r.num() == 0.0 {
-                            return fatal(&format!(
+                            return fatal(format!(
                                 "awk: fatal: division by zero attempted in `{op}='"
                             ));
                         }
