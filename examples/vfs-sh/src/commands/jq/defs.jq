@@ -47,3 +47,8 @@ def rtrimstr($x): if type == "string" and ($x | type) == "string" and endswith($
 # jq's todate formats broken-down times too; `input` past the end is an error.
 def todate: strftime("%Y-%m-%dT%H:%M:%SZ");
 def input: [limit(1; inputs)] | if length == 0 then error("No more inputs") else .[0] end;
+
+# jq 1.6's error for the keys of a scalar, the value cut as its messages cut it.
+def keys:
+  if type == "object" or type == "array" then keys_unsorted | sort
+  else error("\(type) (\(tojson | if length > 14 then .[:11] + "..." else . end)) has no keys") end;

@@ -6,6 +6,7 @@
 //! take precedence over jaq's, and everything a program prints goes to the
 //! command's own streams, never the process's.
 
+mod read;
 mod write;
 
 use std::cell::RefCell;
@@ -537,6 +538,7 @@ fn values<'a>(
     sources: &'a [Source],
     o: &Options,
     filename: &'a RefCell<Val>,
+    position: &'a RefCell<Option<String>>,
     parse_failed: &'a RefCell<Option<String>>,
 ) -> Box<dyn Iterator<Item = Result<Val, String>> + 'a> {
     let name = |s: &Source| s.name.clone().map_or(Val::Null, Val::from);
@@ -555,15 +557,44 @@ fn values<'a>(
             lines(&s.data).map(|l| Ok(Val::from(String::from_utf8_lossy(l).into_owned())))
         }));
     }
-    let each = sources.iter().flat_map(move |s| {
-        *filename.borrow_mut() = name(s);
-        jaq_json::read::parse_many(&s.data)
-            .map(|r| r.map(normalise).map_err(|e| e.to_string()))
-            .map(move |r| (s, r))
+    // jq 1.6 parses its files as one stream (a value may even run on into
+    // the next file, and a parse error counts lines from the first), but
+    // names a value's place by its file and the lines read from it.
+    let mut all = Vec::new();
+    let mut starts = Vec::with_capacity(sources.len());
+    for s in sources {
+        starts.push(all.len());
+        all.extend_from_slice(&s.data);
+    }
+    let mut reader = read::Reader::new(all);
+    // The file the last value ended in, and its lines read so far.
+    let (mut file, mut counted, mut lines) = (usize::MAX, 0usize, 0usize);
+    let each = std::iter::from_fn(move || {
+        let r = reader.next()?;
+        Some(r.map(|(v, end)| {
+            let last = end.saturating_sub(1);
+            let k = starts.partition_point(|&st| st <= last).saturating_sub(1);
+            let s = &sources[k];
+            if k != file {
+                (file, counted, lines) = (k, 0, 0);
+                *filename.borrow_mut() = name(s);
+            }
+            let local = last - starts[k];
+            let line_end = s.data[local.min(s.data.len())..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(s.data.len(), |p| local + p + 1);
+            lines += count_lines(&s.data[counted.min(line_end)..line_end]);
+            counted = counted.max(line_end);
+            let shown = s.name.as_deref().unwrap_or("<stdin>");
+            *position.borrow_mut() = Some(format!("{shown}:{lines}"));
+            v
+        }))
     });
-    // A parse error is reported once and ends the stream, as in jq.
+    // A parse error is reported at once (before output jq would still
+    // hold in its buffer) and ends the stream, as in jq.
     let mut stopped = false;
-    let each = each.map_while(move |(s, r)| {
+    let each = each.map_while(move |r| {
         if stopped {
             return None;
         }
@@ -571,18 +602,24 @@ fn values<'a>(
             Ok(v) => Some(Ok(v)),
             Err(e) => {
                 stopped = true;
-                let at = s.name.as_deref().unwrap_or("<stdin>");
-                *parse_failed.borrow_mut() =
-                    Some(format!("jq: error (at {at}): cannot parse the input: {e}"));
+                *parse_failed.borrow_mut() = Some(format!("parse error: {e}"));
                 None
             }
         }
     });
     if o.slurp {
         let all: Vec<Val> = each.filter_map(Result::ok).collect();
+        // Input that does not parse is not slurped at all.
+        if parse_failed.borrow().is_some() {
+            return Box::new(std::iter::empty());
+        }
         return Box::new(std::iter::once(Ok(all.into_iter().collect())));
     }
     Box::new(each)
+}
+
+fn count_lines(data: &[u8]) -> usize {
+    data.iter().filter(|&&b| b == b'\n').count()
 }
 
 /// Lines without their newline; a last line without one counts.
@@ -661,7 +698,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 
     let filename = RefCell::new(Val::Null);
     let parse_failed = RefCell::new(None);
-    let stream = values(&sources, &o, &filename, &parse_failed);
+    let position = RefCell::new(None);
+    let stream = values(&sources, &o, &filename, &position, &parse_failed);
     let inputs = RcIter::new(stream);
     let null =
         RcIter::new(Box::new(std::iter::once(Ok(Val::Null)))
@@ -711,7 +749,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 Ok(v) => {
                     last = Some(v.as_bool());
                     emit(&mut out, &o, &layout, &v);
-                    if out.len() >= 64 * 1024 {
+                    // jq's standard output is a C stream: in a pipe it
+                    // goes out 4 KiB at a time, and its errors (standard
+                    // error, unbuffered) come before what it still holds.
+                    if out.len() >= STDOUT_BUFFER {
                         cx.out(&out);
                         out.clear();
                     }
@@ -723,13 +764,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     }
                     Err(e) => {
                         if let Ok(e) = e.get_err() {
-                            cx.out(&out);
-                            out.clear();
-                            let at = data.filename.borrow();
-                            let at = match &*at {
-                                Val::TStr(s) => String::from_utf8_lossy(s).into_owned(),
-                                _ => "<stdin>".to_owned(),
-                            };
+                            let at = position
+                                .borrow()
+                                .clone()
+                                .unwrap_or_else(|| "<unknown>".to_owned());
                             report(cx, &at, e);
                             status = 5;
                         }
@@ -741,12 +779,15 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     }
     flush_stderr(cx, &data);
+    let parse_error = parse_failed.borrow_mut().take();
+    if let Some(msg) = &parse_error {
+        cx.err(msg);
+    }
     cx.out(&out);
     if let Some(code) = halted {
         return u8::try_from(code.rem_euclid(256)).unwrap_or(5);
     }
-    if let Some(msg) = parse_failed.borrow_mut().take() {
-        cx.err(msg);
+    if parse_error.is_some() {
         // jq 1.6's status for input it cannot parse.
         return 4;
     }
@@ -765,6 +806,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     0
 }
+
+/// The size of the C library's buffer for a pipe.
+const STDOUT_BUFFER: usize = 4096;
 
 /// Writes one output value as the options ask.
 fn emit(out: &mut Vec<u8>, o: &Options, layout: &Layout, v: &Val) {
@@ -789,14 +833,16 @@ fn flush_stderr(cx: &mut Cx<'_>, data: &Data<'_>) {
 }
 
 /// A runtime error, as jq reports it: a string as it is, anything else as
-/// JSON and flagged.
+/// JSON and flagged. jaq's own errors (type, index and arithmetic ones)
+/// are worded as jq 1.6 words them.
 fn report(cx: &mut Cx<'_>, at: &str, e: Error<Val>) {
     match e.into_val() {
         Val::TStr(s) | Val::BStr(s) => {
-            cx.err(format_args!(
-                "jq: error (at {at}): {}",
-                String::from_utf8_lossy(&s)
-            ));
+            // A message of jaq's form is reworded (an `error("...")` of a
+            // script that imitates one would be too).
+            let s = String::from_utf8_lossy(&s).into_owned();
+            let s = jq16_wording(&s).unwrap_or(s);
+            cx.err(format_args!("jq: error (at {at}): {s}"));
         }
         v => {
             let text = String::from_utf8_lossy(&compact(&v)).into_owned();
@@ -805,7 +851,91 @@ fn report(cx: &mut Cx<'_>, at: &str, e: Error<Val>) {
     }
 }
 
-/// Compiles `program`, reads `input` as jq would and writes each value
+/// jq 1.6's name for a value's type.
+fn kind(v: &Val) -> &'static str {
+    match v {
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Num(_) => "number",
+        Val::TStr(_) | Val::BStr(_) => "string",
+        Val::Arr(_) => "array",
+        Val::Obj(_) => "object",
+    }
+}
+
+/// A value as jq 1.6 shows it in a message: compact JSON cut to 14 bytes,
+/// the last three of them `...` when it is longer (`jv_dump_string_trunc`).
+fn shown(v: &Val) -> String {
+    let mut dump = compact(v);
+    if dump.len() > 14 {
+        dump.truncate(11);
+        dump.extend_from_slice(b"...");
+    }
+    String::from_utf8_lossy(&dump).into_owned()
+}
+
+/// The two values around `sep` in jaq's message text (each compact JSON),
+/// at the first place where both sides read as JSON.
+fn split_values(text: &str, sep: &str) -> Option<(Val, Val)> {
+    text.match_indices(sep).find_map(|(at, _)| {
+        let bytes = text.as_bytes();
+        let l = jaq_json::read::parse_single(&bytes[..at]).ok()?;
+        let r = jaq_json::read::parse_single(&bytes[at + sep.len()..]).ok()?;
+        Some((normalise(l), normalise(r)))
+    })
+}
+
+/// jq 1.6's wording of one of jaq's errors, when it is one jq words
+/// differently.
+fn jq16_wording(text: &str) -> Option<String> {
+    if let Some(rest) = text.strip_prefix("cannot index ") {
+        let (l, r) = split_values(rest, " with ")?;
+        let with = match &r {
+            Val::TStr(s) | Val::BStr(s) => format!("string \"{}\"", String::from_utf8_lossy(s)),
+            other => kind(other).to_owned(),
+        };
+        return Some(format!("Cannot index {} with {with}", kind(&l)));
+    }
+    if let Some(v) = text
+        .strip_prefix("cannot use ")
+        .and_then(|r| r.strip_suffix(" as iterable (array or object)"))
+    {
+        let v = normalise(jaq_json::read::parse_single(v.as_bytes()).ok()?);
+        return Some(format!("Cannot iterate over {} ({})", kind(&v), shown(&v)));
+    }
+    if let Some(v) = text.strip_suffix(" has no length") {
+        let v = normalise(jaq_json::read::parse_single(v.as_bytes()).ok()?);
+        return Some(format!("{} ({}) has no length", kind(&v), shown(&v)));
+    }
+    if let Some(rest) = text.strip_prefix("cannot calculate ") {
+        for (op, verb) in [
+            ("+", "added"),
+            ("-", "subtracted"),
+            ("*", "multiplied"),
+            ("/", "divided"),
+            ("%", "divided (remainder)"),
+        ] {
+            if let Some((l, r)) = split_values(rest, &format!(" {op} ")) {
+                let zero = matches!(op, "/" | "%") && jaq_std::ValT::as_f64(&r) == Some(0.0);
+                let why = if zero {
+                    " because the divisor is zero"
+                } else {
+                    ""
+                };
+                return Some(format!(
+                    "{} ({}) and {} ({}) cannot be {verb}{why}",
+                    kind(&l),
+                    shown(&l),
+                    kind(&r),
+                    shown(&r)
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Compiles `program`, reads `input` as jq 1.6 would and writes each value
 /// back, without running the program (for the fuzz target).
 pub(crate) fn check(program: &str, input: &[u8]) -> usize {
     let _ = compile(program, &[]);
@@ -816,8 +946,7 @@ pub(crate) fn check(program: &str, input: &[u8]) -> usize {
         sort_keys: true,
         ascii: true,
     };
-    for v in jaq_json::read::parse_many(input).map_while(Result::ok) {
-        let v = normalise(v);
+    for (v, _) in read::Reader::new(input.to_vec()).map_while(Result::ok) {
         out.clear();
         write::value(&mut out, &layout, 0, &v);
         let _ = set_path(
