@@ -149,6 +149,30 @@ const MONTH_NAMES: [&str; 12] = [
 ];
 
 /// C's `strftime` in UTC, for `date +FORMAT` and awk's `strftime`.
+/// The ISO 8601 year and week of a day (`yday` from 1, `wnum` 0 for
+/// Sunday): weeks start on Monday, week 1 holds the year's first Thursday.
+fn iso_week(year: i64, yday: i64, wnum: i64) -> (i64, i64) {
+    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let weeks_in = |y: i64| {
+        // The weekday of January 1 (0 = Monday).
+        let jan1 = (days_from_civil(y, 1, 1) + 3).rem_euclid(7);
+        if jan1 == 3 || (jan1 == 2 && leap(y)) {
+            53
+        } else {
+            52
+        }
+    };
+    let iso_wday = (wnum + 6) % 7 + 1;
+    let week = (yday - iso_wday + 10) / 7;
+    if week < 1 {
+        (year - 1, weeks_in(year - 1))
+    } else if week > weeks_in(year) {
+        (year + 1, 1)
+    } else {
+        (year, week)
+    }
+}
+
 pub(crate) fn strftime(fmt: &str, secs: i64, nanos: u32) -> String {
     let t = if secs >= 0 {
         UNIX_EPOCH + Duration::new(secs as u64, nanos)
@@ -218,6 +242,12 @@ pub(crate) fn strftime(fmt: &str, secs: i64, nanos: u32) -> String {
             'B' => month.to_owned(),
             'j' => format!("{yday:03}"),
             'u' => (if wnum == 0 { 7 } else { wnum }).to_string(),
+            // Weeks: from the first Sunday, from the first Monday, ISO 8601.
+            'U' => format!("{:02}", (yday - 1 + 7 - wnum) / 7),
+            'W' => format!("{:02}", (yday - 1 + 7 - (wnum + 6) % 7) / 7),
+            'V' => format!("{:02}", iso_week(c.year, yday, wnum).1),
+            'G' => iso_week(c.year, yday, wnum).0.to_string(),
+            'g' => format!("{:02}", iso_week(c.year, yday, wnum).0.rem_euclid(100)),
             'w' => wnum.to_string(),
             's' => secs.to_string(),
             'Z' => "UTC".to_owned(),

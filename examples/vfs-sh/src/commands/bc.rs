@@ -1,7 +1,7 @@
 //! `bc`: the calculator as scripts use it (`echo 'scale=2; 10/3' | bc`,
 //! `paste -sd+ | bc`): decimal numbers with bc's scale rules, `+ - * / %
 //! ^`, comparisons, `!`, `&&`, `||`, parentheses, variables, `scale`,
-//! `sqrt()`, `length()`, `scale()`, `-l` (scale 20). Numbers are 128-bit
+//! `sqrt()`, `length()`, `scale()`, `ibase` and `obase`, `-l` (scale 20). Numbers are 128-bit
 //! fixed point (about 38 digits), which covers what scripts compute; past
 //! it bc reports an overflow rather than a wrong digit.
 
@@ -169,6 +169,61 @@ impl Dec {
         Ok(self.rescale(s)?.cmp(&o.rescale(s)?))
     }
 
+    /// bc's output in another base: digits 0-9A-F up to base 16, above it
+    /// each digit as a space and a zero-padded decimal; a fraction gets
+    /// digits until they are finer than the number's scale (bc's
+    /// `out_num`); lines cut at 70 characters with `\\`.
+    fn render_in(self, base: u32) -> String {
+        let big = base > 16;
+        let width = (base - 1).to_string().len();
+        let digit = |d: u32| {
+            if big {
+                format!(" {d:0width$}")
+            } else {
+                char::from_digit(d, 16)
+                    .map_or_else(String::new, |c| c.to_ascii_uppercase().to_string())
+            }
+        };
+        let Ok(one) = pow10(self.scale) else {
+            return OVERFLOW.to_owned();
+        };
+        let abs = self.mant.unsigned_abs();
+        let (mut int, mut frac) = (abs / one.unsigned_abs(), abs % one.unsigned_abs());
+        let mut ints = Vec::new();
+        while int > 0 {
+            ints.push(digit((int % u128::from(base)) as u32));
+            int /= u128::from(base);
+        }
+        let mut s = String::new();
+        if self.mant < 0 {
+            s.push('-');
+        }
+        if ints.is_empty() {
+            s.push_str(&digit(0));
+        }
+        s.extend(ints.into_iter().rev());
+        if self.scale > 0 {
+            s.push('.');
+            // Digits until base^k reaches 10^scale.
+            let mut reach: u128 = 1;
+            while reach < one.unsigned_abs() {
+                frac *= u128::from(base);
+                s.push_str(&digit((frac / one.unsigned_abs()) as u32));
+                frac %= one.unsigned_abs();
+                reach = reach.saturating_mul(u128::from(base));
+            }
+        }
+        let chars: Vec<char> = s.chars().collect();
+        let mut out = String::new();
+        for (i, chunk) in chars.chunks(69).enumerate() {
+            if i > 0 {
+                out.push_str("\\\n");
+            }
+            out.extend(chunk);
+        }
+        out
+    }
+
     /// bc's output: no leading zero before the point, digits to the
     /// number's scale, lines cut at 70 characters with `\`.
     fn render(self) -> String {
@@ -215,6 +270,39 @@ impl Dec {
         }
         out
     }
+}
+
+/// A number written in base `ibase`: a single digit is its own value
+/// whatever the base; a fraction keeps as many decimal places as it has
+/// digits, as bc keeps them.
+fn parse_in_base(s: &str, ibase: u32) -> Res<Dec> {
+    let value = |c: char| i128::from(c.to_digit(16).unwrap_or(0));
+    if s.chars().count() == 1 && s != "." {
+        return Ok(Dec::int(value(s.chars().next().unwrap_or('0'))));
+    }
+    if ibase == 10 && !s.contains(|c: char| c.is_ascii_uppercase()) {
+        return parse_number(s);
+    }
+    let base = i128::from(ibase);
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let mut v = Dec::int(0);
+    for c in int.chars() {
+        let m = v
+            .mant
+            .checked_mul(base)
+            .and_then(|m| m.checked_add(value(c)))
+            .ok_or_else(|| OVERFLOW.to_owned())?;
+        v = Dec::int(m);
+    }
+    let scale = u32::try_from(frac.chars().count()).unwrap_or(38).min(38);
+    // The fraction's digits, most significant first: sum d / base^k.
+    let mut f = Dec::int(0);
+    for c in frac.chars().rev() {
+        f = f
+            .add(Dec::int(value(c)), false)?
+            .div(Dec::int(base), scale)?;
+    }
+    v.add(f, false)
 }
 
 fn parse_number(s: &str) -> Res<Dec> {
@@ -275,9 +363,11 @@ fn tokenize(src: &str) -> Res<Vec<Tok>> {
             i += 1;
             continue;
         }
-        if c.is_ascii_digit() || c == '.' {
+        // Digits are 0-9 and A-F (for `ibase` above 10).
+        let digit = |c: &char| c.is_ascii_digit() || ('A'..='F').contains(c) || *c == '.';
+        if digit(&c) {
             let start = i;
-            while cs.get(i).is_some_and(|c| c.is_ascii_digit() || *c == '.') {
+            while cs.get(i).is_some_and(digit) {
                 i += 1;
             }
             if i == start {
@@ -318,6 +408,8 @@ fn tokenize(src: &str) -> Res<Vec<Tok>> {
 struct Bc {
     vars: HashMap<String, Dec>,
     scale: u32,
+    ibase: u32,
+    obase: u32,
 }
 
 struct P<'a> {
@@ -367,8 +459,11 @@ impl Bc {
     }
 
     fn get(&self, n: &str) -> Dec {
-        if n == "scale" {
-            return Dec::int(i128::from(self.scale));
+        match n {
+            "scale" => return Dec::int(i128::from(self.scale)),
+            "ibase" => return Dec::int(i128::from(self.ibase)),
+            "obase" => return Dec::int(i128::from(self.obase)),
+            _ => {}
         }
         self.vars.get(n).copied().unwrap_or(Dec::int(0))
     }
@@ -377,10 +472,11 @@ impl Bc {
         if n == "scale" {
             let s = v.rescale(0)?;
             self.scale = u32::try_from(s.clamp(0, 38)).unwrap_or(0);
-        } else if n == "ibase" || n == "obase" {
-            if v.rescale(0)? != 10 {
-                return Err("bc: only base 10 is supported by vfs-sh's bc".to_owned());
-            }
+        } else if n == "ibase" {
+            // GNU bc keeps ibase within 2..=16.
+            self.ibase = u32::try_from(v.rescale(0)?.clamp(2, 16)).unwrap_or(10);
+        } else if n == "obase" {
+            self.obase = u32::try_from(v.rescale(0)?.clamp(2, 999)).unwrap_or(10);
         } else {
             self.vars.insert(n.to_owned(), v);
         }
@@ -489,7 +585,7 @@ impl Bc {
         match p.peek().clone() {
             Tok::Num(n) => {
                 p.i += 1;
-                parse_number(&n)
+                parse_in_base(&n, self.ibase)
             }
             Tok::Op("(") => {
                 p.i += 1;
@@ -543,6 +639,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut bc = Bc {
         vars: HashMap::new(),
         scale: 0,
+        ibase: 10,
+        obase: 10,
     };
     let mut files = Vec::new();
     for a in args {
@@ -593,7 +691,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         match bc.expr(&mut p) {
             Ok(v) => {
                 if !is_assign {
-                    out.push_str(&v.render());
+                    out.push_str(&if bc.obase == 10 {
+                        v.render()
+                    } else {
+                        v.render_in(bc.obase)
+                    });
                     out.push('\n');
                 }
             }

@@ -932,8 +932,8 @@ fn render(dirs: &[Directive], it: &Item<'_>, mode: u32, links: u64) -> String {
         let text = match k {
             'p' => it.path.to_owned(),
             'f' => it.name.to_owned(),
+            // What comes before the last `/` (nothing for `/testbed`).
             'h' => match it.path.rfind('/') {
-                Some(0) => "/".to_owned(),
                 Some(i) => it.path[..i].to_owned(),
                 None => ".".to_owned(),
             },

@@ -58,7 +58,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "bc",
         run: bc::run,
-        usage: "bc [-l] [FILE]...  (decimal arithmetic: + - * / % ^, comparisons, variables, scale, sqrt, length; about 38 digits)",
+        usage: "bc [-l] [FILE]...  (arithmetic: + - * / % ^, comparisons, variables, scale, ibase, obase, sqrt, length; about 38 digits)",
     },
     Command {
         name: "egrep",

@@ -523,7 +523,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if p.has("o") {
+    // `-o /dev/stdout` (or `/dev/null`) is standard output; a file would
+    // be written.
+    let to_null = p.value("o") == Some("/dev/null");
+    if p.value("o")
+        .is_some_and(|o| !matches!(o, "/dev/stdout" | "-" | "/dev/null"))
+    {
         cx.err(crate::lex::READ_ONLY);
         return 2;
     }
@@ -655,7 +660,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             out.extend_from_slice(l);
             out.push(eol);
         }
-        cx.out(&out);
+        if !to_null {
+            cx.out(&out);
+        }
         return 0;
     }
     lines.sort_by(|a, b| sorter.cmp(a, b));
@@ -667,7 +674,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         out.extend_from_slice(l);
         out.push(eol);
     }
-    cx.out(&out);
+    if !to_null {
+        cx.out(&out);
+    }
     0
 }
 

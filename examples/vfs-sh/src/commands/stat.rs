@@ -88,7 +88,13 @@ fn custom(format: &str, name: &str, m: &Meta, bits: u32, links: u64) -> String {
             'a' => format!("{bits:o}"),
             'A' => crate::fs::mode_string(m.kind, bits),
             'U' | 'G' => super::OWNER.to_owned(),
-            'u' | 'g' | 'i' | 'd' => "0".to_owned(),
+            'u' | 'g' | 'i' | 'd' | 'D' | 't' | 'T' => "0".to_owned(),
+            // The raw mode, in hexadecimal: the file type's bits with the
+            // permissions.
+            'f' => {
+                let kind_bits = if m.is_dir() { 0o040000 } else { 0o100000 };
+                format!("{:x}", kind_bits | bits)
+            }
             'h' => links.to_string(),
             'b' => blocks(m).to_string(),
             'B' => "512".to_owned(),
@@ -141,6 +147,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         line.strip_suffix('\n').unwrap_or(&line).to_owned()
                     }
                     (_, Some(f), _) => custom(f, op, &m, bits, links),
+                    // `-t`: GNU's terse line.
+                    _ if p.has("t") => custom(
+                        "%n %s %b %f %u %g %D %i %h %t %T %X %Y %Z %W %o",
+                        op,
+                        &m,
+                        bits,
+                        links,
+                    ),
                     _ => default_format(op, &m, bits, links),
                 };
                 cx.outs(&text);
