@@ -18,6 +18,7 @@ mod headtail;
 mod jq;
 mod ls;
 mod misc;
+mod pr;
 mod printf;
 mod pyjson;
 mod quote;
@@ -74,6 +75,11 @@ const COMMANDS: &[Command] = &[
         name: "fmt",
         run: fmt::run,
         usage: "fmt [-WIDTH] [-c|-t|-s] [-u] [-w WIDTH] [-g GOAL] [-p PREFIX] [FILE]...  (GNU fmt's paragraph filling)",
+    },
+    Command {
+        name: "pr",
+        run: pr::run,
+        usage: "pr [-t|-T] [-n[SEP[DIGITS]]] [-N NUMBER] [-d] [-o MARGIN] [-l LENGTH] [-h HEADER] [-D FORMAT] [+FIRST[:LAST]] [FILE]...  (GNU pr's pages of one column; no -COLUMN, -a, -m)",
     },
     Command {
         name: "python3",
