@@ -15,6 +15,7 @@ mod find;
 mod fmt;
 mod grep;
 mod headtail;
+mod iconv;
 mod jq;
 mod ls;
 mod misc;
@@ -75,6 +76,11 @@ const COMMANDS: &[Command] = &[
         name: "fmt",
         run: fmt::run,
         usage: "fmt [-WIDTH] [-c|-t|-s] [-u] [-w WIDTH] [-g GOAL] [-p PREFIX] [FILE]...  (GNU fmt's paragraph filling)",
+    },
+    Command {
+        name: "iconv",
+        run: iconv::run,
+        usage: "iconv [-f FROM] [-t TO[//TRANSLIT|//IGNORE]] [-c] [FILE]...  (UTF-8, ASCII, LATIN1, WINDOWS-1252, UTF-16, UTF-32; glibc's C-locale transliteration)",
     },
     Command {
         name: "pr",
