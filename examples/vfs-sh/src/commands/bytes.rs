@@ -480,17 +480,7 @@ pub(crate) fn od(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 // that is not printable ASCII.
                 let missing = width.div_ceil(size) - chunk.len().div_ceil(size);
                 out.push_str(&" ".repeat(missing * w));
-                let text: String = chunk
-                    .iter()
-                    .map(|&b| {
-                        if (0x20..0x7f).contains(&b) {
-                            char::from(b)
-                        } else {
-                            '.'
-                        }
-                    })
-                    .collect();
-                out.push_str(&format!("  >{text}<"));
+                out.push_str(&format!("  >{}<", dotted(chunk)));
             }
             out.push('\n');
         }
@@ -581,6 +571,21 @@ fn xxd_revert(data: &[u8], cols: usize, plain: bool) -> (Vec<u8>, Option<&'stati
         }
     }
     (out, None)
+}
+
+/// Bytes as dump tools show them beside the hex: printable ASCII as it
+/// is, anything else as `.`.
+fn dotted(chunk: &[u8]) -> String {
+    chunk
+        .iter()
+        .map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                char::from(b)
+            } else {
+                '.'
+            }
+        })
+        .collect()
 }
 
 /// `xxd [-p] [-u] [-c N] [-g N] [-l N] [-s N] [-i] [FILE]`
@@ -707,16 +712,7 @@ pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 }
                 h.push_str(&hex(*b));
             }
-            let text: String = chunk
-                .iter()
-                .map(|&b| {
-                    if (0x20..0x7f).contains(&b) {
-                        char::from(b)
-                    } else {
-                        '.'
-                    }
-                })
-                .collect();
+            let text = dotted(chunk);
             out.push_str(&format!(
                 "{:08x}: {h:<hex_width$}  {text}\n",
                 skip + row * cols

@@ -280,12 +280,9 @@ fn number_spec(s: &str) -> (char, usize) {
     (sep, digits.parse().unwrap_or(5).clamp(1, 64))
 }
 
-/// The pages of one input.
-fn paginate(out: &mut Vec<u8>, o: &Opts, data: &[u8], date: &str, title: &str) {
-    if o.columns > 1 {
-        columns(out, o, data, date, title);
-        return;
-    }
+/// Lines of text a page holds: the page less header and trailer, half
+/// as many double spaced.
+fn body_lines(o: &Opts) -> usize {
     let mut body = if o.omit {
         o.length
     } else {
@@ -294,33 +291,43 @@ fn paginate(out: &mut Vec<u8>, o: &Opts, data: &[u8], date: &str, title: &str) {
     if o.double {
         body /= 2;
     }
-    let body = body.max(1);
-    let per_line = if o.double { 2 } else { 1 };
-    let margin = " ".repeat(o.margin);
-    // Lines, each with whether a form feed ended it (a new page follows).
-    let mut lines: Vec<(&[u8], bool)> = Vec::new();
+    body.max(1)
+}
+
+/// The input's lines, each with whether a form feed ended it (a new page
+/// follows; a newline right after the form feed belongs to it).
+fn split_lines(data: &[u8]) -> Vec<(&[u8], bool)> {
+    let mut lines = Vec::new();
     let mut rest = data;
     while !rest.is_empty() {
-        let end = rest.iter().position(|&b| b == b'\n' || b == 0x0c);
-        match end {
+        match rest.iter().position(|&b| b == b'\n' || b == 0x0c) {
             None => {
                 lines.push((rest, false));
                 rest = &[];
             }
-            Some(k) if rest[k] == b'\n' => {
-                lines.push((&rest[..k], false));
-                rest = &rest[k + 1..];
-            }
             Some(k) => {
-                // A form feed (and a newline right after it) ends the page.
-                lines.push((&rest[..k], true));
+                let ff = rest[k] == 0x0c;
+                lines.push((&rest[..k], ff));
                 rest = &rest[k + 1..];
-                if rest.first() == Some(&b'\n') {
+                if ff && rest.first() == Some(&b'\n') {
                     rest = &rest[1..];
                 }
             }
         }
     }
+    lines
+}
+
+/// The pages of one input.
+fn paginate(out: &mut Vec<u8>, o: &Opts, data: &[u8], date: &str, title: &str) {
+    if o.columns > 1 {
+        columns(out, o, data, date, title);
+        return;
+    }
+    let body = body_lines(o);
+    let per_line = if o.double { 2 } else { 1 };
+    let margin = " ".repeat(o.margin);
+    let lines = split_lines(data);
     let mut number = o.first_number;
     let mut page = 1u64;
     let mut k = 0;
@@ -505,34 +512,8 @@ fn columns(out: &mut Vec<u8>, o: &Opts, data: &[u8], date: &str, title: &str) {
             }
         })
         .collect();
-    let mut body = if o.omit {
-        o.length
-    } else {
-        o.length.saturating_sub(10)
-    };
-    if o.double {
-        body /= 2;
-    }
-    let body = body.max(1);
-    // The input's lines, each with whether a form feed ended it.
-    let mut lines: Vec<(&[u8], bool)> = Vec::new();
-    let mut rest = data;
-    while !rest.is_empty() {
-        match rest.iter().position(|&b| b == b'\n' || b == 0x0c) {
-            None => {
-                lines.push((rest, false));
-                rest = &[];
-            }
-            Some(k) => {
-                let ff = rest[k] == 0x0c;
-                lines.push((&rest[..k], ff));
-                rest = &rest[k + 1..];
-                if ff && rest.first() == Some(&b'\n') {
-                    rest = &rest[1..];
-                }
-            }
-        }
-    }
+    let body = body_lines(o);
+    let lines = split_lines(data);
     let mut number = o.first_number;
     let mut page = 1u64;
     let mut k = 0;
@@ -709,15 +690,7 @@ fn merge_files(cx: &mut Cx<'_>, o: &Opts, names: &[String]) -> u8 {
         starts.push(next + 1);
         next += 1 + width as isize;
     }
-    let mut body = if o.omit {
-        o.length
-    } else {
-        o.length.saturating_sub(10)
-    };
-    if o.double {
-        body /= 2;
-    }
-    let body = body.max(1);
+    let body = body_lines(o);
     let date = crate::time::strftime(&o.date_format, crate::time::epoch_seconds(cx.env.now), 0);
     let title = o.header.clone().unwrap_or_default();
     let mut at = vec![0usize; cols];

@@ -851,18 +851,6 @@ fn report(cx: &mut Cx<'_>, at: &str, e: Error<Val>) {
     }
 }
 
-/// jq 1.6's name for a value's type.
-fn kind(v: &Val) -> &'static str {
-    match v {
-        Val::Null => "null",
-        Val::Bool(_) => "boolean",
-        Val::Num(_) => "number",
-        Val::TStr(_) | Val::BStr(_) => "string",
-        Val::Arr(_) => "array",
-        Val::Obj(_) => "object",
-    }
-}
-
 /// A value as jq 1.6 shows it in a message: compact JSON cut to 14 bytes,
 /// the last three of them `...` when it is longer (`jv_dump_string_trunc`).
 fn shown(v: &Val) -> String {
@@ -892,20 +880,24 @@ fn jq16_wording(text: &str) -> Option<String> {
         let (l, r) = split_values(rest, " with ")?;
         let with = match &r {
             Val::TStr(s) | Val::BStr(s) => format!("string \"{}\"", String::from_utf8_lossy(s)),
-            other => kind(other).to_owned(),
+            other => type_name(other).to_owned(),
         };
-        return Some(format!("Cannot index {} with {with}", kind(&l)));
+        return Some(format!("Cannot index {} with {with}", type_name(&l)));
     }
     if let Some(v) = text
         .strip_prefix("cannot use ")
         .and_then(|r| r.strip_suffix(" as iterable (array or object)"))
     {
         let v = normalise(jaq_json::read::parse_single(v.as_bytes()).ok()?);
-        return Some(format!("Cannot iterate over {} ({})", kind(&v), shown(&v)));
+        return Some(format!(
+            "Cannot iterate over {} ({})",
+            type_name(&v),
+            shown(&v)
+        ));
     }
     if let Some(v) = text.strip_suffix(" has no length") {
         let v = normalise(jaq_json::read::parse_single(v.as_bytes()).ok()?);
-        return Some(format!("{} ({}) has no length", kind(&v), shown(&v)));
+        return Some(format!("{} ({}) has no length", type_name(&v), shown(&v)));
     }
     if let Some(rest) = text.strip_prefix("cannot calculate ") {
         for (op, verb) in [
@@ -924,9 +916,9 @@ fn jq16_wording(text: &str) -> Option<String> {
                 };
                 return Some(format!(
                     "{} ({}) and {} ({}) cannot be {verb}{why}",
-                    kind(&l),
+                    type_name(&l),
                     shown(&l),
-                    kind(&r),
+                    type_name(&r),
                     shown(&r)
                 ));
             }
