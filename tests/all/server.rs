@@ -133,8 +133,11 @@ impl ServeProcess {
                 log.push('\n');
             }
         });
+        // The host compiles the built-in shell before it announces its
+        // address: seconds on an idle machine with a fresh compile cache,
+        // far longer on a loaded one, so the bound is generous.
         let addr = addr_rx
-            .recv_timeout(Duration::from_secs(20))
+            .recv_timeout(Duration::from_secs(180))
             .unwrap_or_else(|_| {
                 let _ = child.kill();
                 panic!("vfsbox serve did not start: {}", log.lock().expect("log"))
