@@ -52,3 +52,13 @@ def input: [limit(1; inputs)] | if length == 0 then error("No more inputs") else
 def keys:
   if type == "object" or type == "array" then keys_unsorted | sort
   else error("\(type) (\(tojson | if length > 14 then .[:11] + "..." else . end)) has no keys") end;
+
+# jq 1.6's has: an object by string keys, an array by numbers (cut toward
+# zero), null never; any other pairing is an error.
+def has($k):
+  if type == "null" then false
+  elif type == "object" and ($k | type) == "string" then any(keys_unsorted[]; . == $k)
+  elif type == "array" and ($k | type) == "number" then
+    ($k | if . < 0 then ceil else floor end) as $i | $i >= 0 and $i < length
+  else error("Cannot check whether \(type) has a \($k | type) key") end;
+def in(xs): . as $x | xs | has($x);
