@@ -236,15 +236,37 @@ struct Lexer {
     i: usize,
     /// Whether the last token ends an operand (then `/` divides).
     after_operand: bool,
+    /// Where the token being read starts.
+    start: usize,
 }
 
 fn err_at(line: &str) -> String {
     format!("awk: syntax error at source line 1: {line}")
 }
 
+/// A syntax error as gawk shows it: the source line, then a caret under
+/// column `at` of `src` (a character offset) and the message, each after
+/// `awk: cmd. line:N:`.
+fn located(src: &[char], at: usize, msg: &str) -> String {
+    let at = at.min(src.len());
+    let line_start = src[..at]
+        .iter()
+        .rposition(|&c| c == '\n')
+        .map_or(0, |k| k + 1);
+    let line_end = src[at..]
+        .iter()
+        .position(|&c| c == '\n')
+        .map_or(src.len(), |k| at + k);
+    let line_no = 1 + src[..line_start].iter().filter(|&&c| c == '\n').count();
+    let text: String = src[line_start..line_end].iter().collect();
+    let caret = " ".repeat(at - line_start);
+    format!("awk: cmd. line:{line_no}: {text}\nawk: cmd. line:{line_no}: {caret}^ {msg}")
+}
+
 impl Lexer {
     fn next_tok(&mut self) -> Result<Tok, String> {
         loop {
+            self.start = self.i;
             match self.s.get(self.i) {
                 Some(' ' | '\t' | '\r') => self.i += 1,
                 Some('\\') if self.s.get(self.i + 1) == Some(&'\n') => self.i += 2,
@@ -301,7 +323,16 @@ impl Lexer {
                     self.i += p.chars().count();
                     Tok::Punct(p)
                 }
-                None => return Err(err_at(&format!("unexpected character '{c}'"))),
+                // gawk reads `@` as the start of `@name()`: the error is
+                // what follows it.
+                None if c == '@' => return Err(located(&self.s, self.i + 1, "syntax error")),
+                None => {
+                    return Err(located(
+                        &self.s,
+                        self.i,
+                        &format!("invalid char '{c}' in expression"),
+                    ));
+                }
             }
         };
         self.after_operand = matches!(
@@ -359,12 +390,12 @@ impl Lexer {
         let mut out = String::new();
         loop {
             let Some(&c) = self.s.get(self.i) else {
-                return Err(err_at("non-terminated string"));
+                return Err(located(&self.s, self.start, "unterminated string"));
             };
             self.i += 1;
             match c {
                 '"' => return Ok(out),
-                '\n' => return Err(err_at("newline in string")),
+                '\n' => return Err(located(&self.s, self.start, "unterminated string")),
                 '\\' => {
                     let Some(&e) = self.s.get(self.i) else {
                         out.push('\\');
@@ -414,11 +445,11 @@ impl Lexer {
         let mut in_class = false;
         loop {
             let Some(&c) = self.s.get(self.i) else {
-                return Err(err_at("non-terminated regular expression"));
+                return Err(located(&self.s, self.start + 1, "unterminated regexp"));
             };
             self.i += 1;
             match c {
-                '\n' => return Err(err_at("newline in regex")),
+                '\n' => return Err(located(&self.s, self.start + 1, "unterminated regexp")),
                 '\\' => {
                     if let Some(&n) = self.s.get(self.i) {
                         self.i += 1;
@@ -504,6 +535,9 @@ struct Parser {
     toks: Vec<Tok>,
     /// The source line of each token.
     lines: Vec<u32>,
+    /// Where each token starts in `src`.
+    starts: Vec<usize>,
+    src: Vec<char>,
     pos: usize,
     scope: Scope,
     depth: u32,
@@ -517,12 +551,15 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
         s: src.chars().collect(),
         i: 0,
         after_operand: false,
+        start: 0,
     };
     let mut toks = Vec::new();
     let mut lines = Vec::new();
+    let mut starts = Vec::new();
     let (mut line, mut seen) = (1u32, 0usize);
     loop {
         let t = lx.next_tok()?;
+        starts.push(lx.start);
         // The line a token ends on (a newline token ends its line).
         let upto = lx.i.min(lx.s.len());
         line += lx.s[seen..upto].iter().filter(|c| **c == '\n').count() as u32;
@@ -550,6 +587,8 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
     let mut p = Parser {
         toks,
         lines,
+        starts,
+        src: lx.s.clone(),
         pos: 0,
         scope: Scope {
             globals: SPECIALS.iter().map(|s| (*s).to_owned()).collect(),
@@ -570,14 +609,20 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
             p.pos += 1;
             let name = match p.next() {
                 Tok::FuncName(n) | Tok::Name(n) => n,
-                t => return Err(err_at(&format!("bad function name {t:?}"))),
+                _ => {
+                    p.pos -= 1;
+                    return Err(p.unexpected());
+                }
             };
             p.expect("(")?;
             let mut params = Vec::new();
             while p.peek() != &Tok::Punct(")") {
                 match p.next() {
                     Tok::Name(n) => params.push(n),
-                    t => return Err(err_at(&format!("bad parameter {t:?}"))),
+                    _ => {
+                        p.pos -= 1;
+                        return Err(p.unexpected());
+                    }
                 }
                 p.skip_newlines();
                 if p.peek() == &Tok::Punct(",") {
@@ -636,7 +681,15 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
                 pattern,
                 Pattern::Begin | Pattern::End | Pattern::BeginFile | Pattern::EndFile
             ) {
-                return Err(err_at("BEGIN and END need an action"));
+                let which = match pattern {
+                    Pattern::Begin => "BEGIN",
+                    Pattern::End => "END",
+                    Pattern::BeginFile => "BEGINFILE",
+                    _ => "ENDFILE",
+                };
+                return Err(format!(
+                    "awk: cmd. line:{line}: {which} blocks must have an action part"
+                ));
             }
             None
         };
@@ -677,17 +730,20 @@ impl Parser {
         t
     }
 
+    /// gawk's report of the token the parse cannot take: under it, or at
+    /// the end of its line for a newline or the end of the program.
     fn unexpected(&self) -> String {
-        let t = match self.peek() {
-            Tok::Num(n) => n.to_string(),
-            Tok::Str(s) => format!("\"{s}\""),
-            Tok::Regex(r) => format!("/{r}/"),
-            Tok::Name(n) | Tok::FuncName(n) => n.clone(),
-            Tok::Builtin(b) | Tok::Kw(b) | Tok::Punct(b) => (*b).to_owned(),
-            Tok::Newline => "newline".to_owned(),
-            Tok::Eof => "end of program".to_owned(),
-        };
-        err_at(&format!("unexpected {t}"))
+        let at = self.starts.get(self.pos).copied().unwrap_or(self.src.len());
+        match self.peek() {
+            // gawk has read the newline, and counts its line as the next.
+            Tok::Newline => located(&self.src, at, "unexpected newline or end of string").replacen(
+                &format!("cmd. line:{}:", self.line()),
+                &format!("cmd. line:{}:", self.line() + 1),
+                2,
+            ),
+            Tok::Eof => located(&self.src, at, "unexpected newline or end of string"),
+            _ => located(&self.src, at, "syntax error"),
+        }
     }
 
     fn expect(&mut self, p: &'static str) -> Res<()> {
@@ -736,7 +792,7 @@ impl Parser {
                 break;
             }
             if self.peek() == &Tok::Eof {
-                return Err(err_at("missing }"));
+                return Err(self.unexpected());
             }
             let line = self.line();
             if line != last_line {
@@ -836,7 +892,7 @@ impl Parser {
                             self.expect(":")?;
                             arms.push((None, Vec::new()));
                         }
-                        Tok::Eof => return Err(err_at("missing }")),
+                        Tok::Eof => return Err(self.unexpected()),
                         _ => {
                             let stmt = self.stmt()?;
                             match arms.last_mut() {
