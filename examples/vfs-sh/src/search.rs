@@ -63,6 +63,89 @@ pub(crate) struct Matcher {
     max_count: Option<u64>,
 }
 
+/// PCRE2's message for a pattern fancy-regex refuses, where one says the
+/// same thing.
+fn pcre2_wording(pattern: &str, e: &fancy_regex::Error) -> Option<&'static str> {
+    use fancy_regex::{CompileError as C, Error, ParseError as P};
+    Some(match e {
+        Error::ParseError(_, kind) => match kind {
+            P::UnclosedOpenParen => "missing closing parenthesis",
+            P::GeneralParseError(_) if stray_close_paren(pattern) => {
+                "unmatched closing parenthesis"
+            }
+            P::InvalidRepeat | P::TargetNotRepeatable => {
+                "quantifier does not follow a repeatable item"
+            }
+            P::TrailingBackslash => "\\ at end of pattern",
+            P::InvalidClass => "missing terminating ] for character class",
+            P::UnknownFlag(_) => "unrecognized character after (? or (?-",
+            P::InvalidBackref | P::InvalidGroupNameBackref(_) => {
+                "reference to non-existent subpattern"
+            }
+            P::InvalidGroupName => "syntax error in subpattern name (missing terminator?)",
+            _ => return None,
+        },
+        Error::CompileError(kind) => match **kind {
+            C::LookBehindNotConst | C::VariableLookBehindRequiresFeature => {
+                "lookbehind assertion is not fixed length"
+            }
+            C::InvalidBackref(_) | C::InvalidGroupNameBackref(_) => {
+                "reference to non-existent subpattern"
+            }
+            // A part handed on to the regex crate: its parser says why.
+            C::InnerError(_) => return syntax_wording(pattern),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// PCRE2's words for what the regex crate's parser refuses in `pattern`.
+fn syntax_wording(pattern: &str) -> Option<&'static str> {
+    use regex_syntax::ast::ErrorKind as A;
+    use regex_syntax::hir::ErrorKind as H;
+    match regex_syntax::Parser::new().parse(pattern) {
+        Err(regex_syntax::Error::Parse(e)) => match e.kind() {
+            A::ClassRangeInvalid => Some("range out of order in character class"),
+            A::RepetitionCountInvalid => Some("numbers out of order in {} quantifier"),
+            A::RepetitionMissing => Some("quantifier does not follow a repeatable item"),
+            A::GroupNameDuplicate { .. } => {
+                Some("two named subpatterns have the same name (PCRE2_DUPNAMES not set)")
+            }
+            _ => None,
+        },
+        Err(regex_syntax::Error::Translate(e)) => match e.kind() {
+            H::UnicodePropertyNotFound | H::UnicodePropertyValueNotFound => {
+                Some("unknown property after \\P or \\p")
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether a `)` closes nothing (outside escapes and classes).
+fn stray_close_paren(pattern: &str) -> bool {
+    let (mut depth, mut in_class, mut escaped) = (0i32, false, false);
+    for c in pattern.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Whether a pattern has an upper-case letter that is not part of an
 /// escape (`\S`, `\W`), for smart case.
 fn has_upper(pattern: &str) -> bool {
@@ -132,6 +215,13 @@ impl Matcher {
     pub(crate) fn perl(req: &GrepRequest) -> Result<Option<Matcher>, String> {
         if req.fixed_strings || Matcher::new(req).is_ok() {
             return Ok(None);
+        }
+        // Each pattern alone first, so that an error is about what the
+        // user wrote, in PCRE2's words as GNU grep -P prints them.
+        for p in &req.patterns {
+            if let Err(e) = fancy_regex::Regex::new(p) {
+                return Err(pcre2_wording(p, &e).map_or_else(|| e.to_string(), str::to_owned));
+            }
         }
         let alts: Vec<String> = req.patterns.iter().map(|p| format!("(?:{p})")).collect();
         let mut re = alts.join("|");
