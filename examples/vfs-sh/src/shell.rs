@@ -396,6 +396,15 @@ impl<'a> Shell<'a> {
         ] {
             vars.insert(k.to_owned(), Value::Str(v.to_owned()));
         }
+        vars.insert(
+            "BASH_VERSINFO".to_owned(),
+            Value::Array(
+                ["5", "2", "15", "1", "release", "x86_64-pc-linux-gnu"]
+                    .iter()
+                    .map(|s| Some((*s).to_owned()))
+                    .collect(),
+            ),
+        );
         let seed = env.clock_seed();
         Shell {
             fs,

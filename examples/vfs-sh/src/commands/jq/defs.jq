@@ -62,3 +62,7 @@ def has($k):
     ($k | if . < 0 then ceil else floor end) as $i | $i >= 0 and $i < length
   else error("Cannot check whether \(type) has a \($k | type) key") end;
 def in(xs): . as $x | xs | has($x);
+
+# jq 1.6's deletion keeps an object's other keys in their order.
+def delpaths($paths): __delpaths($paths);
+def del(f): delpaths([path(f)]);

@@ -336,6 +336,10 @@ fn natives() -> Box<[Filter<RunPtr<Kind>>]> {
             };
             box_once(r.map_err(|e| Exn::from(Error::str(e))))
         }),
+        ("__delpaths", v(1), |mut cv| {
+            let paths = cv.0.pop_var();
+            box_once(del_paths(cv.1, paths).map_err(|e| Exn::from(Error::str(e))))
+        }),
         ("@csv", v(0), |cv| box_once(row(&cv.1, Tabular::Csv))),
         ("@tsv", v(0), |cv| box_once(row(&cv.1, Tabular::Tsv))),
     ])
@@ -380,6 +384,101 @@ fn set_path(v: Val, path: &[Val], x: Val) -> Result<Val, String> {
             "Cannot index {} with {}",
             type_name(&v),
             type_name(k)
+        )),
+    }
+}
+
+/// `delpaths` as jq does it: the paths sorted (each once) and deleted from the last,
+/// an object keeping its other keys in their order (jaq's own deletion
+/// moves the last key into the gap), a path that is not there ignored.
+fn del_paths(v: Val, paths: Val) -> Result<Val, String> {
+    let Val::Arr(paths) = paths else {
+        return Err("Paths must be specified as an array".to_owned());
+    };
+    let mut paths = jaq_json::Rc::unwrap_or_clone(paths);
+    for p in &paths {
+        if !matches!(p, Val::Arr(_)) {
+            return Err(format!(
+                "Path must be specified as array, not {}",
+                type_name(p)
+            ));
+        }
+    }
+    // Sorted, each once.
+    paths.sort();
+    paths.dedup();
+    let mut v = v;
+    for p in paths.iter().rev() {
+        if let Val::Arr(p) = p {
+            v = del_path(v, p)?;
+        }
+    }
+    Ok(v)
+}
+
+fn del_path(v: Val, path: &[Val]) -> Result<Val, String> {
+    let Some((key, rest)) = path.split_first() else {
+        return Ok(Val::Null);
+    };
+    // An index as jq takes it: from the end when negative, whole.
+    let index = |n: &jaq_json::Num, len: usize| -> Option<usize> {
+        let f = jaq_std::ValT::as_f64(&Val::Num(n.clone()))?.trunc();
+        let i = if f < 0.0 { f + len as f64 } else { f };
+        (i >= 0.0 && i < len as f64).then_some(i as usize)
+    };
+    match (v, key) {
+        (Val::Null, _) => Ok(Val::Null),
+        (Val::Obj(o), k @ (Val::TStr(_) | Val::BStr(_))) => {
+            let mut map = jaq_json::Rc::unwrap_or_clone(o);
+            if rest.is_empty() {
+                map.shift_remove(k);
+            } else if let Some(child) = map.get(k).cloned() {
+                map.insert(k.clone(), del_path(child, rest)?);
+            }
+            Ok(Val::obj(map))
+        }
+        (Val::Arr(a), Val::Num(n)) => {
+            let mut items = jaq_json::Rc::unwrap_or_clone(a);
+            if let Some(i) = index(n, items.len()) {
+                if rest.is_empty() {
+                    items.remove(i);
+                } else {
+                    let child = std::mem::take(&mut items[i]);
+                    items[i] = del_path(child, rest)?;
+                }
+            }
+            Ok(Val::Arr(jaq_json::Rc::new(items)))
+        }
+        (Val::Arr(a), Val::Obj(range)) if rest.is_empty() => {
+            // A slice: `{"start": S, "end": E}`, either null.
+            let mut items = jaq_json::Rc::unwrap_or_clone(a);
+            let len = items.len() as f64;
+            let bound = |name: &str, default: f64| match range.get(&Val::from(name.to_owned())) {
+                Some(Val::Num(n)) => jaq_std::ValT::as_f64(&Val::Num(n.clone()))
+                    .map(|f| {
+                        if f < 0.0 {
+                            (f + len).max(0.0)
+                        } else {
+                            f.min(len)
+                        }
+                    })
+                    .unwrap_or(default),
+                _ => default,
+            };
+            let (start, end) = (bound("start", 0.0).floor(), bound("end", len).ceil());
+            if start < end {
+                items.drain(start as usize..end as usize);
+            }
+            Ok(Val::Arr(jaq_json::Rc::new(items)))
+        }
+        (v, k) => Err(format!(
+            "Cannot delete field at {} index of {}",
+            if matches!(k, Val::Num(_)) {
+                "array"
+            } else {
+                "object"
+            },
+            type_name(&v)
         )),
     }
 }
