@@ -234,11 +234,23 @@ fn encode(enc: Enc, c: u32, out: &mut Vec<u8>) -> bool {
     true
 }
 
+/// The transliteration of `c`, from the table read once (it is sorted by
+/// code point, as it was measured).
 fn translit(c: u32) -> Option<&'static str> {
-    TRANSLIT.lines().find_map(|l| {
-        let (hex, text) = l.split_once('\t')?;
-        (u32::from_str_radix(hex, 16).ok()? == c).then_some(text)
-    })
+    static TABLE: std::sync::OnceLock<Vec<(u32, &'static str)>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        TRANSLIT
+            .lines()
+            .filter_map(|l| {
+                let (hex, text) = l.split_once('\t')?;
+                Some((u32::from_str_radix(hex, 16).ok()?, text))
+            })
+            .collect()
+    });
+    table
+        .binary_search_by_key(&c, |&(k, _)| k)
+        .ok()
+        .map(|i| table[i].1)
 }
 
 /// `iconv [-f FROM] [-t TO] [-c] [-s] [FILE]...`

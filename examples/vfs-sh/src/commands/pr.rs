@@ -431,6 +431,31 @@ impl Row {
         self.pending = 0;
     }
 
+    /// `pad_across_to()` the place before a column's separator.
+    fn pad_to(&mut self, start: isize) {
+        if 1 < start {
+            self.pending = start - 1 - self.pos;
+        }
+    }
+
+    /// `print_sep_string()`: the separators held back (one space each),
+    /// or at a line's first column its margin.
+    fn separators(&mut self, seps: &mut usize) {
+        if *seps == 0 {
+            if self.pending > 0 {
+                self.white();
+            }
+            return;
+        }
+        for _ in 0..*seps {
+            self.pending += 1;
+            if self.pending > 0 {
+                self.white();
+            }
+        }
+        *seps = 0;
+    }
+
     /// `print_char()`.
     fn char(&mut self, b: u8) {
         if b == b' ' {
@@ -447,6 +472,16 @@ impl Row {
         }
         self.bytes.push(b);
     }
+}
+
+/// A header over columns: the margin before it in tabs and spaces.
+fn column_header(out: &mut Vec<u8>, o: &Opts, date: &str, title: &str, page: u64) {
+    let mut lead = Row {
+        pending: o.margin as isize,
+        ..Row::default()
+    };
+    lead.white();
+    header(out, &lead.bytes, &" ".repeat(o.margin), date, title, page);
 }
 
 /// A line as a column keeps it: its number, its tabs as spaces, cut at
@@ -563,20 +598,7 @@ fn columns(out: &mut Vec<u8>, o: &Opts, data: &[u8], date: &str, title: &str) {
             }
         }
         if !o.omit {
-            // The margin before the header, in tabs and spaces.
-            let mut lead = Row {
-                pending: margin,
-                ..Row::default()
-            };
-            lead.white();
-            header(
-                out,
-                &lead.bytes,
-                &" ".repeat(o.margin),
-                date,
-                title,
-                page - 1,
-            );
+            column_header(out, o, date, title, page - 1);
         }
         let mut left = body * if o.double { 2 } else { 1 };
         // Without headers, the input's last row is not double spaced: GNU
@@ -590,22 +612,8 @@ fn columns(out: &mut Vec<u8>, o: &Opts, data: &[u8], date: &str, title: &str) {
                 if let Some(i) = cell {
                     let (text, w) = &taken[*i];
                     let start = starts[c];
-                    if 1 < start {
-                        row.pending = start - 1 - row.pos;
-                    }
-                    if seps == 0 {
-                        if row.pending > 0 {
-                            row.white();
-                        }
-                    } else {
-                        for _ in 0..seps {
-                            row.pending += 1;
-                            if row.pending > 0 {
-                                row.white();
-                            }
-                        }
-                        seps = 0;
-                    }
+                    row.pad_to(start);
+                    row.separators(&mut seps);
                     for &b in text {
                         row.char(b);
                     }
@@ -717,22 +725,6 @@ fn merge_files(cx: &mut Cx<'_>, o: &Opts, names: &[String]) -> u8 {
             }
         }
     };
-    // `print_sep_string()`.
-    let separators = |row: &mut Row, seps: &mut usize| {
-        if *seps == 0 {
-            if row.pending > 0 {
-                row.white();
-            }
-        } else {
-            for _ in 0..*seps {
-                row.pending += 1;
-                if row.pending > 0 {
-                    row.white();
-                }
-            }
-            *seps = 0;
-        }
-    };
     while (0..cols).any(|c| at[c] < files[c].len()) && page <= o.last_page {
         let printing = page >= o.first_page;
         let mut rows_out = Vec::new();
@@ -753,10 +745,8 @@ fn merge_files(cx: &mut Cx<'_>, o: &Opts, names: &[String]) -> u8 {
                         let k = seps;
                         seps = 0;
                         for (j, &sj) in starts.iter().enumerate().take(k) {
-                            if 1 < sj {
-                                row.pending = sj - 1 - row.pos;
-                            }
-                            separators(&mut row, &mut seps);
+                            row.pad_to(sj);
+                            row.separators(&mut seps);
                             if j == 0 {
                                 numbered(&mut row, &mut number);
                             }
@@ -764,10 +754,8 @@ fn merge_files(cx: &mut Cx<'_>, o: &Opts, names: &[String]) -> u8 {
                         }
                         align_empty = false;
                     }
-                    if 1 < start {
-                        row.pending = start - 1 - row.pos;
-                    }
-                    separators(&mut row, &mut seps);
+                    row.pad_to(start);
+                    row.separators(&mut seps);
                     if c == 0 {
                         numbered(&mut row, &mut number);
                     }
@@ -780,10 +768,8 @@ fn merge_files(cx: &mut Cx<'_>, o: &Opts, names: &[String]) -> u8 {
                     align_empty = true;
                 } else {
                     // `align_column()`.
-                    if 1 < start {
-                        row.pending = start - 1 - row.pos;
-                    }
-                    separators(&mut row, &mut seps);
+                    row.pad_to(start);
+                    row.separators(&mut seps);
                     if c == 0 {
                         numbered(&mut row, &mut number);
                     }
@@ -794,19 +780,7 @@ fn merge_files(cx: &mut Cx<'_>, o: &Opts, names: &[String]) -> u8 {
         }
         if printing {
             if !o.omit {
-                let mut lead = Row {
-                    pending: margin,
-                    ..Row::default()
-                };
-                lead.white();
-                header(
-                    &mut out,
-                    &lead.bytes,
-                    &" ".repeat(o.margin),
-                    &date,
-                    &title,
-                    page,
-                );
+                column_header(&mut out, o, &date, &title, page);
             }
             // Each file is still open after its last line (GNU reads
             // line by line here), so every row is double spaced.
