@@ -396,6 +396,80 @@ pub fn mode(path: impl AsRef<str>) -> Result<u32> {
     Ok(wit::mode(path.as_ref())?)
 }
 
+/// What a Linux filesystem keeps of a path besides its [`Metadata`] and
+/// [`mode`], from [`attributes`]: a local mount's own; where the backend
+/// keeps none (S3, memory), inode and device 0, the modification time for
+/// access and change, and no creation time.
+///
+/// ```no_run
+/// let attrs = vfsbox_guest::fs::attributes("/files/README.md")?;
+/// println!("inode {} mode {:o}", attrs.inode(), attrs.mode());
+/// # Ok::<(), vfsbox_guest::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attributes {
+    mode: u32,
+    inode: u64,
+    device: u64,
+    accessed: Option<SystemTime>,
+    changed: Option<SystemTime>,
+    created: Option<SystemTime>,
+}
+
+impl Attributes {
+    /// The permission bits, as [`mode`] gives them.
+    pub fn mode(&self) -> u32 {
+        self.mode
+    }
+
+    /// The inode number; 0 where the backend keeps none.
+    pub fn inode(&self) -> u64 {
+        self.inode
+    }
+
+    /// The device the inode is on (`st_dev`); 0 where none is kept.
+    pub fn device(&self) -> u64 {
+        self.device
+    }
+
+    /// Last access, when known.
+    pub fn accessed(&self) -> Option<SystemTime> {
+        self.accessed
+    }
+
+    /// Last status change, when known.
+    pub fn changed(&self) -> Option<SystemTime> {
+        self.changed
+    }
+
+    /// Creation (birth), where the backend records it.
+    pub fn created(&self) -> Option<SystemTime> {
+        self.created
+    }
+}
+
+/// The [`Attributes`] of a path: its inode number and times of access and
+/// status change, beside its mode.
+///
+/// ```no_run
+/// let attrs = vfsbox_guest::fs::attributes("/files")?;
+/// if let Some(when) = attrs.changed() {
+///     println!("changed {when:?}");
+/// }
+/// # Ok::<(), vfsbox_guest::Error>(())
+/// ```
+pub fn attributes(path: impl AsRef<str>) -> Result<Attributes> {
+    let a = wit::attributes(path.as_ref())?;
+    Ok(Attributes {
+        mode: a.mode,
+        inode: a.inode,
+        device: a.device,
+        accessed: to_system_time(a.accessed),
+        changed: to_system_time(a.changed),
+        created: to_system_time(a.created),
+    })
+}
+
 /// Whether anything exists at the path. Errors other than "not found" count
 /// as existing.
 ///

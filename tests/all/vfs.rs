@@ -134,6 +134,39 @@ async fn the_suite_passes_on_the_local_backend() {
     .await;
 }
 
+#[tokio::test]
+async fn a_local_mount_reports_the_inode_and_times_the_kernel_keeps() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, b"x").expect("write");
+    let real = std::fs::metadata(&file).expect("metadata");
+    let local = LocalBackend::open(dir.path()).expect("open");
+    let inode = local
+        .stat("a.txt")
+        .await
+        .expect("stat")
+        .inode
+        .expect("a local file has an inode");
+    assert_eq!(inode.number, real.ino());
+    assert_eq!(inode.device, real.dev());
+    assert_eq!(inode.accessed, real.accessed().ok());
+    let changed = inode.changed.expect("a change time");
+    let since = changed
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after the epoch");
+    assert_eq!(since.as_secs(), u64::try_from(real.ctime()).expect("ctime"));
+    assert_eq!(
+        since.subsec_nanos(),
+        u32::try_from(real.ctime_nsec()).expect("nsec")
+    );
+    // Memory (like S3) keeps none of it: the script then sees inode 0 and
+    // the modification time.
+    let memory = memory_tree();
+    let meta = memory.stat("README.md").await.expect("stat");
+    assert_eq!(meta.inode, None);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_suite_passes_on_the_s3_backend() {
     let server = S3Server::start().await;

@@ -221,6 +221,36 @@ impl Fs for DirFs {
         }
     }
 
+    fn attributes(&mut self, path: &str) -> Result<crate::fs::Attrs, FsError> {
+        use std::os::unix::fs::MetadataExt;
+        let v = self.resolve(path)?;
+        match self.real(&v)? {
+            None => Ok(crate::fs::Attrs {
+                mode: crate::fs::DEFAULT_DIR_MODE,
+                inode: 0,
+                device: 0,
+                accessed: None,
+                changed: None,
+                created: None,
+            }),
+            Some(real) => {
+                let m = std::fs::metadata(&real).map_err(|e| io_error(&e, &v))?;
+                let changed = u64::try_from(m.ctime()).ok().map(|s| {
+                    std::time::UNIX_EPOCH
+                        + std::time::Duration::new(s, u32::try_from(m.ctime_nsec()).unwrap_or(0))
+                });
+                Ok(crate::fs::Attrs {
+                    mode: m.mode() & 0o7777,
+                    inode: m.ino(),
+                    device: m.dev(),
+                    accessed: m.accessed().ok(),
+                    changed,
+                    created: m.created().ok(),
+                })
+            }
+        }
+    }
+
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
         let v = self.resolve(path)?;
         let Some(real) = self.real(&v)? else {

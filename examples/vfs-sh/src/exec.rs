@@ -240,12 +240,18 @@ impl Cx<'_> {
         }
         self.env.nesting += 1;
         let input = input.unwrap_or_else(|| self.input.clone());
+        // A shell is a process of its own: a `cd` inside `sh -c` (or
+        // `find -exec sh -c 'cd "$1" && ...'`) leaves the caller where it was.
+        let cwd = self.fs.cwd();
         let mut shell = Shell::new(&mut *self.fs, &mut *self.env, args);
         let status = match out {
             Some(o) => shell.run_script(&list, input, o, &mut *self.err),
             None => shell.run_script(&list, input, &mut *self.out, &mut *self.err),
         };
         self.env.nesting -= 1;
+        if self.fs.cwd() != cwd {
+            let _ = self.fs.set_cwd(&cwd);
+        }
         status
     }
 }
@@ -295,6 +301,20 @@ impl Fs for Overlay<'_> {
         match self.virtual_file(path) {
             Some(_) => Ok(crate::fs::DEFAULT_FILE_MODE),
             None => self.inner.mode(path),
+        }
+    }
+
+    fn attributes(&mut self, path: &str) -> Result<crate::fs::Attrs, FsError> {
+        match self.virtual_file(path) {
+            Some(_) => Ok(crate::fs::Attrs {
+                mode: crate::fs::DEFAULT_FILE_MODE,
+                inode: 0,
+                device: 0,
+                accessed: None,
+                changed: None,
+                created: None,
+            }),
+            None => self.inner.attributes(path),
         }
     }
 

@@ -119,6 +119,25 @@ impl Meta {
     }
 }
 
+/// What a Linux filesystem keeps of a path besides its [`Meta`]: a local
+/// mount's own; where the backend keeps none, inode 0 and the modification
+/// time for both times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attrs {
+    /// The permission bits (`0o7777` at most).
+    pub mode: u32,
+    /// The inode number; 0 where none is kept.
+    pub inode: u64,
+    /// The device it is on (`st_dev`); 0 where none is kept.
+    pub device: u64,
+    /// Last access, when known.
+    pub accessed: Option<SystemTime>,
+    /// Last status change, when known.
+    pub changed: Option<SystemTime>,
+    /// Creation (birth), when known.
+    pub created: Option<SystemTime>,
+}
+
 /// One entry of a directory listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -236,6 +255,19 @@ pub trait Fs {
     /// of a filesystem that keeps none.
     fn mode(&mut self, path: &str) -> Result<u32, FsError> {
         Ok(self.metadata(path)?.kind.default_mode())
+    }
+    /// The inode and times of a path; by default those of a filesystem
+    /// that keeps none (inode 0, the modification time for both times).
+    fn attributes(&mut self, path: &str) -> Result<Attrs, FsError> {
+        let modified = self.metadata(path)?.modified;
+        Ok(Attrs {
+            mode: self.mode(path)?,
+            inode: 0,
+            device: 0,
+            accessed: modified,
+            changed: modified,
+            created: None,
+        })
     }
     /// The entries of a directory in the backend's order: the kernel's
     /// (readdir) order for a local directory, as GNU `find`, `du` and

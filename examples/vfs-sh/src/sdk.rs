@@ -11,7 +11,7 @@ use std::io::{self, BufWriter, Stdout, Write};
 use std::rc::Rc;
 
 use vfs_sh::fs::{
-    Entry, FileHits, Fs, FsError, GrepLine, GrepRequest, GrepResult, Kind, Meta, Truncation,
+    Attrs, Entry, FileHits, Fs, FsError, GrepLine, GrepRequest, GrepResult, Kind, Meta, Truncation,
 };
 use vfsbox_guest::fs::{self as sdk, FileType};
 use vfsbox_guest::search::Grep;
@@ -112,6 +112,18 @@ impl Fs for SdkFs {
 
     fn mode(&mut self, path: &str) -> Result<u32, FsError> {
         vfsbox_guest::fs::mode(path).map_err(error)
+    }
+
+    fn attributes(&mut self, path: &str) -> Result<Attrs, FsError> {
+        let a = vfsbox_guest::fs::attributes(path).map_err(error)?;
+        Ok(Attrs {
+            mode: a.mode(),
+            inode: a.inode(),
+            device: a.device(),
+            accessed: a.accessed(),
+            changed: a.changed(),
+            created: a.created(),
+        })
     }
 
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {

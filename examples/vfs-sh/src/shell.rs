@@ -891,6 +891,21 @@ impl<'a> Shell<'a> {
         redirs: &[Redir],
         io: &mut Io<'_>,
     ) -> R<u8> {
+        // Each command's `<(...)` files are numbered from /dev/fd/63 down,
+        // as bash numbers the descriptors it opens for that command alone.
+        let fd_mark = std::mem::replace(&mut self.next_fd, 63);
+        let r = self.simple_command(assigns, words, redirs, io);
+        self.next_fd = fd_mark;
+        r
+    }
+
+    fn simple_command(
+        &mut self,
+        assigns: &[Assign],
+        words: &[Word],
+        redirs: &[Redir],
+        io: &mut Io<'_>,
+    ) -> R<u8> {
         self.subst_status = None;
         self.cur_input = io.input.clone();
         let argv = match self.expand_words(words) {
@@ -1531,7 +1546,7 @@ impl<'a> Shell<'a> {
                 Part::ProcessIn(list) => {
                     let data = self.capture(list)?;
                     let path = format!("/dev/fd/{}", self.next_fd);
-                    self.next_fd += 1;
+                    self.next_fd = self.next_fd.saturating_sub(1).max(10);
                     self.files.insert(path.clone(), Rc::new(data));
                     Self::push_str(out, &path, true, false);
                 }

@@ -1,8 +1,8 @@
 //! `vfsbox:script/fs`: metadata, listings and reads.
 
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::bindings::vfsbox::script::fs::{self as wit, DirEntry, Listing};
+use super::bindings::vfsbox::script::fs::{self as wit, DirEntry, Listing, PathAttributes};
 use super::bindings::vfsbox::script::types::{self, Metadata};
 use super::{HostError, ScriptHost};
 use crate::vfs::{FsError, Kind, Meta, VPath};
@@ -16,7 +16,11 @@ fn kind(k: Kind) -> types::Kind {
 }
 
 fn modified(m: &Meta) -> Option<Datetime> {
-    let since = m.modified?.duration_since(UNIX_EPOCH).ok()?;
+    datetime(m.modified?)
+}
+
+fn datetime(t: SystemTime) -> Option<Datetime> {
+    let since = t.duration_since(UNIX_EPOCH).ok()?;
     Some(Datetime {
         seconds: since.as_secs(),
         nanoseconds: since.subsec_nanos(),
@@ -82,6 +86,24 @@ impl wit::Host for ScriptHost {
         let path = self.resolve(&path)?;
         let meta = self.before_deadline(self.vfs.stat(&path)).await??;
         Ok(meta.mode_or_default())
+    }
+
+    async fn attributes(&mut self, path: String) -> Result<PathAttributes, HostError> {
+        let path = self.resolve(&path)?;
+        let meta = self.before_deadline(self.vfs.stat(&path)).await??;
+        let inode = meta.inode;
+        // Where the backend keeps no times of access or change, the
+        // modification time stands for them, as for a file never read
+        // since it was written.
+        let time = |t: Option<SystemTime>| t.or(meta.modified).and_then(datetime);
+        Ok(PathAttributes {
+            mode: meta.mode_or_default(),
+            inode: inode.map_or(0, |i| i.number),
+            device: inode.map_or(0, |i| i.device),
+            accessed: time(inode.and_then(|i| i.accessed)),
+            changed: time(inode.and_then(|i| i.changed)),
+            created: inode.and_then(|i| i.created).and_then(datetime),
+        })
     }
 
     async fn list_dir(&mut self, path: String) -> Result<Listing, HostError> {

@@ -34,6 +34,25 @@ pub struct Meta {
     /// Permission bits (`0o7777` at most), when the backend has them (a
     /// local directory does; S3 and memory do not).
     pub mode: Option<u32>,
+    /// The inode and its times, when the backend has them (a local
+    /// directory does; S3 and memory do not).
+    pub inode: Option<Inode>,
+}
+
+/// What a local filesystem keeps of a path besides its size, modification
+/// time and mode: `ls -i`, `find -atime` and `stat %z` show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inode {
+    /// The inode number.
+    pub number: u64,
+    /// The device it is on (`st_dev`).
+    pub device: u64,
+    /// Last access.
+    pub accessed: Option<SystemTime>,
+    /// Last status change.
+    pub changed: Option<SystemTime>,
+    /// Creation (birth), where the filesystem records it.
+    pub created: Option<SystemTime>,
 }
 
 /// The permission bits shown for a document where the backend has none.

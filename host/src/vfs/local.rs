@@ -9,16 +9,17 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, File, Metadata, PermissionsExt};
+use cap_std::fs::{Dir, File, Metadata, MetadataExt, PermissionsExt};
 use futures::StreamExt;
 use tokio::io::AsyncReadExt;
 use tokio_util::io::ReaderStream;
 
 use super::backend::{
-    Backend, BlockingRead, ByteStream, Entry, FsError, Kind, Listing, Meta, clamp,
+    Backend, BlockingRead, ByteStream, Entry, FsError, Inode, Kind, Listing, Meta, clamp,
 };
 
 /// A directory on the host's filesystem.
@@ -71,7 +72,25 @@ fn meta(m: &Metadata) -> Option<Meta> {
         size: if kind == Kind::File { m.len() } else { 0 },
         modified: m.modified().ok().map(|t| t.into_std()),
         mode: Some(m.permissions().mode() & 0o7777),
+        inode: Some(Inode {
+            number: m.ino(),
+            device: m.dev(),
+            accessed: m.accessed().ok().map(|t| t.into_std()),
+            changed: since_epoch(m.ctime(), m.ctime_nsec()),
+            created: m.created().ok().map(|t| t.into_std()),
+        }),
     })
+}
+
+/// A time given as seconds and nanoseconds since the epoch (`st_ctim`).
+fn since_epoch(secs: i64, nanos: i64) -> Option<SystemTime> {
+    let nanos = u32::try_from(nanos).ok()?;
+    match u64::try_from(secs) {
+        Ok(s) => UNIX_EPOCH.checked_add(Duration::new(s, nanos)),
+        Err(_) => UNIX_EPOCH
+            .checked_sub(Duration::from_secs(secs.unsigned_abs()))?
+            .checked_add(Duration::from_nanos(u64::from(nanos))),
+    }
 }
 
 fn stat_in(dir: &Dir, path: &str) -> Result<Meta, FsError> {

@@ -132,6 +132,7 @@ impl MemoryBackend {
                 size: doc.bytes.len() as u64,
                 modified: self.modified,
                 mode: None,
+                inode: None,
             });
         }
         if self.dirs.contains(path) {
@@ -140,6 +141,7 @@ impl MemoryBackend {
                 size: 0,
                 modified: self.modified,
                 mode: None,
+                inode: None,
             });
         }
         // A document used as a directory: `a.txt/b`.

@@ -20,8 +20,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 pub use backend::{
-    Backend, BlockingRead, ByteStream, DEFAULT_DIR_MODE, DEFAULT_FILE_MODE, Entry, FsError, Kind,
-    Listing, Meta, clamp,
+    Backend, BlockingRead, ByteStream, DEFAULT_DIR_MODE, DEFAULT_FILE_MODE, Entry, FsError, Inode,
+    Kind, Listing, Meta, clamp,
 };
 pub use download::{DownloadError, Resolved, download, resolve_path};
 pub use local::LocalBackend;
@@ -136,6 +136,7 @@ impl Vfs {
             size: 0,
             modified: None,
             mode: None,
+            inode: None,
         }
     }
 

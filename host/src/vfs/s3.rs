@@ -173,6 +173,7 @@ impl S3Backend {
             size: m.size,
             modified: Some(m.last_modified.into()),
             mode: None,
+            inode: None,
         })
     }
 }
@@ -196,6 +197,7 @@ impl Backend for S3Backend {
                 size: 0,
                 modified: None,
                 mode: None,
+                inode: None,
             });
         }
         if let FsError::NotFound(_) = not_a_file {
@@ -261,6 +263,7 @@ impl Backend for S3Backend {
                         size: 0,
                         modified: None,
                         mode: None,
+                        inode: None,
                     },
                 })
             }));
@@ -272,6 +275,7 @@ impl Backend for S3Backend {
                         size: o.size,
                         modified: Some(o.last_modified.into()),
                         mode: None,
+                        inode: None,
                     },
                 })
             }));

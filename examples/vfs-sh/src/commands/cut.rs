@@ -1,7 +1,7 @@
 //! `cut -b|-c LIST` and `cut -f LIST [-d DELIM] [-s]`, with GNU's lists
 //! (`1,3-5,7-`, `-3`). As in GNU cut, `-c` counts bytes.
 
-use super::{flag, optional, options, value};
+use super::{flag, options, value};
 use crate::exec::Cx;
 
 /// Inclusive 1-based ranges; `usize::MAX` for an open end.
@@ -43,6 +43,36 @@ fn parse_list(s: &str, what: &str) -> Result<List, String> {
     Ok(list)
 }
 
+/// Where `--output-delimiter` goes in byte mode: at the first position of
+/// each selected range, once overlapping ranges are merged (adjacent ones
+/// are not: `1-3,4-6` prints `abc:def`, as GNU cut does).
+fn range_starts(list: &List, complement: bool) -> Vec<usize> {
+    let mut sorted = list.clone();
+    sorted.sort_unstable();
+    let mut merged: List = Vec::new();
+    for (lo, hi) in sorted {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    if !complement {
+        return merged.iter().map(|r| r.0).collect();
+    }
+    let mut starts = Vec::new();
+    let mut next = 1;
+    for (lo, hi) in merged {
+        if lo > next {
+            starts.push(next);
+        }
+        next = hi.saturating_add(1);
+    }
+    if next != usize::MAX {
+        starts.push(next);
+    }
+    starts
+}
+
 fn selected(list: &List, i: usize, complement: bool) -> bool {
     list.iter().any(|&(lo, hi)| lo <= i && i <= hi) != complement
 }
@@ -57,7 +87,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('s', "only-delimited", "s"),
         flag('n', "", "n"),
         flag('\0', "complement", "complement"),
-        optional("output-delimiter", "od"),
+        value('\0', "output-delimiter", "od"),
     ];
     let p = match options(cx, "cut", args, SPEC, 1) {
         Ok(p) => p,
@@ -113,6 +143,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         p.operands.clone()
     };
+    let starts = range_starts(&list, complement);
     let mut status = 0;
     let mut out = Vec::new();
     for op in &operands {
@@ -150,14 +181,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     }
                 }
             } else {
-                let mut prev: Option<usize> = None;
+                let mut any = false;
                 for (i, &b) in line.iter().enumerate() {
                     if selected(&list, i + 1, complement) {
-                        if prev.is_some_and(|p| p + 1 != i) && !out_delim.is_empty() {
+                        if any && starts.binary_search(&(i + 1)).is_ok() {
                             out.extend_from_slice(&out_delim);
                         }
                         out.push(b);
-                        prev = Some(i);
+                        any = true;
                     }
                 }
             }

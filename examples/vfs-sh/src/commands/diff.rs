@@ -1,6 +1,7 @@
 //! `diff`: GNU's normal, unified and side-by-side (`-y`, `-W N`,
-//! `--suppress-common-lines`, `-t`) formats, `-q`, `-s`, `-r`, `-i`, `-w`,
-//! `-b`, `-U N`. The edit script is the `similar` crate's Myers diff;
+//! `--suppress-common-lines`, `-t`) formats, the line and group formats
+//! (`--old-line-format`, `--changed-group-format`...), `-q`, `-s`, `-r`,
+//! `-N`, `-i`, `-w`, `-b`, `-U N`. The edit script is the `similar` crate's Myers diff;
 //! the output is formatted as GNU diff prints it. Exit status: 0 same,
 //! 1 different, 2 trouble.
 
@@ -26,6 +27,270 @@ struct Opts {
     switches: String,
     /// `-x PAT`: names left out of a directory comparison.
     exclude: Vec<crate::glob::Pattern>,
+    /// `-N`: a file missing on one side is compared as empty.
+    new_file: bool,
+    /// `--old-line-format` and the rest: `[old, new, unchanged]`.
+    line_formats: [Option<String>; 3],
+    /// `--old-group-format` and the rest: `[old, new, changed, unchanged]`.
+    group_formats: [Option<String>; 4],
+}
+
+impl Opts {
+    fn formatted(&self) -> bool {
+        self.line_formats
+            .iter()
+            .chain(&self.group_formats)
+            .any(Option::is_some)
+    }
+}
+
+/// One run of lines in a group format: the old and new lines it covers.
+struct Group<'a> {
+    old: (&'a [String], usize),
+    new: (&'a [String], usize),
+    /// Whether each side's last line is the file's, without a newline.
+    old_open: bool,
+    new_open: bool,
+}
+
+/// Reads a `%c'X'` directive's character (`X`, or `\OOO` in octal) from
+/// `s` after the `c`; returns it and the bytes used.
+fn quoted_char(s: &[u8]) -> Option<(u8, usize)> {
+    if s.first() != Some(&b'\'') {
+        return None;
+    }
+    if s.get(1) == Some(&b'\\') {
+        let digits = s[2..]
+            .iter()
+            .take(3)
+            .take_while(|b| (b'0'..=b'7').contains(b))
+            .count();
+        let v = std::str::from_utf8(&s[2..2 + digits])
+            .ok()
+            .and_then(|d| u8::from_str_radix(d, 8).ok())?;
+        (s.get(2 + digits) == Some(&b'\'')).then_some((v, 3 + digits))
+    } else {
+        (s.get(2) == Some(&b'\'')).then_some((*s.get(1)?, 3))
+    }
+}
+
+/// A `%[-][width]{d,o,x,X}` number.
+fn format_number(spec: &str, conv: u8, v: i64) -> String {
+    let left = spec.starts_with('-');
+    let zero = spec.trim_start_matches('-').starts_with('0');
+    let width: usize = spec.trim_start_matches(['-', '0']).parse().unwrap_or(0);
+    let body = match conv {
+        b'o' => format!("{v:o}"),
+        b'x' => format!("{v:x}"),
+        b'X' => format!("{v:X}"),
+        _ => v.to_string(),
+    };
+    if left {
+        format!("{body:<width$}")
+    } else if zero {
+        format!("{body:0>width$}")
+    } else {
+        format!("{body:>width$}")
+    }
+}
+
+/// Expands a line format (`%l`, `%L`, `%dn`, `%%`, `%c'X'`) for one line
+/// numbered `n`; `open` when it has no newline at the end of its file.
+fn line_format(fmt: &str, line: &str, n: usize, open: bool, out: &mut Vec<u8>) {
+    let b = fmt.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let rest = &b[i + 1..];
+        match rest.first() {
+            Some(b'l') => {
+                out.extend_from_slice(line.as_bytes());
+                i += 2;
+            }
+            Some(b'L') => {
+                out.extend_from_slice(line.as_bytes());
+                if !open {
+                    out.push(b'\n');
+                }
+                i += 2;
+            }
+            Some(b'%') => {
+                out.push(b'%');
+                i += 2;
+            }
+            Some(b'c') => match quoted_char(&rest[1..]) {
+                Some((c, used)) => {
+                    out.push(c);
+                    i += 2 + used;
+                }
+                None => {
+                    out.push(b'%');
+                    i += 1;
+                }
+            },
+            _ => {
+                let spec_len = rest
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit() || **c == b'-')
+                    .count();
+                match (rest.get(spec_len), rest.get(spec_len + 1)) {
+                    (Some(&conv @ (b'd' | b'o' | b'x' | b'X')), Some(b'n')) => {
+                        let spec = std::str::from_utf8(&rest[..spec_len]).unwrap_or("");
+                        out.extend_from_slice(format_number(spec, conv, n as i64).as_bytes());
+                        i += 1 + spec_len + 2;
+                    }
+                    _ => {
+                        out.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Expands a group format for one group (`%<`, `%>`, `%=`, `%%`, `%c'X'`
+/// and the line numbers `%dF`, `%dl`... of GNU's if-then-else formats).
+fn group_format(fmt: &str, g: &Group<'_>, o: &Opts, out: &mut Vec<u8>) {
+    let line_fmt = |k: usize| -> &str { o.line_formats[k].as_deref().unwrap_or("%l\n") };
+    let lines = |which: (&[String], usize), open: bool, k: usize, out: &mut Vec<u8>| {
+        let (ls, first) = which;
+        for (j, l) in ls.iter().enumerate() {
+            line_format(
+                line_fmt(k),
+                l,
+                first + j + 1,
+                open && j + 1 == ls.len(),
+                out,
+            );
+        }
+    };
+    let b = fmt.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let rest = &b[i + 1..];
+        match rest.first() {
+            Some(b'<') => {
+                lines(g.old, g.old_open, 0, out);
+                i += 2;
+            }
+            Some(b'>') => {
+                lines(g.new, g.new_open, 1, out);
+                i += 2;
+            }
+            Some(b'=') => {
+                lines(g.old, g.old_open, 2, out);
+                i += 2;
+            }
+            Some(b'%') => {
+                out.push(b'%');
+                i += 2;
+            }
+            Some(b'c') => match quoted_char(&rest[1..]) {
+                Some((c, used)) => {
+                    out.push(c);
+                    i += 2 + used;
+                }
+                None => {
+                    out.push(b'%');
+                    i += 1;
+                }
+            },
+            _ => {
+                let spec_len = rest
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit() || **c == b'-')
+                    .count();
+                let value = |letter: u8| -> Option<i64> {
+                    let ((ls, first), lower) = if letter.is_ascii_lowercase() {
+                        (g.old, letter)
+                    } else {
+                        (g.new, letter.to_ascii_lowercase())
+                    };
+                    let (f, n) = (first as i64 + 1, ls.len() as i64);
+                    Some(match lower {
+                        b'e' => f - 1,
+                        b'f' => f,
+                        b'l' => f + n - 1,
+                        b'm' => f + n,
+                        b'n' => n,
+                        _ => return None,
+                    })
+                };
+                match (rest.get(spec_len), rest.get(spec_len + 1)) {
+                    (Some(&conv @ (b'd' | b'o' | b'x' | b'X')), Some(&letter))
+                        if value(letter).is_some() =>
+                    {
+                        let spec = std::str::from_utf8(&rest[..spec_len]).unwrap_or("");
+                        let v = value(letter).unwrap_or(0);
+                        out.extend_from_slice(format_number(spec, conv, v).as_bytes());
+                        i += 1 + spec_len + 2;
+                    }
+                    _ => {
+                        out.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The whole output in the line and group formats.
+fn formatted(o: &Opts, ops: &[DiffOp], a: (&[String], bool), b: (&[String], bool)) -> Vec<u8> {
+    let (la, ma) = a;
+    let (lb, mb) = b;
+    let mut out = Vec::new();
+    let group = |or: std::ops::Range<usize>, nr: std::ops::Range<usize>| Group {
+        old_open: ma && or.end == la.len() && !or.is_empty(),
+        new_open: mb && nr.end == lb.len() && !nr.is_empty(),
+        old: (&la[or.clone()], or.start),
+        new: (&lb[nr.clone()], nr.start),
+    };
+    let mut k = 0;
+    while k < ops.len() {
+        if let DiffOp::Equal { .. } = ops[k] {
+            let g = group(ops[k].old_range(), ops[k].new_range());
+            group_format(
+                o.group_formats[3].as_deref().unwrap_or("%="),
+                &g,
+                o,
+                &mut out,
+            );
+            k += 1;
+            continue;
+        }
+        // A hunk: the changes up to the next run of equal lines.
+        let (os, ns) = (ops[k].old_range().start, ops[k].new_range().start);
+        let (mut oe, mut ne) = (os, ns);
+        while k < ops.len() && !matches!(ops[k], DiffOp::Equal { .. }) {
+            oe = ops[k].old_range().end;
+            ne = ops[k].new_range().end;
+            k += 1;
+        }
+        let g = group(os..oe, ns..ne);
+        let (which, default) = match (oe > os, ne > ns) {
+            (true, false) => (0, "%<"),
+            (false, true) => (1, "%>"),
+            _ => (2, "%<%>"),
+        };
+        group_format(
+            o.group_formats[which].as_deref().unwrap_or(default),
+            &g,
+            o,
+            &mut out,
+        );
+    }
+    out
 }
 
 /// Lines of a document, each without its newline; and whether the last
@@ -251,8 +516,23 @@ impl Side {
 }
 
 /// Compares two documents; returns 0, 1 or 2.
+/// Whether `path` is missing and `-N` makes it an empty file.
+fn absent(cx: &mut Cx<'_>, o: &Opts, path: &str) -> bool {
+    o.new_file
+        && path != "-"
+        && matches!(cx.fs.metadata(path), Err(crate::fs::FsError::NotFound(_)))
+}
+
 fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u8 {
-    let (da, db) = match (read(cx, a), read(cx, b)) {
+    let get = |cx: &mut Cx<'_>, p: &str| {
+        if absent(cx, o, p) {
+            Ok(Vec::new())
+        } else {
+            read(cx, p)
+        }
+    };
+    let (ra, rb) = (get(cx, a), get(cx, b));
+    let (da, db) = match (ra, rb) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => {
             cx.err(e);
@@ -346,6 +626,13 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
     }
     if o.brief {
         cx.outs(&format!("Files {a} and {b} differ\n"));
+        return 1;
+    }
+    if o.formatted() {
+        if let Some(h) = header {
+            cx.outs(h);
+        }
+        cx.out(&formatted(o, &ops, (&la, ma), (&lb, mb)));
         return 1;
     }
     let mut out = String::new();
@@ -454,7 +741,15 @@ fn join(dir: &str, name: &str) -> String {
 
 /// Compares two directories, recursing with `-r`.
 fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
-    let (ea, eb) = match (cx.fs.read_dir(a), cx.fs.read_dir(b)) {
+    let list = |cx: &mut Cx<'_>, p: &str| {
+        if absent(cx, o, p) {
+            Ok(Vec::new())
+        } else {
+            cx.fs.read_dir(p)
+        }
+    };
+    let (la, lb) = (list(cx, a), list(cx, b));
+    let (ea, eb) = match (la, lb) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) => {
             cx.err(format_args!("diff: {a}: {}", e.strerror()));
@@ -478,6 +773,19 @@ fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
         let x = ea.iter().find(|e| e.name == n);
         let y = eb.iter().find(|e| e.name == n);
         match (x, y) {
+            // `-N`: what one side lacks is compared as empty (a directory
+            // only with `-r`).
+            (Some(e), None) | (None, Some(e))
+                if o.new_file && (e.kind == Kind::File || o.recursive) =>
+            {
+                let (pa, pb) = (join(a, n), join(b, n));
+                status = status.max(if e.kind == Kind::Dir {
+                    dirs(cx, o, &pa, &pb)
+                } else {
+                    let header = format!("diff{} {pa} {pb}\n", o.switches);
+                    files(cx, o, &pa, &pb, (!o.brief).then_some(header.as_str()))
+                });
+            }
             (Some(_), None) => {
                 cx.outs(&format!("Only in {a}: {n}\n"));
                 status = status.max(1);
@@ -542,6 +850,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         blank_lines: false,
         switches: String::new(),
         exclude: Vec::new(),
+        new_file: false,
+        line_formats: [None, None, None],
+        group_formats: [None, None, None, None],
     };
     let mut ops = Vec::new();
     let mut i = 0;
@@ -566,7 +877,47 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-w" | "--ignore-all-space" => o.all_space = true,
             "-b" | "--ignore-space-change" => o.space_change = true,
             "-B" | "--ignore-blank-lines" => o.blank_lines = true,
-            "-N" | "--new-file" | "-a" | "--text" | "-d" | "--minimal" | "--strip-trailing-cr" => {}
+            "-N" | "--new-file" => o.new_file = true,
+            "-a" | "--text" | "-d" | "--minimal" | "--strip-trailing-cr" => {}
+            s if s.starts_with("--") && s.contains("-format") => {
+                const NAMES: [&str; 8] = [
+                    "old-line-format",
+                    "new-line-format",
+                    "unchanged-line-format",
+                    "line-format",
+                    "old-group-format",
+                    "new-group-format",
+                    "changed-group-format",
+                    "unchanged-group-format",
+                ];
+                let (name, inline) = match s[2..].split_once('=') {
+                    Some((n, v)) => (n, Some(v.to_owned())),
+                    None => (&s[2..], None),
+                };
+                let Some(k) = NAMES.iter().position(|n| *n == name) else {
+                    cx.err(format_args!("diff: unrecognized option '{s}'"));
+                    cx.err("diff: Try 'diff --help' for more information.");
+                    return 2;
+                };
+                let v = match inline {
+                    Some(v) => v,
+                    None => {
+                        let Some(v) = args.get(i).cloned() else {
+                            cx.err(format_args!("diff: option '{s}' requires an argument"));
+                            cx.err("diff: Try 'diff --help' for more information.");
+                            return 2;
+                        };
+                        i += 1;
+                        v
+                    }
+                };
+                match k {
+                    0..=2 => o.line_formats[k] = Some(v),
+                    3 => o.line_formats = [Some(v.clone()), Some(v.clone()), Some(v)],
+                    _ => o.group_formats[k - 4] = Some(v),
+                }
+                continue;
+            }
             "-U" => {
                 o.unified = args.get(i).and_then(|n| n.parse().ok());
                 i += 1;
@@ -621,7 +972,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         'w' => o.all_space = true,
                         'b' => o.space_change = true,
                         'B' => o.blank_lines = true,
-                        'N' | 'a' | 'd' => {}
+                        'N' => o.new_file = true,
+                        'a' | 'd' => {}
                         other => {
                             cx.err(format_args!("diff: invalid option -- '{other}'"));
                             cx.err("diff: Try 'diff --help' for more information.");
@@ -662,8 +1014,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.err("diff: Try 'diff --help' for more information.");
         return 2;
     };
+    let new_file = o.new_file;
     let kind = |cx: &mut Cx<'_>, p: &str| -> Result<Kind, String> {
         if p == "-" {
+            return Ok(Kind::File);
+        }
+        if new_file && matches!(cx.fs.metadata(p), Err(crate::fs::FsError::NotFound(_))) {
             return Ok(Kind::File);
         }
         cx.fs
@@ -671,6 +1027,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             .map(|m| m.kind)
             .map_err(|e| format!("diff: {p}: {}", e.strerror()))
     };
+    if new_file && absent(cx, &o, a) && absent(cx, &o, b) {
+        cx.err(format_args!("diff: {a}: No such file or directory"));
+        cx.err(format_args!("diff: {b}: No such file or directory"));
+        return 2;
+    }
     match (kind(cx, a), kind(cx, b)) {
         (Ok(Kind::Dir), Ok(Kind::Dir)) => dirs(cx, &o, a, b),
         (Ok(Kind::Dir), Ok(Kind::File)) => {

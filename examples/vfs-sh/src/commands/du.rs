@@ -3,6 +3,8 @@
 //! block of its own (4096 bytes apparent) — since the document store has
 //! no blocks of its own to report.
 
+use std::collections::HashSet;
+
 use super::size::Scale;
 use super::{flag, options, value};
 use crate::exec::Cx;
@@ -65,18 +67,28 @@ impl Opts {
     }
 }
 
-/// Walks `path`; prints the lines depth allows; returns its total.
-#[allow(clippy::too_many_arguments)]
+/// What one `du` run has counted: the absolute paths walked, so that a
+/// directory or file named twice (`du . ./dir1`, `du -s a a`) counts once,
+/// as GNU's du remembers the inodes it has seen.
+struct Walk<'o> {
+    o: &'o Opts,
+    seen: HashSet<String>,
+    out: String,
+    status: u8,
+}
+
+/// Walks `path` (`abs` is where it is); prints the lines depth allows;
+/// returns its total.
 fn walk(
     cx: &mut Cx<'_>,
-    o: &Opts,
+    w: &mut Walk<'_>,
     path: &str,
-    kind: Kind,
-    len: u64,
+    abs: &str,
+    e: (Kind, u64),
     depth: usize,
-    out: &mut String,
-    status: &mut u8,
 ) -> Size {
+    let (kind, len) = e;
+    let o = w.o;
     let mut total = Size::of(kind, len);
     let show = |depth: usize| !o.summarize && o.max_depth.is_none_or(|m| depth <= m);
     if kind == Kind::Dir {
@@ -86,33 +98,37 @@ fn walk(
                     if o.exclude.iter().any(|p| p.matches(&e.name, false)) {
                         continue;
                     }
+                    let child_abs = super::join(abs, &e.name);
+                    if !w.seen.insert(child_abs.clone()) {
+                        continue;
+                    }
                     let child = super::join(path, &e.name);
                     if e.is_dir() {
-                        let s = walk(cx, o, &child, Kind::Dir, e.len, depth + 1, out, status);
+                        let s = walk(cx, w, &child, &child_abs, (Kind::Dir, e.len), depth + 1);
                         total.add(s);
                     } else {
                         let s = Size::of(Kind::File, e.len);
                         total.add(s);
                         if o.all && show(depth + 1) {
-                            line(out, o, s, &child);
+                            line(&mut w.out, o, s, &child);
                         }
                     }
                 }
             }
             Err(e) => {
-                cx.outs(&std::mem::take(out));
+                cx.outs(&std::mem::take(&mut w.out));
                 cx.err(format_args!(
                     "du: cannot read directory '{path}': {}",
                     e.strerror()
                 ));
-                *status = 1;
+                w.status = 1;
             }
         }
         if show(depth) {
-            line(out, o, total, path);
+            line(&mut w.out, o, total, path);
         }
     } else if show(depth) && (o.all || depth == 0) {
-        line(out, o, total, path);
+        line(&mut w.out, o, total, path);
     }
     total
 }
@@ -253,29 +269,36 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         p.operands.clone()
     };
-    let mut status = 0;
     let mut grand = Size::default();
-    let mut out = String::new();
+    let mut w = Walk {
+        o: &o,
+        seen: HashSet::new(),
+        out: String::new(),
+        status: 0,
+    };
     for op in &ops {
         match cx.fs.metadata(op) {
             Ok(m) => {
-                let s = walk(cx, &o, op, m.kind, m.len, 0, &mut out, &mut status);
+                if !w.seen.insert(m.path.clone()) {
+                    continue;
+                }
+                let s = walk(cx, &mut w, op, &m.path, (m.kind, m.len), 0);
                 if o.summarize {
-                    line(&mut out, &o, s, op);
+                    line(&mut w.out, &o, s, op);
                 }
                 grand.add(s);
             }
             Err(e) => {
-                cx.outs(&std::mem::take(&mut out));
+                cx.outs(&std::mem::take(&mut w.out));
                 cx.err(format_args!("du: cannot access '{op}': {}", e.strerror()));
-                status = 1;
+                w.status = 1;
             }
         }
-        cx.outs(&std::mem::take(&mut out));
+        cx.outs(&std::mem::take(&mut w.out));
     }
     if p.has("c") {
-        line(&mut out, &o, grand, "total");
+        line(&mut w.out, &o, grand, "total");
     }
-    cx.outs(&out);
-    status
+    cx.outs(&w.out);
+    w.status
 }

@@ -48,6 +48,83 @@ impl Cmp {
     }
 }
 
+/// Which of a path's times a test or a directive reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stamp {
+    Access,
+    Change,
+    Modify,
+}
+
+impl Stamp {
+    /// `a`, `c` or `m`, as in `-amin` and `-newerXY`.
+    fn of(letter: u8) -> Stamp {
+        match letter {
+            b'a' => Stamp::Access,
+            b'c' => Stamp::Change,
+            _ => Stamp::Modify,
+        }
+    }
+}
+
+/// `-mtime N`, `-amin -N`, `-cmin +N`...: how long ago a time was, in days
+/// or minutes (fractions allowed), compared as GNU find compares it.
+#[derive(Debug, Clone, Copy)]
+struct AgeTest {
+    stamp: Stamp,
+    /// `+`, `-` or `=`.
+    how: char,
+    n: f64,
+    /// Days (`-mtime`) rather than minutes (`-mmin`).
+    days: bool,
+    /// What the age is measured from: now, or (after `-daystart`) the end
+    /// of today.
+    origin: SystemTime,
+}
+
+impl AgeTest {
+    fn parse(pred: &str, v: &str, origin: SystemTime) -> Option<AgeTest> {
+        let (how, body) = match v.as_bytes().first()? {
+            b'+' => ('+', &v[1..]),
+            b'-' => ('-', &v[1..]),
+            _ => ('=', v),
+        };
+        let number = !body.is_empty()
+            && body.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            && body.bytes().filter(|&b| b == b'.').count() <= 1
+            && body != ".";
+        if !number {
+            return None;
+        }
+        Some(AgeTest {
+            stamp: Stamp::of(pred.as_bytes()[1]),
+            how,
+            n: body.parse().ok()?,
+            days: pred.ends_with("time"),
+            origin,
+        })
+    }
+
+    /// Whether a time `t` passes. In days, N means "N whole days ago":
+    /// `+1` is more than two days, `1` between one and two; in minutes,
+    /// `1` is the last minute and `+1` before it (as GNU find measures).
+    fn test(&self, t: SystemTime) -> bool {
+        let age = match self.origin.duration_since(t) {
+            Ok(d) => d.as_secs_f64(),
+            Err(e) => -e.duration().as_secs_f64(),
+        };
+        let unit = if self.days { 86_400.0 } else { 60.0 };
+        let at = self.n * unit;
+        match (self.how, self.days) {
+            ('-', _) => age < at,
+            ('+', true) => age > at + unit,
+            ('+', false) => age > at,
+            (_, true) => at < age && age <= at + unit,
+            (_, false) => at - unit < age && age <= at,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Expr {
     And(Box<Expr>, Box<Expr>),
@@ -58,9 +135,14 @@ enum Expr {
     Name(Pattern, bool),
     Path(Pattern, bool),
     Type(Vec<char>),
-    /// Age in units of `secs`, compared.
-    Age(Cmp, i64),
-    Newer(Option<SystemTime>),
+    /// `-mtime`, `-amin` and the rest.
+    Age(AgeTest),
+    /// `-newer` and its kin: the item's time is later than the reference.
+    Newer(Stamp, Option<SystemTime>),
+    /// `-used N`: days from the last status change to the last access.
+    Used(Cmp),
+    /// `-inum N`.
+    Inum(Cmp),
     /// Size rounded up to `unit` bytes, compared.
     Size(Cmp, u64),
     Empty,
@@ -84,7 +166,7 @@ enum Expr {
     Perm(u32, char),
     /// `-executable`: a directory, or a document with an execute bit.
     Executable,
-    /// `-uid`, `-gid`, `-inum`, compared with the 0 every path shows.
+    /// `-uid` and `-gid`, compared with the 0 every path shows.
     Zero(Cmp),
     /// `-links N`, compared with the Linux link count.
     Links(Cmp),
@@ -141,8 +223,24 @@ struct Parser<'a, 'c, 's> {
     /// How deeply `!` and `(` are nested, bounded so that no expression can
     /// exhaust the stack.
     depth: usize,
+    /// `-daystart` came before: ages count from the end of today.
+    daystart: bool,
     cx: &'c mut Cx<'s>,
 }
+
+/// The accounts of a Debian base system (`/etc/passwd`), for `-user`.
+const USERS: &[&str] = &[
+    "root", "daemon", "bin", "sys", "sync", "games", "man", "lp", "mail", "news", "uucp", "proxy",
+    "www-data", "backup", "list", "irc", "_apt", "nobody",
+];
+
+/// The groups of a Debian base system (`/etc/group`), for `-group`.
+const GROUPS: &[&str] = &[
+    "root", "daemon", "bin", "sys", "adm", "tty", "disk", "lp", "mail", "news", "uucp", "man",
+    "proxy", "kmem", "dialout", "fax", "voice", "cdrom", "floppy", "tape", "sudo", "audio", "dip",
+    "www-data", "backup", "operator", "list", "irc", "src", "shadow", "utmp", "video", "sasl",
+    "plugdev", "staff", "games", "users", "nogroup",
+];
 
 /// The deepest nesting of `!` and `( )` accepted.
 const MAX_NESTING: usize = 64;
@@ -151,7 +249,26 @@ type Parsed<T> = Result<T, String>;
 
 impl Parser<'_, '_, '_> {
     fn peek(&self) -> Option<&str> {
-        self.args.get(self.i).map(String::as_str)
+        // GNU find takes its operators with a leading `-` too (`-!`, `-(`).
+        self.args.get(self.i).map(|a| match a.as_str() {
+            "-!" => "!",
+            "-(" => "(",
+            "-)" => ")",
+            "-," => ",",
+            a => a,
+        })
+    }
+
+    /// What ages are measured from: now, or after `-daystart` the end of
+    /// today (GNU's start of today plus a day).
+    fn origin(&self) -> SystemTime {
+        let now = self.cx.env.now;
+        if !self.daystart {
+            return now;
+        }
+        let secs = crate::time::epoch_seconds(now);
+        let day_end = (secs.div_euclid(86_400) + 1) * 86_400;
+        SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(day_end.unsigned_abs())
     }
 
     fn arg(&mut self, pred: &str) -> Parsed<String> {
@@ -253,16 +370,33 @@ impl Parser<'_, '_, '_> {
                 }
                 Expr::Type(kinds)
             }
-            "-mtime" | "-mmin" => {
+            "-mtime" | "-mmin" | "-atime" | "-ctime" | "-amin" | "-cmin" => {
                 let v = self.arg(&pred)?;
-                let cmp = Cmp::parse(&v)
-                    .ok_or_else(|| format!("find: invalid argument `{v}' to `{pred}'"))?;
-                Expr::Age(cmp, if pred == "-mtime" { 86_400 } else { 60 })
+                let origin = self.origin();
+                Expr::Age(
+                    AgeTest::parse(&pred, &v, origin)
+                        .ok_or_else(|| format!("find: invalid argument `{v}' to `{pred}'"))?,
+                )
             }
-            "-newer" => {
+            "-daystart" => {
+                self.daystart = true;
+                Expr::Const(true)
+            }
+            "-used" => {
                 let v = self.arg(&pred)?;
+                Expr::Used(
+                    Cmp::parse(&v)
+                        .ok_or_else(|| format!("find: invalid argument `{v}' to `{pred}'"))?,
+                )
+            }
+            "-newer" | "-anewer" | "-cnewer" => {
+                let v = self.arg(&pred)?;
+                let stamp = match pred.as_str() {
+                    "-newer" => Stamp::Modify,
+                    p => Stamp::of(p.as_bytes()[1]),
+                };
                 match self.cx.fs.metadata(&v) {
-                    Ok(m) => Expr::Newer(m.modified),
+                    Ok(m) => Expr::Newer(stamp, m.modified),
                     Err(e) => return Err(format!("find: '{v}': {}", e.strerror())),
                 }
             }
@@ -316,7 +450,7 @@ impl Parser<'_, '_, '_> {
                 self.post_order = true;
                 Expr::Const(true)
             }
-            "-xdev" | "-mount" | "-follow" | "-noleaf" | "-daystart" => Expr::Const(true),
+            "-xdev" | "-mount" | "-follow" | "-noleaf" => Expr::Const(true),
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 self.has_action = true;
                 let mut argv = Vec::new();
@@ -408,12 +542,6 @@ impl Parser<'_, '_, '_> {
                     .ok_or_else(|| format!("find: invalid mode '{v}'"))?;
                 Expr::Perm(mode, if how == '+' { '/' } else { how })
             }
-            "-atime" | "-ctime" | "-amin" | "-cmin" => {
-                let v = self.arg(&pred)?;
-                let cmp = Cmp::parse(&v)
-                    .ok_or_else(|| format!("find: invalid argument `{v}' to `{pred}'"))?;
-                Expr::Age(cmp, if pred.ends_with("time") { 86_400 } else { 60 })
-            }
             // `-newerXY REF`: X and Y name a time (a, B, c, m; t for Y: REF
             // is a date). The document filesystem keeps one time per file.
             p if p.len() == 8
@@ -440,10 +568,18 @@ impl Parser<'_, '_, '_> {
                     } else {
                         SystemTime::UNIX_EPOCH - std::time::Duration::from_secs(secs.unsigned_abs())
                     };
-                    Expr::Newer(Some(t))
+                    Expr::Newer(Stamp::of(p.as_bytes()[6]), Some(t))
                 } else {
-                    match self.cx.fs.metadata(&v) {
-                        Ok(m) => Expr::Newer(m.modified),
+                    let theirs = Stamp::of(p.as_bytes()[7]);
+                    let t = match theirs {
+                        Stamp::Modify => self.cx.fs.metadata(&v).map(|m| m.modified),
+                        _ => self.cx.fs.attributes(&v).map(|a| match theirs {
+                            Stamp::Access => a.accessed,
+                            _ => a.changed,
+                        }),
+                    };
+                    match t {
+                        Ok(t) => Expr::Newer(Stamp::of(p.as_bytes()[6]), t),
                         Err(e) => return Err(format!("find: '{v}': {}", e.strerror())),
                     }
                 }
@@ -454,29 +590,36 @@ impl Parser<'_, '_, '_> {
                 self.arg(&pred)?;
                 Expr::Const(false)
             }
-            "-anewer" | "-cnewer" => {
-                let v = self.arg(&pred)?;
-                match self.cx.fs.metadata(&v) {
-                    Ok(m) => Expr::Newer(m.modified),
-                    Err(e) => return Err(format!("find: '{v}': {}", e.strerror())),
-                }
-            }
             "-readable" | "-nouser" | "-nogroup" => Expr::Const(pred == "-readable"),
             "-writable" => Expr::Const(false),
             "-executable" => Expr::Executable,
             "-user" | "-group" => {
-                // Everything is owned by root (id 0), as `ls -l` shows.
+                // Everything is owned by root (id 0), as `ls -l` shows; the
+                // other names are those of a Debian base system's accounts,
+                // which own nothing here.
                 let v = self.arg(&pred)?;
-                Expr::Const(v == super::OWNER || v == "0")
+                let (known, missing) = if pred == "-user" {
+                    (USERS, "is not the name of a known user")
+                } else {
+                    (GROUPS, "is not the name of an existing group")
+                };
+                if v.is_empty() {
+                    return Err(format!("find: The argument to {pred} should not be empty"));
+                }
+                let numeric = v.bytes().all(|b| b.is_ascii_digit());
+                if !numeric && !known.contains(&v.as_str()) {
+                    return Err(format!("find: '{v}' {missing}"));
+                }
+                Expr::Const(v == super::OWNER || v.trim_start_matches('0').is_empty())
             }
             "-uid" | "-gid" | "-inum" | "-links" => {
                 let v = self.arg(&pred)?;
                 let cmp = Cmp::parse(&v)
                     .ok_or_else(|| format!("find: invalid argument `{v}' to `{pred}'"))?;
-                if pred == "-links" {
-                    Expr::Links(cmp)
-                } else {
-                    Expr::Zero(cmp)
+                match pred.as_str() {
+                    "-links" => Expr::Links(cmp),
+                    "-inum" => Expr::Inum(cmp),
+                    _ => Expr::Zero(cmp),
                 }
             }
             "-samefile" => {
@@ -525,6 +668,7 @@ fn eval(
         Expr::Regex(re) => re.is_match(it.path),
         Expr::Executable => it.kind == Kind::Dir || mode_of(cx, it) & 0o111 != 0,
         Expr::Zero(cmp) => cmp.test(0),
+        Expr::Inum(cmp) => cmp.test(i64::try_from(inode_of(cx, it)).unwrap_or(i64::MAX)),
         Expr::Links(cmp) => {
             let n = super::links(cx, it.path, it.kind);
             cmp.test(i64::try_from(n).unwrap_or(i64::MAX))
@@ -535,14 +679,23 @@ fn eval(
             'd' => it.kind == Kind::Dir,
             _ => false,
         }),
-        Expr::Age(cmp, unit) => it.modified.is_some_and(|m| {
-            let age = match now.duration_since(m) {
-                Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX) / unit,
-                Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX) / unit - 1,
-            };
-            cmp.test(age)
-        }),
-        Expr::Newer(t) => matches!((it.modified, t), (Some(a), Some(b)) if a > *b),
+        Expr::Age(test) => stamp(cx, it, test.stamp).is_some_and(|t| test.test(t)),
+        Expr::Newer(which, t) => {
+            matches!((stamp(cx, it, *which), t), (Some(a), Some(b)) if a > *b)
+        }
+        Expr::Used(cmp) => match cx.fs.attributes(it.path) {
+            Ok(a) => match (a.accessed, a.changed) {
+                (Some(at), Some(ct)) => {
+                    let days = match at.duration_since(ct) {
+                        Ok(d) => i64::try_from(d.as_secs() / 86_400).unwrap_or(i64::MAX),
+                        Err(_) => -1,
+                    };
+                    cmp.test(days)
+                }
+                _ => false,
+            },
+            Err(_) => false,
+        },
         Expr::Size(cmp, unit) => {
             let units = it.len.div_ceil(*unit);
             cmp.test(i64::try_from(units).unwrap_or(i64::MAX))
@@ -575,7 +728,12 @@ fn eval(
             } else {
                 1
             };
-            out.extend_from_slice(render(dirs, it, mode, links).as_bytes());
+            let attrs = dirs
+                .iter()
+                .any(|d| matches!(d, Directive::Conv(_, 'i' | 'a' | 'c' | 'A' | 'C', _)))
+                .then(|| cx.fs.attributes(it.path).ok())
+                .flatten();
+            out.extend_from_slice(render(dirs, it, mode, links, attrs.as_ref()).as_bytes());
             true
         }
         Expr::Ls => {
@@ -586,7 +744,7 @@ fn eval(
             out.extend_from_slice(
                 format!(
                     "{:>9} {:>6} {} {:>3} {:<8} {:<8} {:>8} {date} {}\n",
-                    0,
+                    inode_of(cx, it),
                     blocks,
                     crate::fs::mode_string(it.kind, mode_of(cx, it)),
                     links,
@@ -687,6 +845,20 @@ fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
 
 /// `find -exec` inside `find -exec` (through `sh -c`) at most this deep.
 const MAX_EXEC_DEPTH: u32 = 16;
+
+/// One of the times of what `find` is looking at.
+fn stamp(cx: &mut Cx<'_>, it: &Item<'_>, which: Stamp) -> Option<SystemTime> {
+    match which {
+        Stamp::Modify => it.modified,
+        Stamp::Access => cx.fs.attributes(it.path).ok()?.accessed,
+        Stamp::Change => cx.fs.attributes(it.path).ok()?.changed,
+    }
+}
+
+/// The inode number of what `find` is looking at (0 where none is kept).
+fn inode_of(cx: &mut Cx<'_>, it: &Item<'_>) -> u64 {
+    cx.fs.attributes(it.path).map_or(0, |a| a.inode)
+}
 
 /// The permission bits of what `find` is looking at.
 fn mode_of(cx: &mut Cx<'_>, it: &Item<'_>) -> u32 {
@@ -794,7 +966,20 @@ fn printf_directives(fmt: &str) -> Parsed<Vec<Directive>> {
                 Some('n') => lit.push('\n'),
                 Some('t') => lit.push('\t'),
                 Some('r') => lit.push('\r'),
-                Some('0') => lit.push('\0'),
+                // `\NNN`: up to three octal digits.
+                Some(d @ '0'..='7') => {
+                    let mut v = d.to_digit(8).unwrap_or(0);
+                    for _ in 0..2 {
+                        match cs.peek().and_then(|c| c.to_digit(8)) {
+                            Some(n) => {
+                                v = v * 8 + n;
+                                cs.next();
+                            }
+                            None => break,
+                        }
+                    }
+                    lit.push(char::from(u8::try_from(v & 0xff).unwrap_or(0)));
+                }
                 Some('\\') => lit.push('\\'),
                 Some('a') => lit.push('\x07'),
                 Some('v') => lit.push('\x0b'),
@@ -908,13 +1093,23 @@ fn time_field(t: Option<SystemTime>, k: char) -> String {
             c.day, c.hour, c.minute, c.second, c.year
         ),
         's' => secs.to_string(),
-        _ => String::new(),
+        // The rest as strftime(3) has them (`%AA`, `%Tk`, `%CU`...).
+        k => crate::time::strftime(&format!("%{k}"), secs, c.nanos),
     }
 }
 
-/// `-printf`'s text for one entry; `mode` is its permission bits and
-/// `links` its link count (each looked up only when a directive shows it).
-fn render(dirs: &[Directive], it: &Item<'_>, mode: u32, links: u64) -> String {
+/// `-printf`'s text for one entry; `mode` is its permission bits, `links`
+/// its link count and `attrs` its inode and times (each looked up only
+/// when a directive shows it).
+fn render(
+    dirs: &[Directive],
+    it: &Item<'_>,
+    mode: u32,
+    links: u64,
+    attrs: Option<&crate::fs::Attrs>,
+) -> String {
+    let accessed = attrs.map_or(it.modified, |a| a.accessed);
+    let changed = attrs.map_or(it.modified, |a| a.changed);
     let mut out = String::new();
     for d in dirs {
         let (spec, k, sub) = match d {
@@ -949,13 +1144,17 @@ fn render(dirs: &[Directive], it: &Item<'_>, mode: u32, links: u64) -> String {
             'u' | 'g' => super::OWNER.to_owned(),
             'U' | 'G' => "0".to_owned(),
             'n' => links.to_string(),
-            'i' => "0".to_owned(),
+            'i' => attrs.map_or(0, |a| a.inode).to_string(),
             'l' => String::new(),
             'D' => "0".to_owned(),
             'F' => "vfs".to_owned(),
             'S' => "1".to_owned(),
             't' | 'a' | 'c' => {
-                let t = it.modified;
+                let t = match k {
+                    'a' => accessed,
+                    'c' => changed,
+                    _ => it.modified,
+                };
                 match t {
                     Some(t) => {
                         let c = crate::time::civil(t);
@@ -975,7 +1174,9 @@ fn render(dirs: &[Directive], it: &Item<'_>, mode: u32, links: u64) -> String {
                     None => String::new(),
                 }
             }
-            'T' | 'A' | 'C' | 'B' => time_field(it.modified, sub.unwrap_or('@')),
+            'T' | 'B' => time_field(it.modified, sub.unwrap_or('@')),
+            'A' => time_field(accessed, sub.unwrap_or('@')),
+            'C' => time_field(changed, sub.unwrap_or('@')),
             other => format!("%{other}"),
         };
         out.push_str(&pad(spec, &text));
@@ -1054,6 +1255,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         extended: false,
         post_order: false,
         depth: 0,
+        daystart: false,
         cx,
     };
     let expr = if rest.is_empty() {

@@ -63,8 +63,11 @@ struct Opts<'a> {
     dirs_as_files: bool,
     /// `-s`: allocated size in 1 KiB blocks before each name.
     blocks: bool,
-    /// `-i`: the inode number (the document store has none: 0).
+    /// `-i`: the inode number (0 where the backend keeps none).
     inode: bool,
+    /// `-u` (`a`), `-c` (`c`) or `--time=birth` (`b`): the time shown and
+    /// sorted by, instead of the modification time (`m`).
+    time: u8,
     /// `--time-style`: 0 locale (default), 1 long-iso, 2 full-iso, 3 iso,
     /// 4 the `+FORMAT` in `time_format`.
     time_style: u8,
@@ -105,7 +108,11 @@ struct Item {
     path: String,
     kind: Kind,
     len: u64,
+    /// The time shown and sorted by: modification, or with `-u`/`-c`
+    /// access or status change.
     modified: Option<SystemTime>,
+    /// The inode number, for `-i` (0 until looked up, or where none is kept).
+    inode: u64,
 }
 
 impl Item {
@@ -116,6 +123,7 @@ impl Item {
             kind: m.kind,
             len: m.len,
             modified: m.modified,
+            inode: 0,
         }
     }
 }
@@ -193,6 +201,27 @@ fn sort(items: &mut [Item], o: Opts<'_>) {
     });
 }
 
+/// Looks up what the options show beyond metadata: the inode (`-i`) and
+/// the time of access (`-u`) or status change (`-c`).
+fn annotate(cx: &mut Cx<'_>, items: &mut [Item], o: Opts<'_>) {
+    if !o.inode && o.time == b'm' {
+        return;
+    }
+    for it in items {
+        let Ok(a) = cx.fs.attributes(&it.path) else {
+            continue;
+        };
+        it.inode = a.inode;
+        match o.time {
+            b'a' => it.modified = a.accessed,
+            b'c' => it.modified = a.changed,
+            // No birth time kept: GNU shows the modification time then.
+            b'b' => it.modified = a.created.or(it.modified),
+            _ => {}
+        }
+    }
+}
+
 /// Prints a block of items: names, or long lines with aligned columns.
 fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
     let mut s = String::new();
@@ -201,7 +230,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
     let prefix = |it: &Item| {
         let mut p = String::new();
         if o.inode {
-            p.push_str("0 ");
+            p.push_str(&format!("{} ", it.inode));
         }
         if o.blocks {
             p.push_str(&format!("{:>bw$} ", block_col(it)));
@@ -495,6 +524,7 @@ fn list_one(
             kind: e.kind,
             len: e.len,
             modified: e.modified,
+            inode: 0,
         })
         .collect();
     if o.all {
@@ -512,6 +542,7 @@ fn list_one(
                         kind: Kind::Dir,
                         len: crate::fs::DIR_SIZE,
                         modified: m.modified,
+                        inode: 0,
                     },
                     Err(_) => Item {
                         name: dot.to_owned(),
@@ -519,6 +550,7 @@ fn list_one(
                         kind: Kind::Dir,
                         len: crate::fs::DIR_SIZE,
                         modified: None,
+                        inode: 0,
                     },
                 },
             );
@@ -536,6 +568,7 @@ fn list_one(
     {
         it.modified = here;
     }
+    annotate(cx, &mut items, o);
     sort(&mut items, o);
     print_block(cx, &items, o, true);
     Some(
@@ -742,6 +775,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         dirs_as_files: p.has("d"),
         blocks: p.has("s"),
         inode: p.has("i"),
+        time: match p.last_of(&["c", "u", "time"]) {
+            Some("c") => b'c',
+            Some("u") => b'a',
+            Some(_) => match time_word {
+                Some("u") => b'a',
+                Some("c") => b'c',
+                Some("birth") => b'b',
+                _ => b'm',
+            },
+            None => b'm',
+        },
         time_style: match p
             .value("time-style")
             .map(|s| s.trim_start_matches("posix-"))
@@ -780,6 +824,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
+    annotate(cx, &mut files, o);
+    annotate(cx, &mut dirs, o);
     sort(&mut files, o);
     sort(&mut dirs, o);
     let mut first = true;

@@ -19,6 +19,7 @@ mod iconv;
 mod jq;
 mod ls;
 mod misc;
+mod od;
 mod pr;
 mod printf;
 mod pyjson;
@@ -256,8 +257,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "od",
-        run: bytes::od,
-        usage: "od [-A d|o|x|n] [-t a|c|d|o|u|x[SIZE]]... [-a -b -c -d -o -x -i -l -s] [-j N] [-N N] [-v] [-w N] [FILE]...",
+        run: od::run,
+        usage: "od [-A d|o|x|n] [-t a|c|d|o|u|x|f[SIZE][z]]... [-a -b -c -d -D -e -f -F -h -H -i -l -o -O -s -x -X] [-j N] [-N N] [-v] [-w[N]] [--endian=big|little] [FILE]...",
     },
     Command {
         name: "paste",
@@ -466,7 +467,7 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "bash",
-        run: sh,
+        run: bash,
         usage: "bash [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell)",
     },
     Command {
@@ -758,9 +759,20 @@ pub(crate) fn options(
     }
 }
 
-/// `sh` and `bash`: runs a script in a new shell, as a child process
-/// would (nothing it sets comes back).
+/// `sh`: runs a script in a new shell, as a child process would (nothing
+/// it sets comes back).
 fn sh(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    shell(cx, args, "sh")
+}
+
+/// `bash`: as `sh`, with `$0` named `bash`.
+fn bash(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    shell(cx, args, "bash")
+}
+
+/// Runs `NAME [OPTION]... (-c SCRIPT [ARG0 [ARG]...] | FILE [ARG]...)`;
+/// `$0` is `name` when no ARG0 is given, as the invoked program's own name.
+fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
     let mut prelude = String::new();
     let mut i = 0;
     let mut script = None;
@@ -813,7 +825,7 @@ fn sh(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
     };
     let params = if params.is_empty() {
-        vec!["vfs-sh".to_owned()]
+        vec![name.to_owned()]
     } else {
         params
     };

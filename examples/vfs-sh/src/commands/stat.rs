@@ -1,15 +1,16 @@
 //! `stat [-c FORMAT] FILE...`: GNU's default multi-line format, with what
 //! the document filesystem knows (name, size, type, modification time).
 //!
-//! The permissions are the path's own (0644 and 0755 where the backend
-//! keeps none). What it cannot know is fixed: blocks (of 512 bytes) count
-//! whole 4 KiB units, the device is `0,0`, the inode 0, owner and group
-//! `root` (id 0), access and change times equal the modification
-//! time, and the birth time is `-`.
+//! The permissions, inode, device and times of access, change and birth
+//! are the path's own where the backend keeps them (a local mount); where
+//! it keeps none, 0644 and 0755, inode and device 0, the modification time
+//! for access and change, and no birth time (`-`). What it cannot know is
+//! fixed: blocks (of 512 bytes) count whole 4 KiB units, and owner and
+//! group are `root` (id 0).
 
 use super::{options, value};
 use crate::exec::Cx;
-use crate::fs::Meta;
+use crate::fs::{Attrs, Meta};
 use crate::time::{epoch_seconds, stat_date};
 
 fn blocks(m: &Meta) -> u64 {
@@ -31,22 +32,36 @@ fn mode(m: &Meta, bits: u32) -> (String, String) {
     (format!("{bits:04o}"), crate::fs::mode_string(m.kind, bits))
 }
 
-fn default_format(name: &str, m: &Meta, bits: u32, links: u64) -> String {
-    let (octal, symbolic) = mode(m, bits);
-    let when = stat_date(m.modified);
+/// A device number as GNU stat shows it: major and minor, in decimal.
+fn device(dev: u64) -> String {
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    format!("{major},{minor}")
+}
+
+fn default_format(name: &str, m: &Meta, a: &Attrs, links: u64) -> String {
+    let (octal, symbolic) = mode(m, a.mode);
     format!(
-        "  File: {name}\n  Size: {:<10}\tBlocks: {:<10} IO Block: 4096   {}\nDevice: 0,0\tInode: 0           Links: {links}\nAccess: ({octal}/{symbolic})  Uid: (    0/{owner:>8})   Gid: (    0/{owner:>8})\nAccess: {when}\nModify: {when}\nChange: {when}\n Birth: -\n",
+        "  File: {name}\n  Size: {:<10}\tBlocks: {:<10} IO Block: 4096   {}\nDevice: {}\tInode: {:<10}  Links: {links}\nAccess: ({octal}/{symbolic})  Uid: (    0/{owner:>8})   Gid: (    0/{owner:>8})\nAccess: {}\nModify: {}\nChange: {}\n Birth: {}\n",
         m.len,
         blocks(m),
         kind(m),
+        device(a.device),
+        a.inode,
+        stat_date(a.accessed),
+        stat_date(m.modified),
+        stat_date(a.changed),
+        a.created
+            .map_or_else(|| "-".to_owned(), |t| stat_date(Some(t))),
         owner = super::OWNER,
     )
 }
 
-fn custom(format: &str, name: &str, m: &Meta, bits: u32, links: u64) -> String {
+fn custom(format: &str, name: &str, m: &Meta, a: &Attrs, links: u64) -> String {
     let mut out = String::new();
     let mut chars = format.chars();
-    let secs = m.modified.map_or(0, epoch_seconds);
+    let secs = |t: Option<std::time::SystemTime>| t.map_or(0, epoch_seconds).to_string();
+    let bits = a.mode;
     while let Some(c) = chars.next() {
         if c != '%' {
             out.push(c);
@@ -81,14 +96,23 @@ fn custom(format: &str, name: &str, m: &Meta, bits: u32, links: u64) -> String {
             'N' => format!("'{name}'"),
             's' => m.len.to_string(),
             'F' => kind(m).to_owned(),
-            'y' | 'x' | 'z' => stat_date(m.modified),
-            'Y' | 'X' | 'Z' => secs.to_string(),
-            'w' => "-".to_owned(),
-            'W' => "0".to_owned(),
+            'y' => stat_date(m.modified),
+            'x' => stat_date(a.accessed),
+            'z' => stat_date(a.changed),
+            'Y' => secs(m.modified),
+            'X' => secs(a.accessed),
+            'Z' => secs(a.changed),
+            'i' => a.inode.to_string(),
+            'w' => a
+                .created
+                .map_or_else(|| "-".to_owned(), |t| stat_date(Some(t))),
+            'W' => secs(a.created),
+            'd' => a.device.to_string(),
+            'D' => format!("{:x}", a.device),
             'a' => format!("{bits:o}"),
             'A' => crate::fs::mode_string(m.kind, bits),
             'U' | 'G' => super::OWNER.to_owned(),
-            'u' | 'g' | 'i' | 'd' | 'D' | 't' | 'T' => "0".to_owned(),
+            'u' | 'g' | 't' | 'T' => "0".to_owned(),
             // The raw mode, in hexadecimal: the file type's bits with the
             // permissions.
             'f' => {
@@ -137,25 +161,32 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     for op in &p.operands {
         match cx.fs.metadata(op) {
             Ok(m) => {
-                let bits = cx.fs.mode(op).unwrap_or(m.kind.default_mode());
+                let a = cx.fs.attributes(op).unwrap_or(Attrs {
+                    mode: m.kind.default_mode(),
+                    inode: 0,
+                    device: 0,
+                    accessed: m.modified,
+                    changed: m.modified,
+                    created: None,
+                });
                 let links = super::links(cx, op, m.kind);
                 let text = match (p.last_of(&["c", "printf"]), p.value("c"), p.value("printf")) {
                     (Some("printf"), _, Some(f)) => {
                         // `--printf`: backslash escapes, no newline added.
                         let f = super::echo::unescape(f, super::echo::Dialect::Format, true).0;
-                        let line = custom(&String::from_utf8_lossy(&f), op, &m, bits, links);
+                        let line = custom(&String::from_utf8_lossy(&f), op, &m, &a, links);
                         line.strip_suffix('\n').unwrap_or(&line).to_owned()
                     }
-                    (_, Some(f), _) => custom(f, op, &m, bits, links),
+                    (_, Some(f), _) => custom(f, op, &m, &a, links),
                     // `-t`: GNU's terse line.
                     _ if p.has("t") => custom(
                         "%n %s %b %f %u %g %D %i %h %t %T %X %Y %Z %W %o",
                         op,
                         &m,
-                        bits,
+                        &a,
                         links,
                     ),
-                    _ => default_format(op, &m, bits, links),
+                    _ => default_format(op, &m, &a, links),
                 };
                 cx.outs(&text);
             }

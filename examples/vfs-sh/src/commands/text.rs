@@ -615,6 +615,48 @@ fn decimals(s: &str) -> usize {
     }
 }
 
+/// Checks a `seq -f` format as GNU's `validate_format` does: one `%`
+/// directive (besides `%%`), a floating-point conversion.
+fn seq_format_check(f: &str) -> Result<(), String> {
+    let b = f.as_bytes();
+    let mut found = false;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'%') {
+            i += 2;
+            continue;
+        }
+        if found {
+            return Err("has too many % directives".to_owned());
+        }
+        found = true;
+        i += 1;
+        while i < b.len() && b"-+ #0'".contains(&b[i]) {
+            i += 1;
+        }
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+            i += 1;
+        }
+        match b.get(i) {
+            None => return Err("ends in %".to_owned()),
+            Some(c) if b"aAeEfFgG".contains(c) => i += 1,
+            Some(_) => {
+                let c = f[i..].chars().next().unwrap_or('?');
+                return Err(format!("has unknown %{c} directive"));
+            }
+        }
+    }
+    if found {
+        Ok(())
+    } else {
+        Err("has no % directive".to_owned())
+    }
+}
+
 /// `seq [-s SEP] [-w] [-f FORMAT] [FIRST [INCREMENT]] LAST`
 pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut sep = "\n".to_owned();
@@ -638,6 +680,12 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             s if s.starts_with("-f") && s.len() > 2 => fmt = Some(s[2..].to_owned()),
             s => nums.push(s.to_owned()),
         }
+    }
+    if let Some(f) = &fmt
+        && let Err(e) = seq_format_check(f)
+    {
+        cx.err(format_args!("seq: format '{f}' {e}"));
+        return 1;
     }
     let parsed: Result<Vec<f64>, String> = nums
         .iter()
@@ -1876,6 +1924,11 @@ const YES_LIMIT: usize = 1 << 20;
 
 /// `yes [STRING]...`: the line, repeated up to [`YES_LIMIT`] bytes.
 pub(crate) fn yes(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    // GNU `yes` takes `--` as the end of its (help and version) options.
+    let args = match args.first().map(String::as_str) {
+        Some("--") => &args[1..],
+        _ => args,
+    };
     let line = if args.is_empty() {
         "y".to_owned()
     } else {

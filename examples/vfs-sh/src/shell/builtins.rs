@@ -297,6 +297,10 @@ impl Shell<'_> {
         } else {
             target
         };
+        if target.is_empty() {
+            // bash: `cd ""` stays where it is and succeeds.
+            return 0;
+        }
         let before = self.fs.cwd();
         let result = match self.fs.metadata(&target) {
             Ok(m) if !m.is_dir() => Err(FsError::NotADirectory(m.path)),

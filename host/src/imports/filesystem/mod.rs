@@ -237,7 +237,11 @@ fn descriptor_type(k: Kind) -> DescriptorType {
 }
 
 fn datetime(m: &Meta) -> Option<Datetime> {
-    let since = m.modified?.duration_since(UNIX_EPOCH).ok()?;
+    at(m.modified)
+}
+
+fn at(t: Option<std::time::SystemTime>) -> Option<Datetime> {
+    let since = t?.duration_since(UNIX_EPOCH).ok()?;
     Some(Datetime {
         seconds: since.as_secs(),
         nanoseconds: since.subsec_nanos(),
@@ -246,14 +250,16 @@ fn datetime(m: &Meta) -> Option<Datetime> {
 
 fn descriptor_stat(m: &Meta) -> DescriptorStat {
     let time = datetime(m);
+    // A local mount's times of access and change; where the backend keeps
+    // none, the modification time stands for them.
+    let or_modified = |t: Option<std::time::SystemTime>| at(t).or(time);
     DescriptorStat {
         type_: descriptor_type(m.kind),
         link_count: 1,
         size: m.size,
-        // Documents keep one time, their last change.
-        data_access_timestamp: time,
+        data_access_timestamp: or_modified(m.inode.and_then(|i| i.accessed)),
         data_modification_timestamp: time,
-        status_change_timestamp: time,
+        status_change_timestamp: or_modified(m.inode.and_then(|i| i.changed)),
     }
 }
 
@@ -782,6 +788,7 @@ mod tests {
             size,
             modified: Some(UNIX_EPOCH + std::time::Duration::from_secs(1000)),
             mode: None,
+            inode: None,
         };
         let words = |h: MetadataHashValue| (h.lower, h.upper);
         let a = words(metadata_hash(&path, &meta(1)));
