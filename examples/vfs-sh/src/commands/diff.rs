@@ -74,6 +74,26 @@ fn quoted_char(s: &[u8]) -> Option<(u8, usize)> {
     }
 }
 
+/// `%%` and `%c'X'`, common to line and group formats: writes what the
+/// directive after a `%` (`rest`) stands for; returns the bytes used, the
+/// `%` included (a lone `%` stands for itself).
+fn literal(rest: &[u8], out: &mut Vec<u8>) -> usize {
+    match (rest.first(), quoted_char(rest.get(1..).unwrap_or_default())) {
+        (Some(b'%'), _) => {
+            out.push(b'%');
+            2
+        }
+        (Some(b'c'), Some((c, used))) => {
+            out.push(c);
+            2 + used
+        }
+        _ => {
+            out.push(b'%');
+            1
+        }
+    }
+}
+
 /// A `%[-][width]{d,o,x,X}` number.
 fn format_number(spec: &str, conv: u8, v: i64) -> String {
     let left = spec.starts_with('-');
@@ -118,20 +138,7 @@ fn line_format(fmt: &str, line: &str, n: usize, open: bool, out: &mut Vec<u8>) {
                 }
                 i += 2;
             }
-            Some(b'%') => {
-                out.push(b'%');
-                i += 2;
-            }
-            Some(b'c') => match quoted_char(&rest[1..]) {
-                Some((c, used)) => {
-                    out.push(c);
-                    i += 2 + used;
-                }
-                None => {
-                    out.push(b'%');
-                    i += 1;
-                }
-            },
+            Some(b'%' | b'c') => i += literal(rest, out),
             _ => {
                 let spec_len = rest
                     .iter()
@@ -191,20 +198,7 @@ fn group_format(fmt: &str, g: &Group<'_>, o: &Opts, out: &mut Vec<u8>) {
                 lines(g.old, g.old_open, 2, out);
                 i += 2;
             }
-            Some(b'%') => {
-                out.push(b'%');
-                i += 2;
-            }
-            Some(b'c') => match quoted_char(&rest[1..]) {
-                Some((c, used)) => {
-                    out.push(c);
-                    i += 2 + used;
-                }
-                None => {
-                    out.push(b'%');
-                    i += 1;
-                }
-            },
+            Some(b'%' | b'c') => i += literal(rest, out),
             _ => {
                 let spec_len = rest
                     .iter()
