@@ -281,6 +281,12 @@ pub(crate) struct Shell<'a> {
     /// The output of each `<(...)`, by the path it expanded to.
     files: HashMap<String, Rc<Vec<u8>>>,
     next_fd: u32,
+    /// The shell's own standard input, which background jobs do not read.
+    script_input: Option<Input>,
+    /// Background jobs run so far (`$!` is the last one's number).
+    jobs_started: u32,
+    /// Each background job's number and exit status, for `wait`.
+    pub(crate) jobs: Vec<(u32, u8)>,
     seed: u64,
     /// Standard error of command substitutions, written out to the
     /// enclosing command's standard error once its words are expanded.
@@ -314,6 +320,9 @@ fn flow_status(r: R<u8>, status: u8) -> u8 {
 fn is_ifs_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n')
 }
+
+/// The number `$!` gives the first background job; the next ones count up.
+const FIRST_JOB_PID: u32 = 4300;
 
 /// Names of the shell's builtins (run in the shell, seeing its state).
 const BUILTINS: &[&str] = &[
@@ -428,9 +437,12 @@ impl<'a> Shell<'a> {
             cd_log: Vec::new(),
             files: HashMap::new(),
             next_fd: 63,
+            jobs_started: 0,
+            jobs: Vec::new(),
             seed,
             pending_err: Vec::new(),
             cur_input: InBuf::bytes(Vec::new()),
+            script_input: None,
             exit_trap: None,
             dir_stack: Vec::new(),
         }
@@ -444,6 +456,7 @@ impl<'a> Shell<'a> {
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> u8 {
+        self.script_input = Some(input.clone());
         let mut io = Io { input, out, err };
         let r = self.list(list, &mut io);
         let mut status = flow_status(r, self.status);
@@ -710,9 +723,42 @@ impl<'a> Shell<'a> {
     fn list(&mut self, list: &List, io: &mut Io<'_>) -> R<u8> {
         let mut status = self.status;
         for ao in list {
-            status = self.and_or(ao, io)?;
+            status = if ao.background {
+                self.background(ao, io)
+            } else {
+                self.and_or(ao, io)?
+            };
         }
         Ok(status)
+    }
+
+    /// `cmd &`: vfs-sh has one thread of work, so the job runs to its end
+    /// here, in a subshell; `$!` names it and `wait $!` gives its status.
+    /// Only the interleaving of its output with what follows can differ
+    /// from bash's. Like bash's, it reads nothing where it would read the
+    /// shell's own standard input (bash gives it /dev/null), and reads a
+    /// pipe or redirection it stands in.
+    fn background(&mut self, ao: &AndOr, io: &mut Io<'_>) -> u8 {
+        let status = self.status;
+        let own = self
+            .script_input
+            .as_ref()
+            .is_some_and(|s| Rc::ptr_eq(s, &io.input));
+        let mut sub = Io {
+            input: if own {
+                InBuf::bytes(Vec::new())
+            } else {
+                io.input.clone()
+            },
+            out: &mut *io.out,
+            err: &mut *io.err,
+        };
+        let done = self.subshell(|sh| flow_status(sh.and_or(ao, &mut sub), status));
+        self.jobs_started += 1;
+        let pid = FIRST_JOB_PID + self.jobs_started;
+        self.jobs.push((pid, done));
+        self.status = 0;
+        0
     }
 
     fn and_or(&mut self, ao: &AndOr, io: &mut Io<'_>) -> R<u8> {
@@ -1903,7 +1949,12 @@ impl<'a> Shell<'a> {
                 f.push('B');
                 return Ok(PVal::One(f));
             }
-            "!" => return Ok(PVal::Unset),
+            "!" => {
+                return Ok(match self.jobs.last() {
+                    Some((pid, _)) => PVal::One(pid.to_string()),
+                    None => PVal::Unset,
+                });
+            }
             _ => {}
         }
         if let Some(ix) = &p.index {

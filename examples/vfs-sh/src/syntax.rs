@@ -246,6 +246,9 @@ pub(crate) enum Conn {
 pub(crate) struct AndOr {
     pub(crate) first: Pipeline,
     pub(crate) rest: Vec<(Conn, Pipeline)>,
+    /// Ended by `&`: a background job (run to its end before the next
+    /// command, in a subshell, as a job bash would wait for).
+    pub(crate) background: bool,
 }
 
 /// A sequence of and-or lists (joined by `;` or newlines).
@@ -459,7 +462,7 @@ impl Parser {
         }
     }
 
-    /// A list: and-or lists separated by `;`, `&` (refused) or newlines,
+    /// A list: and-or lists separated by `;`, `&` or newlines,
     /// up to a terminator keyword, a `)` or the end.
     fn list(&mut self) -> Res<List> {
         let mut list = Vec::new();
@@ -480,10 +483,10 @@ impl Parser {
                 Some(';') if !self.starts(";;") && !self.starts(";&") => self.i += 1,
                 Some('\n') => self.i += 1,
                 Some('&') if !self.starts("&&") && !self.starts("&>") => {
-                    return Err(
-                        "vfs-sh: background jobs ('&') are not supported; commands run one after another"
-                            .to_owned(),
-                    );
+                    self.i += 1;
+                    if let Some(last) = list.last_mut() {
+                        last.background = true;
+                    }
                 }
                 _ => break,
             }
@@ -507,7 +510,11 @@ impl Parser {
             self.skip_space(true);
             rest.push((conn, self.pipeline()?));
         }
-        Ok(AndOr { first, rest })
+        Ok(AndOr {
+            first,
+            rest,
+            background: false,
+        })
     }
 
     fn pipeline(&mut self) -> Res<Pipeline> {
@@ -1950,7 +1957,6 @@ mod tests {
             ("echo \"abc", "matching `\"'"),
             ("echo $(ls", "`)'"),
             ("fi", "`fi'"),
-            ("sleep 1 &", "background"),
             ("echo ${x", "bad substitution"),
         ] {
             match parse(src) {

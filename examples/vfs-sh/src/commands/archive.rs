@@ -71,6 +71,20 @@ fn gzip_ratio(uncompressed: usize, compressed: usize) -> String {
 
 /// `gzip`/`gunzip`/`zcat`: decompression to standard output only.
 /// `force` (`-f`): data that is not gzip's is copied as it is.
+/// Reads a gzip operand: a name without one of the suffixes gzip knows
+/// that is not there is looked for with `.gz` added, as gzip does (and an
+/// error then names the `.gz`).
+fn gzip_operand(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, (String, FsError)> {
+    const SUFFIXES: [&str; 7] = [".gz", ".z", "-gz", "-z", "_z", ".tgz", ".taz"];
+    match cx.read_file_operand(op) {
+        Err(FsError::NotFound(_)) if op != "-" && !SUFFIXES.iter().any(|s| op.ends_with(s)) => {
+            let gz = format!("{op}.gz");
+            cx.read_file_operand(&gz).map_err(|e| (gz, e))
+        }
+        r => r.map_err(|e| (op.to_owned(), e)),
+    }
+}
+
 fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String], force: bool) -> u8 {
     let ops = if ops.is_empty() {
         vec!["-".to_owned()]
@@ -78,18 +92,8 @@ fn decompress(cx: &mut Cx<'_>, cmd: &str, ops: &[String], force: bool) -> u8 {
         ops.to_vec()
     };
     let mut status = 0;
-    // The suffixes gzip knows; a name without one that is not there is
-    // looked for with `.gz` added, as gzip does.
-    const SUFFIXES: [&str; 7] = [".gz", ".z", "-gz", "-z", "_z", ".tgz", ".taz"];
     for op in &ops {
-        let found = match cx.read_file_operand(op) {
-            Err(FsError::NotFound(_)) if op != "-" && !SUFFIXES.iter().any(|s| op.ends_with(s)) => {
-                let gz = format!("{op}.gz");
-                cx.read_file_operand(&gz).map_err(|e| (gz, e))
-            }
-            r => r.map_err(|e| (op.clone(), e)),
-        };
-        let data = match found {
+        let data = match gzip_operand(cx, op) {
             Ok(d) => d,
             Err((_, FsError::IsADirectory(_))) => {
                 cx.err(format_args!("{cmd}: {op} is a directory -- ignored"));
@@ -298,14 +302,29 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
         }
     }
     if list {
-        let mut out =
-            String::from("         compressed        uncompressed  ratio uncompressed_name\n");
+        // The header comes with the first file listed.
+        const HEADER: &str = "         compressed        uncompressed  ratio uncompressed_name\n";
+        let mut out = String::new();
         let mut status = 0;
+        let mut listed = false;
         for op in &ops {
-            match read(cx, op)
+            let found = gzip_operand(cx, op);
+            // The name read: the operand, or the operand with `.gz`.
+            let name = match &found {
+                Err((n, _)) => n.clone(),
+                Ok(_) if op != "-" && cx.fs.metadata(op).is_err() => format!("{op}.gz"),
+                Ok(_) => op.clone(),
+            };
+            match found
+                .map_err(|(_, e)| e.strerror().to_owned())
                 .and_then(|d| gunzip(&d).map(|u| (d.len(), u.len(), gzip_framing(&d))))
             {
                 Ok((c, u, framing)) => {
+                    if !listed {
+                        out.push_str(HEADER);
+                        listed = true;
+                    }
+                    let op = &name;
                     let name = op.strip_suffix(".gz").unwrap_or(op);
                     out.push_str(&format!(
                         "{c:>19} {u:>19} {} {name}\n",
@@ -313,7 +332,8 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
                     ));
                 }
                 Err(why) => {
-                    cx.err(format_args!("gzip: {op}: {why}"));
+                    cx.outs(&std::mem::take(&mut out));
+                    cx.err(format_args!("gzip: {name}: {why}"));
                     status = 1;
                 }
             }
@@ -477,6 +497,13 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let wanted = |name: &str| members.is_empty() || (0..members.len()).any(|k| selects(k, name));
+    if data.is_empty() {
+        // An empty archive is no archive to GNU tar (the tar crate reads
+        // it as one without members).
+        cx.err("tar: This does not look like a tar archive");
+        cx.err("tar: Exiting with failure status due to previous errors");
+        return 2;
+    }
     let mut archive = tar::Archive::new(data.as_slice());
     let entries = match archive.entries() {
         Ok(e) => e,

@@ -458,19 +458,25 @@ impl Parser {
                     }
                     None => {}
                 },
-                '\n' => break,
+                '\n' => {
+                    // The newline ends the command, for the caller to see.
+                    self.i -= 1;
+                    break;
+                }
                 c => out.push(c),
             }
         }
         out
     }
 
+    /// A label, as GNU sed reads one: up to white space, `;` or a newline
+    /// (and `}`, which GNU would take into the label and then miss).
     fn label(&mut self) -> String {
         self.skip_blanks();
         let start = self.i;
         while self
             .peek()
-            .is_some_and(|c| c != '\n' && c != ';' && c != '}')
+            .is_some_and(|c| !c.is_whitespace() && c != ';' && c != '}')
         {
             self.i += 1;
         }
@@ -751,7 +757,12 @@ impl Parser {
             match self.peek() {
                 None | Some(';' | '\n' | '}' | '#') => {}
                 Some(c) => {
-                    if !matches!(cmds.last().map(|c| &c.kind), Some(Kind::Block(_))) {
+                    // A label ends at white space, and GNU reads the next
+                    // command right after it (`:a p`, `b end p`).
+                    if !matches!(
+                        cmds.last().map(|c| &c.kind),
+                        Some(Kind::Block(_) | Kind::Label | Kind::Branch(..))
+                    ) {
                         let _ = c;
                         return Err(self.err(
                             if matches!(cmds.last().map(|c| &c.kind), Some(Kind::Subst(_))) {
@@ -1442,14 +1453,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut operands = p.operands.clone();
     let mut pieces: Vec<String> = p.values("e").iter().map(|s| (*s).to_owned()).collect();
     for f in p.values("f") {
-        match cx.fs.read(f) {
+        // `-f -` reads the script from standard input.
+        match cx.read_operand(f) {
             Ok(d) => pieces.push(String::from_utf8_lossy(&d).into_owned()),
             Err(e) => {
                 cx.err(format_args!(
                     "sed: couldn't open file {f}: {}",
                     e.strerror()
                 ));
-                return 1;
+                // GNU's panic status.
+                return 4;
             }
         }
     }

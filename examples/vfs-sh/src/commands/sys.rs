@@ -421,14 +421,20 @@ fn mime_of(what: &str) -> (&'static str, &'static str) {
 }
 
 pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let brief = args.iter().any(|a| a == "-b" || a == "--brief");
+    // Short options may come together (`-bi`).
+    let short = |c: char| {
+        args.iter().any(|a| {
+            a.len() > 1 && a.starts_with('-') && !a.starts_with("--") && a[1..].contains(c)
+        })
+    };
+    let long = |l: &str| args.iter().any(|a| a == l);
+    let brief = short('b') || long("--brief");
     // `-i`/`--mime`: type and charset; `--mime-type`, `--mime-encoding`:
     // one of them.
+    let mime_both = short('i') || long("--mime");
     let (want_type, want_charset) = (
-        args.iter()
-            .any(|a| matches!(a.as_str(), "-i" | "--mime" | "--mime-type")),
-        args.iter()
-            .any(|a| matches!(a.as_str(), "-i" | "--mime" | "--mime-encoding")),
+        mime_both || long("--mime-type"),
+        mime_both || long("--mime-encoding"),
     );
     let mime = want_type || want_charset;
     let ops: Vec<&String> = args

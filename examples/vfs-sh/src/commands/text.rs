@@ -1442,17 +1442,47 @@ fn relative_path(path: &str, dir: &str) -> String {
 /// `readlink [-f|-e|-m] PATH...`: documents are not links, so without a
 /// canonicalising flag it prints nothing and fails, as for a file.
 pub(crate) fn readlink(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    // The short options' letters, then each long option's name after `-`.
     let flags: String = args
         .iter()
-        .filter(|a| a.starts_with('-') && a.len() > 1)
+        .filter(|a| a.starts_with('-') && a.len() > 1 && !a.starts_with("--"))
         .map(|a| a[1..].to_owned())
+        .chain(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("--"))
+                .map(|l| format!("-{l}")),
+        )
         .collect();
-    if flags.contains('f')
-        || flags.contains('e')
-        || flags.contains('m')
-        || flags.contains("canonicalize")
-    {
-        return canonical(cx, "readlink", args, flags.contains('e'), true);
+    let short = |c: char| flags.split('-').next().is_some_and(|s| s.contains(c));
+    // `-m`: no component need exist; `..` is taken away by name, as
+    // GNU does where there are no links.
+    if short('m') || flags.contains("-canonicalize-missing") {
+        let ops: Vec<&String> = args
+            .iter()
+            .filter(|a| !a.starts_with('-') || a.len() == 1)
+            .collect();
+        if ops.is_empty() {
+            cx.err("readlink: missing operand");
+            cx.err("Try 'readlink --help' for more information.");
+            return 1;
+        }
+        let newline = !(ops.len() == 1 && (short('n') || flags.contains("-no-newline")));
+        let cwd = cx.fs.cwd();
+        for op in ops {
+            let path = match cx.fs.metadata(op) {
+                Ok(m) => m.path,
+                Err(_) => lexical(&cwd, op),
+            };
+            cx.outs(&path);
+            if newline {
+                cx.outs("\n");
+            }
+        }
+        return 0;
+    }
+    let existing = short('e') || flags.contains("-canonicalize-existing");
+    if short('f') || existing || flags.contains("-canonicalize") {
+        return canonical(cx, "readlink", args, existing, true);
     }
     1
 }

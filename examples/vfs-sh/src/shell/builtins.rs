@@ -215,7 +215,8 @@ impl Shell<'_> {
             }
             "alias" => Ok(self.alias(args, io)),
             "unalias" => Ok(self.unalias(args, io)),
-            "wait" | "hash" | "times" | "jobs" | "disown" | "enable" | "history" => Ok(0),
+            "wait" => Ok(self.wait(args, io)),
+            "hash" | "times" | "jobs" | "disown" | "enable" | "history" => Ok(0),
             "getopts" => Ok(self.getopts(args, io)),
             "pushd" | "popd" | "dirs" => Ok(self.dir_stack_builtin(name, args, io)),
             "help" => Ok(self.external(&["help".to_owned()], io)),
@@ -267,6 +268,29 @@ impl Shell<'_> {
             Err(Flow::Return(c)) => Ok(c),
             other => other,
         }
+    }
+
+    /// `wait [-n] [PID]...`: background jobs have already run to their
+    /// end; the status is the last PID's (0 with none, 127 for a PID that
+    /// is no job of this shell, as bash says).
+    fn wait(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let mut status = 0;
+        for a in args.iter().filter(|a| !a.starts_with('-')) {
+            let job = a
+                .strip_prefix('%')
+                .map_or_else(|| a.parse::<u32>().ok(), |_| self.jobs.last().map(|j| j.0));
+            match job.and_then(|pid| self.jobs.iter().find(|j| j.0 == pid)) {
+                Some(&(_, s)) => status = s,
+                None => {
+                    Self::say(io, format!("wait: pid {a} is not a child of this shell"));
+                    status = 127;
+                }
+            }
+        }
+        if args.iter().any(|a| a == "-n") && !args.iter().any(|a| !a.starts_with('-')) {
+            status = self.jobs.last().map_or(127, |j| j.1);
+        }
+        status
     }
 
     fn cd(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
