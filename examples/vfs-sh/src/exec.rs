@@ -260,6 +260,9 @@ impl Cx<'_> {
 /// this deep: each is a frame of the guest's own stack.
 const MAX_SHELLS: u32 = 16;
 
+/// How much of `/dev/zero` a command reads.
+const ZERO_LIMIT: usize = 1 << 20;
+
 /// The files a script's own expansions made (`<(...)`'s output, read back
 /// by name), in front of the real filesystem; `/dev/null` reads as empty.
 pub(crate) struct Overlay<'a> {
@@ -269,8 +272,12 @@ pub(crate) struct Overlay<'a> {
 
 impl Overlay<'_> {
     fn virtual_file(&self, path: &str) -> Option<Rc<Vec<u8>>> {
-        if path == "/dev/null" {
-            return Some(Rc::new(Vec::new()));
+        match path {
+            "/dev/null" => return Some(Rc::new(Vec::new())),
+            // An endless stream of zeros, cut at 1 MiB as `yes` is (a
+            // command reads its input whole).
+            "/dev/zero" => return Some(Rc::new(vec![0; ZERO_LIMIT])),
+            _ => {}
         }
         self.files.get(path).cloned()
     }

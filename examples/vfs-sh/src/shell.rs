@@ -371,6 +371,7 @@ const BUILTINS: &[&str] = &[
     "env",
     "printenv",
     "nice",
+    "ionice",
     "nohup",
     "stdbuf",
     "time",

@@ -223,14 +223,23 @@ fn annotate(cx: &mut Cx<'_>, items: &mut [Item], o: Opts<'_>) {
 }
 
 /// Prints a block of items: names, or long lines with aligned columns.
-fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
+/// The columns are as wide as `items` and `also` need: GNU measures the
+/// operands that are directories with the files named beside them, before
+/// it lists the directories apart.
+fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, total: bool) {
     let mut s = String::new();
     let block_col = |it: &Item| o.block_scale.render(kib_blocks(it.len) * 1024);
-    let bw = items.iter().map(|i| block_col(i).len()).max().unwrap_or(1);
+    let all = || items.iter().chain(also);
+    let bw = all().map(|i| block_col(i).len()).max().unwrap_or(1);
+    let iw = if o.layout == Layout::Commas && !o.long {
+        0
+    } else {
+        all().map(|i| i.inode.to_string().len()).max().unwrap_or(1)
+    };
     let prefix = |it: &Item| {
         let mut p = String::new();
         if o.inode {
-            p.push_str(&format!("{} ", it.inode));
+            p.push_str(&format!("{:>iw$} ", it.inode));
         }
         if o.blocks {
             p.push_str(&format!("{:>bw$} ", block_col(it)));
@@ -304,12 +313,21 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], o: Opts<'_>, total: bool) {
         let t = o.block_scale.render(blocks * 1024);
         s.push_str(&format!("total {t}\n"));
     }
-    let width = items.iter().map(|i| size(i).len()).max().unwrap_or(1);
+    let width = all().map(|i| size(i).len()).max().unwrap_or(1);
     let links: Vec<u64> = items
         .iter()
         .map(|it| super::links(cx, &it.path, it.kind))
         .collect();
-    let lw = links.iter().map(|n| n.to_string().len()).max().unwrap_or(1);
+    let also_links: Vec<u64> = also
+        .iter()
+        .map(|it| super::links(cx, &it.path, it.kind))
+        .collect();
+    let lw = links
+        .iter()
+        .chain(&also_links)
+        .map(|n| n.to_string().len())
+        .max()
+        .unwrap_or(1);
     let now = cx.env.now;
     for (k, (it, n)) in items.iter().zip(&links).enumerate() {
         let bits = cx.fs.mode(&it.path).unwrap_or(it.kind.default_mode());
@@ -570,7 +588,7 @@ fn list_one(
     }
     annotate(cx, &mut items, o);
     sort(&mut items, o);
-    print_block(cx, &items, o, true);
+    print_block(cx, &items, &[], o, true);
     Some(
         items
             .iter()
@@ -830,7 +848,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     sort(&mut dirs, o);
     let mut first = true;
     if !files.is_empty() {
-        print_block(cx, &files, o, false);
+        print_block(cx, &files, &dirs, o, false);
         first = false;
     }
     let header = operands.len() > 1 || o.recursive;

@@ -792,23 +792,36 @@ impl Parser {
 }
 
 fn unescape_y(s: &str) -> Vec<char> {
+    let cs: Vec<char> = s.chars().collect();
     let mut out = Vec::new();
-    let mut cs = s.chars();
-    while let Some(c) = cs.next() {
-        if c == '\\' {
-            match cs.next() {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some('\\') => out.push('\\'),
-                Some(o) => {
-                    out.push('\\');
-                    out.push(o);
-                }
-                None => out.push('\\'),
-            }
-        } else {
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        i += 1;
+        if c != '\\' {
             out.push(c);
+            continue;
         }
+        match cs.get(i) {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('\\') => out.push('\\'),
+            Some(_) => {
+                // GNU's character escapes (`\d0`, `\x61`, `\o142`, `\cA`).
+                if let Some((ch, used)) = char_escape(&cs[i..]) {
+                    out.push(ch);
+                    i += used;
+                    continue;
+                }
+                out.push('\\');
+                out.push(cs[i]);
+            }
+            None => {
+                out.push('\\');
+                continue;
+            }
+        }
+        i += 1;
     }
     out
 }

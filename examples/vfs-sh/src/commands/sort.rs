@@ -53,6 +53,8 @@ struct Key {
 }
 
 fn parse_pos(s: &str, is_end: bool) -> Result<(usize, usize, Order, bool), String> {
+    // A count may carry a `+` (`-k +7`), as strtoumax reads it.
+    let s = s.strip_prefix('+').unwrap_or(s);
     let digits_end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let field: usize = s[..digits_end]
         .parse()
@@ -489,6 +491,73 @@ fn key_of<'a>(sorter: &Sorter, line: &'a [u8]) -> &'a [u8] {
 }
 
 /// `sort`.
+/// One obsolete position, `N[.M][OPTS]`: the counts and the options.
+fn obsolete_pos(s: &str) -> Option<(usize, Option<usize>, &str)> {
+    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let n = s[..end].parse().ok()?;
+    let rest = &s[end..];
+    let (m, opts) = match rest.strip_prefix('.') {
+        Some(r) => {
+            let e = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+            (Some(r[..e].parse().ok()?), &r[e..])
+        }
+        None => (None, rest),
+    };
+    opts.chars()
+        .all(|c| "bdfgiMhnRrV".contains(c))
+        .then_some((n, m, opts))
+}
+
+/// Rewrites the obsolete keys `+POS1 [-POS2]` (fields and characters
+/// counted from 0) as `-k` keys, as GNU sort still reads them: `+7` is
+/// `-k 8`, `+1 -2` is `-k 2,2`, `+2.1n -3.4` is `-k 3.2n,4.4`. A `+` word
+/// that is no position stays a file name.
+fn obsolete_keys(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--" {
+            out.extend(args[i - 1..].iter().cloned());
+            break;
+        }
+        // The values of options that take one are never keys.
+        if matches!(a.as_str(), "-o" | "-t" | "-k" | "-S" | "-T") {
+            out.push(a.clone());
+            if let Some(v) = args.get(i) {
+                out.push(v.clone());
+            }
+            i += 1;
+            continue;
+        }
+        let Some((n, m, opts)) = a.strip_prefix('+').and_then(obsolete_pos) else {
+            out.push(a.clone());
+            continue;
+        };
+        let mut key = format!("{}", n + 1);
+        if let Some(m) = m {
+            key.push_str(&format!(".{}", m + 1));
+        }
+        key.push_str(opts);
+        let end = args
+            .get(i)
+            .and_then(|e| e.strip_prefix('-'))
+            .filter(|e| e.starts_with(|c: char| c.is_ascii_digit()))
+            .and_then(obsolete_pos);
+        if let Some((e, c, opts)) = end {
+            i += 1;
+            match c {
+                Some(c) if c > 0 => key.push_str(&format!(",{}.{c}{opts}", e + 1)),
+                _ => key.push_str(&format!(",{e}{opts}")),
+            }
+        }
+        out.push("-k".to_owned());
+        out.push(key);
+    }
+    out
+}
+
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         flag('r', "reverse", "r"),
@@ -519,7 +588,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('\0', "parallel", "parallel"),
         value('\0', "batch-size", "batch-size"),
     ];
-    let p = match options(cx, "sort", args, SPEC, 2) {
+    let args = obsolete_keys(args);
+    let p = match options(cx, "sort", &args, SPEC, 2) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -1636,6 +1636,16 @@ pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
         pre
     };
+    // GNU's order check: by default a file out of order is reported (once)
+    // after an unpairable line has been seen, and the run then fails at its
+    // end; `--check-order` makes it fatal at once, `--nocheck-order` off.
+    let check = match p.last_of(&["c", "n"]) {
+        Some("c") => Some(true),
+        Some(_) => None,
+        None => Some(false),
+    };
+    let mut issued = [false, false];
+    let mut unpairable = false;
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
         let ord = match (a.get(i), b.get(j)) {
@@ -1643,29 +1653,57 @@ pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             (Some(_), None) => std::cmp::Ordering::Less,
             _ => std::cmp::Ordering::Greater,
         };
-        match ord {
+        let (step_a, step_b) = match ord {
             std::cmp::Ordering::Less => {
+                unpairable = true;
                 if s1 {
                     out.push_str(&format!("{}{}\n", col(1), a[i]));
                 }
-                i += 1;
+                (true, false)
             }
             std::cmp::Ordering::Greater => {
+                unpairable = true;
                 if s2 {
                     out.push_str(&format!("{}{}\n", col(2), b[j]));
                 }
-                j += 1;
+                (false, true)
             }
             std::cmp::Ordering::Equal => {
                 if s3 {
                     out.push_str(&format!("{}{}\n", col(3), a[i]));
                 }
-                i += 1;
-                j += 1;
+                (true, true)
+            }
+        };
+        for (k, (step, lines, at)) in [(step_a, &a, &mut i), (step_b, &b, &mut j)]
+            .into_iter()
+            .enumerate()
+        {
+            if !step {
+                continue;
+            }
+            *at += 1;
+            let Some(fatal) = check else { continue };
+            if (fatal || unpairable)
+                && !issued[k]
+                && lines
+                    .get(*at)
+                    .is_some_and(|next| lines[*at - 1].as_bytes() > next.as_bytes())
+            {
+                cx.outs(&std::mem::take(&mut out));
+                cx.err(format_args!("comm: file {} is not in sorted order", k + 1));
+                if fatal {
+                    return 1;
+                }
+                issued[k] = true;
             }
         }
     }
     cx.outs(&out);
+    if issued.iter().any(|&x| x) {
+        cx.err("comm: input is not in sorted order");
+        return 1;
+    }
     0
 }
 
@@ -1684,7 +1722,29 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('\0', "nocheck-order", "n"),
         flag('\0', "header", "h"),
     ];
-    let p = match options(cx, "join", args, SPEC, 1) {
+    // The obsolete `-o 1.1 1.2 2.1`: field specs after `-o`'s value go on
+    // with its list, as GNU join still reads them.
+    let is_spec = |a: &str| {
+        !a.is_empty()
+            && a.split([',', ' ']).all(|f| {
+                f == "0"
+                    || f.split_once('.').is_some_and(|(n, m)| {
+                        matches!(n, "1" | "2")
+                            && !m.is_empty()
+                            && m.bytes().all(|b| b.is_ascii_digit())
+                    })
+            })
+    };
+    let mut args = args.to_vec();
+    if let Some(o) = args.iter().position(|a| a == "-o")
+        && o + 1 < args.len()
+    {
+        while o + 2 < args.len() && is_spec(&args[o + 2]) && args.len() - (o + 3) >= 2 {
+            let more = args.remove(o + 2);
+            args[o + 1] = format!("{},{more}", args[o + 1]);
+        }
+    }
+    let p = match options(cx, "join", &args, SPEC, 1) {
         Ok(p) => p,
         Err(c) => return c,
     };

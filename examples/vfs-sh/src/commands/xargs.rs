@@ -28,7 +28,14 @@ fn optional_values(args: &[String]) -> Vec<String> {
             format!("-I{}", if v.is_empty() { "{}" } else { v })
         } else if let Some(v) = rest.strip_prefix('l') {
             format!("-L{}", if v.is_empty() { "1" } else { v })
-        } else if let Some(v) = rest.strip_prefix('e').filter(|v| !v.is_empty()) {
+        } else if let Some(v) = rest.strip_prefix('e') {
+            // `-e` alone: no end-of-file string.
+            if v.is_empty() {
+                if !flags.is_empty() {
+                    out.push(format!("-{flags}"));
+                }
+                continue;
+            }
             format!("-E{v}")
         } else {
             out.push(a.clone());
@@ -258,7 +265,15 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     } else {
         match split_quoted(&input, replace.is_some()) {
-            Ok(i) => i,
+            Ok(mut i) => {
+                // `-E EOF`: input ends at an item that is the EOF string.
+                if let Some(eof) = p.value("E").filter(|e| !e.is_empty())
+                    && let Some(at) = i.iter().position(|item| item == eof)
+                {
+                    i.truncate(at);
+                }
+                i
+            }
             Err(e) => {
                 cx.err(e);
                 return 1;

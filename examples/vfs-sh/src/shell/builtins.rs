@@ -220,7 +220,7 @@ impl Shell<'_> {
             "getopts" => Ok(self.getopts(args, io)),
             "pushd" | "popd" | "dirs" => Ok(self.dir_stack_builtin(name, args, io)),
             "help" => Ok(self.external(&["help".to_owned()], io)),
-            "timeout" | "nice" | "nohup" | "stdbuf" | "time" => {
+            "timeout" | "nice" | "ionice" | "nohup" | "stdbuf" | "time" => {
                 let rest = wrapped_command(name, args);
                 if rest.is_empty() {
                     if name == "timeout" {
@@ -294,6 +294,7 @@ impl Shell<'_> {
     }
 
     fn cd(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let args_all = args;
         let args: Vec<&String> = args
             .iter()
             .skip_while(|a| matches!(a.as_str(), "-L" | "-P" | "-e" | "--"))
@@ -321,8 +322,9 @@ impl Shell<'_> {
         } else {
             target
         };
-        if target.is_empty() {
-            // bash: `cd ""` stays where it is and succeeds.
+        if target.is_empty() && !args_all.iter().any(|a| a.as_str() == "-P") {
+            // bash: `cd ""` stays where it is and succeeds (`cd -P ""`
+            // fails, as the empty path resolves to nothing).
             return 0;
         }
         let before = self.fs.cwd();
@@ -1455,6 +1457,7 @@ fn wrapped_command<'a>(name: &str, args: &'a [String]) -> &'a [String] {
     let with_value: &[&str] = match name {
         "timeout" => &["-s", "-k", "--signal", "--kill-after"],
         "nice" => &["-n", "--adjustment"],
+        "ionice" => &["-c", "-n", "--class", "--classdata"],
         "stdbuf" => &["-i", "-o", "-e"],
         _ => &[],
     };

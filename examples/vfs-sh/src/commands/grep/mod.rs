@@ -431,6 +431,13 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         .iter()
         .flat_map(|p| p.split('\n').map(str::to_owned).collect::<Vec<_>>())
         .collect();
+    // No pattern at all (`-f /dev/null`) matches nothing: GNU grep then
+    // stops at once with status 1, reading no file, unless `-v` (every
+    // line) or `-L` (every file) makes something of it.
+    let none = patterns.is_empty();
+    if none && flavor == Flavor::Grep && !p.has("v") && !p.has("L") {
+        return 1;
+    }
     let fixed =
         p.has("F") && (flavor == Flavor::Rg || p.last_of(&["E", "F", "G", "P"]) == Some("F"));
     let syntax = match (flavor, p.last_of(&["E", "F", "G", "P"])) {
@@ -466,6 +473,10 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             rx = format!("^(?:{body})$");
         }
         translated.push(rx);
+    }
+    if none {
+        // A class nothing is in: a regex that never matches.
+        translated.push(r"[^\s\S]".to_owned());
     }
     let (after, before, both) = match (
         context_arg(cx, name, p.value("A")),
