@@ -136,6 +136,23 @@ fn background_jobs_run_in_a_subshell_and_wait_gives_their_status() {
     );
 }
 
+/// The sandbox has one account, root, who owns every document; its node
+/// name, release and version are its own, not the host's.
+#[test]
+fn the_account_and_system_are_the_sandboxs_own() {
+    assert_eq!(
+        sh("whoami; id; id -u; id -un; id -G; groups").out,
+        "root\nuid=0(root) gid=0(root) groups=0(root)\n0\nroot\n0\nroot\n"
+    );
+    assert_eq!(
+        sh("uname -a; hostname").out,
+        "Linux vfsbox vfsbox vfsbox x86_64 GNU/Linux\nvfsbox\n"
+    );
+    let r = sh("id bob; echo $?");
+    assert_eq!(r.out, "1\n");
+    assert!(r.err.contains("'bob': no such user"), "{:?}", r.err);
+}
+
 #[test]
 fn what_cannot_run_is_refused_before_anything_runs() {
     let table: &[(&str, &str)] = &[

@@ -119,6 +119,31 @@ const COMMANDS: &[Command] = &[
         usage: "more [FILE]...  (no terminal: prints like cat)",
     },
     Command {
+        name: "whoami",
+        run: sys::whoami,
+        usage: "whoami  (root, who owns every document)",
+    },
+    Command {
+        name: "id",
+        run: sys::id,
+        usage: "id [-u|-g|-G] [-n] [-r] [root]  (uid=0(root) gid=0(root) groups=0(root))",
+    },
+    Command {
+        name: "groups",
+        run: sys::groups,
+        usage: "groups [root]",
+    },
+    Command {
+        name: "uname",
+        run: sys::uname,
+        usage: "uname [-asnrvmpio]  (Linux; the node, release and version are vfsbox's, not the host's)",
+    },
+    Command {
+        name: "hostname",
+        run: sys::hostname,
+        usage: "hostname  (vfsbox)",
+    },
+    Command {
         name: "sleep",
         run: sleep,
         usage: "sleep DURATION  (returns at once: nothing in the sandbox changes while waiting)",

@@ -490,3 +490,159 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     cx.outs(&out);
     0
 }
+
+/// The one account of the sandbox: every document is `root`'s.
+const USER: &str = "root";
+
+fn no_such_user(cx: &mut Cx<'_>, cmd: &str, args: &[String]) -> Option<u8> {
+    let other = args.iter().find(|a| !a.starts_with('-') && *a != USER)?;
+    cx.err(format_args!("{cmd}: '{other}': no such user"));
+    Some(1)
+}
+
+/// `whoami`.
+pub(crate) fn whoami(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    if let Some(extra) = args.first() {
+        cx.err(format_args!("whoami: extra operand '{extra}'"));
+        cx.err("Try 'whoami --help' for more information.");
+        return 1;
+    }
+    cx.outs("root\n");
+    0
+}
+
+/// `id [-u|-g|-G] [-n] [-r] [USER]`: the sandbox's one account, root.
+pub(crate) fn id(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    if let Some(code) = no_such_user(cx, "id", args) {
+        return code;
+    }
+    let mut which = None;
+    let mut name = false;
+    for a in args.iter().filter(|a| a.starts_with('-') && a.len() > 1) {
+        let letters: Vec<char> = match a.as_str() {
+            "--user" => vec!['u'],
+            "--group" => vec!['g'],
+            "--groups" => vec!['G'],
+            "--name" => vec!['n'],
+            "--real" => vec!['r'],
+            long if long.starts_with("--") => {
+                cx.err(format_args!("id: unrecognized option '{long}'"));
+                cx.err("Try 'id --help' for more information.");
+                return 1;
+            }
+            short => short[1..].chars().collect(),
+        };
+        for c in letters {
+            match c {
+                'u' | 'g' | 'G' => which = Some(c),
+                'n' => name = true,
+                'r' | 'z' => {}
+                other => {
+                    cx.err(format_args!("id: invalid option -- '{other}'"));
+                    cx.err("Try 'id --help' for more information.");
+                    return 1;
+                }
+            }
+        }
+    }
+    match (which, name) {
+        (None, false) => cx.outs("uid=0(root) gid=0(root) groups=0(root)\n"),
+        (None, true) => {
+            cx.err("id: printing only names or real IDs requires -u, -g, or -G");
+            cx.err("Try 'id --help' for more information.");
+            return 1;
+        }
+        (Some(_), true) => cx.outs("root\n"),
+        (Some(_), false) => cx.outs("0\n"),
+    }
+    0
+}
+
+/// `groups [USER]...`.
+pub(crate) fn groups(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    if let Some(code) = no_such_user(cx, "groups", args) {
+        return code;
+    }
+    if args.is_empty() {
+        cx.outs("root\n");
+    } else {
+        for a in args {
+            cx.outs(&format!("{a} : root\n"));
+        }
+    }
+    0
+}
+
+/// `uname [-asnrvmpio]`: Linux, with the sandbox's own node name, release
+/// and version (the host's are not the script's business).
+pub(crate) fn uname(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    const FIELDS: [(char, &str); 8] = [
+        ('s', "Linux"),
+        ('n', "vfsbox"),
+        ('r', "vfsbox"),
+        ('v', "vfsbox"),
+        ('m', "x86_64"),
+        ('p', "unknown"),
+        ('i', "unknown"),
+        ('o', "GNU/Linux"),
+    ];
+    let mut want = Vec::new();
+    for a in args {
+        let letters: Vec<char> = match a.as_str() {
+            "--all" => vec!['a'],
+            "--kernel-name" => vec!['s'],
+            "--nodename" => vec!['n'],
+            "--kernel-release" => vec!['r'],
+            "--kernel-version" => vec!['v'],
+            "--machine" => vec!['m'],
+            "--processor" => vec!['p'],
+            "--hardware-platform" => vec!['i'],
+            "--operating-system" => vec!['o'],
+            s if s.starts_with('-') && !s.starts_with("--") && s.len() > 1 => {
+                s[1..].chars().collect()
+            }
+            s if s.starts_with("--") => {
+                cx.err(format_args!("uname: unrecognized option '{s}'"));
+                cx.err("Try 'uname --help' for more information.");
+                return 1;
+            }
+            s => {
+                cx.err(format_args!("uname: extra operand '{s}'"));
+                cx.err("Try 'uname --help' for more information.");
+                return 1;
+            }
+        };
+        for c in letters {
+            if c != 'a' && !FIELDS.iter().any(|f| f.0 == c) {
+                cx.err(format_args!("uname: invalid option -- '{c}'"));
+                cx.err("Try 'uname --help' for more information.");
+                return 1;
+            }
+            want.push(c);
+        }
+    }
+    if want.is_empty() {
+        want.push('s');
+    }
+    // `-a` leaves out `-p` and `-i` when they are unknown, as GNU does.
+    let all = want.contains(&'a');
+    let words: Vec<&str> = FIELDS
+        .iter()
+        .filter(|(c, v)| {
+            if all {
+                !(matches!(c, 'p' | 'i') && *v == "unknown") || want.contains(c)
+            } else {
+                want.contains(c)
+            }
+        })
+        .map(|f| f.1)
+        .collect();
+    cx.outs(&format!("{}\n", words.join(" ")));
+    0
+}
+
+/// `hostname`: the sandbox's name.
+pub(crate) fn hostname(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+    cx.outs("vfsbox\n");
+    0
+}
