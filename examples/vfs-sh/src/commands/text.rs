@@ -1535,18 +1535,20 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 widths[i] = widths[i].max(f.chars().count());
             }
         }
+        // util-linux's table: a short row's missing cells are empty, and
+        // every column but the last is padded and followed by the
+        // separator, so a short row ends in spaces.
         for r in &rows {
             let mut line = String::new();
-            for (i, f) in r.iter().enumerate() {
-                if i + 1 == r.len() {
-                    line.push_str(f);
-                } else {
-                    line.push_str(f);
-                    line.push_str(&" ".repeat(widths[i] - f.chars().count()));
+            for (i, w) in widths.iter().enumerate() {
+                let f = r.get(i).copied().unwrap_or("");
+                line.push_str(f);
+                if i + 1 < ncols {
+                    line.push_str(&" ".repeat(w - f.chars().count()));
                     line.push_str(&osep);
                 }
             }
-            out.push_str(line.trim_end_matches(' '));
+            out.push_str(&line);
             out.push('\n');
         }
     } else {
@@ -1720,6 +1722,7 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('o', "", "o"),
         flag('i', "ignore-case", "i"),
         flag('\0', "nocheck-order", "n"),
+        flag('\0', "check-order", "c"),
         flag('\0', "header", "h"),
     ];
     // The obsolete `-o 1.1 1.2 2.1`: field specs after `-o`'s value go on
@@ -1848,7 +1851,44 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
         parts.join(&osep) + "\n"
     };
+    // GNU's order check, as comm's: once a line has gone unpaired, a line
+    // whose key sorts before the one above it is reported (once a file)
+    // and the run fails at its end; `--check-order` fails at once.
+    let check = match p.last_of(&["c", "n"]) {
+        Some("c") => Some(true),
+        Some(_) => None,
+        None => Some(false),
+    };
+    let mut issued = [false, false];
+    let mut unpairable = false;
+    // Checks the line read after `at` in file `k` (`rows`, field `f`):
+    // the message, and whether it is fatal.
+    let mut read_next = |k: usize,
+                         rows: &[Vec<String>],
+                         f: usize,
+                         at: usize,
+                         unpairable: bool|
+     -> Option<(String, bool)> {
+        let fatal = check?;
+        let disorder = (fatal || unpairable)
+            && !issued[k]
+            && rows
+                .get(at + 1)
+                .is_some_and(|next| key(&rows[at], f) > key(next, f));
+        if !disorder {
+            return None;
+        }
+        issued[k] = true;
+        let msg = format!(
+            "join: {}:{}: is not sorted: {}",
+            p.operands[k],
+            at + 2,
+            rows[at + 1].join(&osep)
+        );
+        Some((msg, fatal))
+    };
     let mut out = String::new();
+    let mut warnings = Vec::new();
     let (mut i, mut jx) = (0, 0);
     while i < a.len() || jx < b.len() {
         let ord = match (a.get(i), b.get(jx)) {
@@ -1856,36 +1896,68 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             (Some(_), None) => std::cmp::Ordering::Less,
             _ => std::cmp::Ordering::Greater,
         };
+        let mut steps: Vec<(usize, usize)> = Vec::new();
+        let mut group = None;
         match ord {
             std::cmp::Ordering::Less => {
                 if unpaired.contains(&"1") {
                     out.push_str(&render(Some(&a[i]), None));
                 }
+                steps.push((0, i));
                 i += 1;
             }
             std::cmp::Ordering::Greater => {
                 if unpaired.contains(&"2") {
                     out.push_str(&render(None, Some(&b[jx])));
                 }
+                steps.push((1, jx));
                 jx += 1;
             }
             std::cmp::Ordering::Equal => {
                 let k = key(&a[i], k1);
                 let ie = (i..a.len()).take_while(|&x| key(&a[x], k1) == k).count() + i;
                 let je = (jx..b.len()).take_while(|&x| key(&b[x], k2) == k).count() + jx;
-                if !only_unpaired {
-                    for ra in &a[i..ie] {
-                        for rb in &b[jx..je] {
-                            out.push_str(&render(Some(ra), Some(rb)));
-                        }
-                    }
-                }
+                // GNU reads past a group before it prints it.
+                group = Some((i, ie, jx, je));
+                steps.push((0, ie - 1));
+                steps.push((1, je - 1));
                 i = ie;
                 jx = je;
             }
         }
+        for (k, at) in steps {
+            let (rows, f) = if k == 0 { (&a, k1) } else { (&b, k2) };
+            match read_next(k, rows, f, at, unpairable) {
+                None => {}
+                Some((m, false)) => warnings.push(m),
+                Some((m, true)) => {
+                    cx.outs(&out);
+                    cx.err(m);
+                    return 1;
+                }
+            }
+        }
+        if let Some((i0, ie, j0, je)) = group
+            && !only_unpaired
+        {
+            for ra in &a[i0..ie] {
+                for rb in &b[j0..je] {
+                    out.push_str(&render(Some(ra), Some(rb)));
+                }
+            }
+        }
+        if ord != std::cmp::Ordering::Equal {
+            unpairable = true;
+        }
     }
     cx.outs(&out);
+    for w in &warnings {
+        cx.err(w);
+    }
+    if issued.iter().any(|&x| x) {
+        cx.err("join: input is not in sorted order");
+        return 1;
+    }
     0
 }
 
