@@ -277,10 +277,14 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
     let mut stdout = false;
     let mut list = false;
     let mut force = false;
+    let mut test = false;
+    let mut verbose = false;
     let mut ops = Vec::new();
     for a in args {
         if a.starts_with("--") {
             match a.as_str() {
+                "--test" => test = true,
+                "--verbose" => verbose = true,
                 "--decompress" | "--uncompress" => decode = true,
                 "--stdout" | "--to-stdout" => stdout = true,
                 "--list" => list = true,
@@ -294,12 +298,44 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
                     'c' => stdout = true,
                     'l' => list = true,
                     'f' => force = true,
+                    't' => test = true,
+                    'v' => verbose = true,
                     _ => {}
                 }
             }
         } else {
             ops.push(a.clone());
         }
+    }
+    if test {
+        // `-t`: each file decompressed and dropped; `-v` says OK for each.
+        let ops = if ops.is_empty() {
+            vec!["-".to_owned()]
+        } else {
+            ops
+        };
+        let mut status = 0;
+        for op in &ops {
+            let shown = if op == "-" { "stdin" } else { op.as_str() };
+            match gzip_operand(cx, op) {
+                Ok(d) => match gunzip(&d) {
+                    Ok(_) => {
+                        if verbose {
+                            cx.err(format_args!("{shown}:\t OK"));
+                        }
+                    }
+                    Err(why) => {
+                        cx.err(format_args!("\ngzip: {shown}: {why}"));
+                        status = 1;
+                    }
+                },
+                Err((name, e)) => {
+                    cx.err(format_args!("gzip: {name}: {}", e.strerror()));
+                    status = 1;
+                }
+            }
+        }
+        return status;
     }
     if list {
         // The header comes with the first file listed.

@@ -967,7 +967,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         'b' => o.space_change = true,
                         'B' => o.blank_lines = true,
                         'N' => o.new_file = true,
-                        'a' | 'd' => {}
+                        // `-l` pages through pr: only -q output is the
+                        // same, taken as is.
+                        'a' | 'd' | 'l' => {}
                         other => {
                             cx.err(format_args!("diff: invalid option -- '{other}'"));
                             cx.err("diff: Try 'diff --help' for more information.");

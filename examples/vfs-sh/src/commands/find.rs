@@ -751,7 +751,7 @@ fn eval(
                     super::OWNER,
                     super::OWNER,
                     it.len,
-                    it.path
+                    ls_quoted(it.path)
                 )
                 .as_bytes(),
             );
@@ -845,6 +845,30 @@ fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
 
 /// `find -exec` inside `find -exec` (through `sh -c`) at most this deep.
 const MAX_EXEC_DEPTH: u32 = 16;
+
+/// A name as `-ls` prints it (gnulib's listing quotes): `\ ` for a
+/// space, `\"`, `\\`, C escapes for controls and octal for the rest
+/// that is not printable ASCII.
+fn ls_quoted(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for &b in path.as_bytes() {
+        match b {
+            b' ' => out.push_str("\\ "),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x0b => out.push_str("\\v"),
+            0x21..=0x7e => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out
+}
 
 /// One of the times of what `find` is looking at.
 fn stamp(cx: &mut Cx<'_>, it: &Item<'_>, which: Stamp) -> Option<SystemTime> {
