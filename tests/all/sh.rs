@@ -324,6 +324,44 @@ fn listings_show_a_local_mounts_modes_and_the_defaults_elsewhere() {
     );
 }
 
+/// `fs.attributes` through the shell: a local mount's inodes and times as
+/// the kernel keeps them, resolved as every other path is (an escaping
+/// link is denied, `..` stays at the root), and 0 where none is kept.
+#[test]
+fn inodes_and_times_are_the_local_mounts_own_and_stay_inside_it() {
+    use std::os::unix::fs::MetadataExt;
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("secret.txt"), "s\n").expect("write");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "a\n").expect("write");
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), dir.path().join("escape"))
+        .expect("symlink");
+    let real = std::fs::metadata(dir.path().join("a.txt")).expect("metadata");
+    let mount = format!("/files={}", dir.path().display());
+    let script = "stat -c '%i %Z' /files/a.txt; ls -i /files/a.txt; \
+                  stat -c %i /files/escape; echo \"status $?\"; stat -c %i /../../files/a.txt; \
+                  find /files -maxdepth 1 -name a.txt -cmin -60";
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vfsbox"))
+        .args(["sh", script, "--mount", &mount])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "{ino} {ctime}\n{ino} /files/a.txt\nstatus 1\n{ino}\n/files/a.txt\n",
+            ino = real.ino(),
+            ctime = real.ctime()
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Permission denied"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backend_without_modes_shows_0644_and_0755() {
     let server = TestServer::anonymous(limits(), vfs_of(small_tree()));
