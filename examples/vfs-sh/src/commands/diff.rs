@@ -29,6 +29,8 @@ struct Opts {
     exclude: Vec<crate::glob::Pattern>,
     /// `-N`: a file missing on one side is compared as empty.
     new_file: bool,
+    /// `-a`: every file is text, even one with NUL bytes.
+    text: bool,
     /// `--old-line-format` and the rest: `[old, new, unchanged]`.
     line_formats: [Option<String>; 3],
     /// `--old-group-format` and the rest: `[old, new, changed, unchanged]`.
@@ -539,11 +541,13 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
         }
         return 0;
     }
-    if da.contains(&0) || db.contains(&0) {
+    if !o.text && (da.contains(&0) || db.contains(&0)) {
         if let Some(h) = header {
             cx.outs(h);
         }
-        cx.outs(&format!("Binary files {a} and {b} differ\n"));
+        // `-q` says only that they differ, binary or not.
+        let what = if o.brief { "Files" } else { "Binary files" };
+        cx.outs(&format!("{what} {a} and {b} differ\n"));
         return 1;
     }
     let (la, ma) = split(&da);
@@ -845,6 +849,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         switches: String::new(),
         exclude: Vec::new(),
         new_file: false,
+        text: false,
         line_formats: [None, None, None],
         group_formats: [None, None, None, None],
     };
@@ -872,7 +877,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-b" | "--ignore-space-change" => o.space_change = true,
             "-B" | "--ignore-blank-lines" => o.blank_lines = true,
             "-N" | "--new-file" => o.new_file = true,
-            "-a" | "--text" | "-d" | "--minimal" | "--strip-trailing-cr" => {}
+            "-a" | "--text" => o.text = true,
+            "-d" | "--minimal" | "--strip-trailing-cr" => {}
             s if s.starts_with("--") && s.contains("-format") => {
                 const NAMES: [&str; 8] = [
                     "old-line-format",
@@ -969,7 +975,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         'N' => o.new_file = true,
                         // `-l` pages through pr: only -q output is the
                         // same, taken as is.
-                        'a' | 'd' | 'l' => {}
+                        'a' => o.text = true,
+                        'd' | 'l' => {}
                         other => {
                             cx.err(format_args!("diff: invalid option -- '{other}'"));
                             cx.err("diff: Try 'diff --help' for more information.");
