@@ -1586,6 +1586,19 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     u8::from(failed)
 }
 
+/// How `comm` and `join` check their input's order (`--check-order` as
+/// `c`, `--nocheck-order` as `n`): `Some(false)`, GNU's default, reports a
+/// line that sorts before the one above it (once a file) after some line
+/// has gone unpaired, and fails the run at its end; `Some(true)` fails at
+/// once; `None` does not check.
+fn order_check(p: &super::args::Parsed) -> Option<bool> {
+    match p.last_of(&["c", "n"]) {
+        Some("c") => Some(true),
+        Some(_) => None,
+        None => Some(false),
+    }
+}
+
 /// `comm [-1] [-2] [-3] [--output-delimiter=S] FILE1 FILE2`
 pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
@@ -1638,14 +1651,7 @@ pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
         pre
     };
-    // GNU's order check: by default a file out of order is reported (once)
-    // after an unpairable line has been seen, and the run then fails at its
-    // end; `--check-order` makes it fatal at once, `--nocheck-order` off.
-    let check = match p.last_of(&["c", "n"]) {
-        Some("c") => Some(true),
-        Some(_) => None,
-        None => Some(false),
-    };
+    let check = order_check(&p);
     let mut issued = [false, false];
     let mut unpairable = false;
     let (mut i, mut j) = (0, 0);
@@ -1851,14 +1857,8 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
         parts.join(&osep) + "\n"
     };
-    // GNU's order check, as comm's: once a line has gone unpaired, a line
-    // whose key sorts before the one above it is reported (once a file)
-    // and the run fails at its end; `--check-order` fails at once.
-    let check = match p.last_of(&["c", "n"]) {
-        Some("c") => Some(true),
-        Some(_) => None,
-        None => Some(false),
-    };
+    // As comm's, with lines compared by their join fields.
+    let check = order_check(&p);
     let mut issued = [false, false];
     let mut unpairable = false;
     // Checks the line read after `at` in file `k` (`rows`, field `f`):
