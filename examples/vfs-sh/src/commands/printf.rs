@@ -18,6 +18,8 @@ struct Conv {
     width: Option<Option<usize>>,
     precision: Option<Option<usize>>,
     kind: char,
+    /// `%(FORMAT)T`: the strftime format.
+    time: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -91,6 +93,25 @@ fn compile(format: &str, utf8: bool) -> Result<Vec<Piece>, String> {
         if chars.get(i) == Some(&'.') {
             i += 1;
             conv.precision = Some(number(&chars, &mut i).unwrap_or(Some(0)));
+        }
+        // bash's `%(FORMAT)T`: a time, formatted by strftime.
+        if chars.get(i) == Some(&'(') {
+            let Some(close) = chars[i..].iter().position(|&c| c == ')') else {
+                return Err("printf: `(': invalid format character".to_owned());
+            };
+            let fmt: String = chars[i + 1..i + close].iter().collect();
+            i += close + 1;
+            if chars.get(i) != Some(&'T') {
+                return Err(format!(
+                    "printf: `{}': invalid format character",
+                    chars.get(i).copied().unwrap_or('(')
+                ));
+            }
+            i += 1;
+            conv.kind = 'T';
+            conv.time = Some(fmt);
+            pieces.push(Piece::Conv(conv));
+            continue;
         }
         // Length modifiers mean nothing here.
         while chars
@@ -265,12 +286,15 @@ fn pad(conv: &Conv, width: usize, lead: &str, body: &str, numeric: bool) -> Stri
 
 /// Runs the format once over `args`; returns how many arguments it used
 /// and whether `%b`'s `\c` asked to stop.
+/// Writes one pass of `pieces` over `args`; `now` (seconds since the
+/// epoch) is the time `%(...)T` shows for `-1`, `-2` or no argument.
 fn apply(
     pieces: &[Piece],
     args: &[String],
     out: &mut Vec<u8>,
     errors: &mut Vec<String>,
     utf8: bool,
+    now: i64,
 ) -> (usize, bool) {
     let mut used = 0;
     let next = |used: &mut usize| -> Option<&String> {
@@ -310,6 +334,27 @@ fn apply(
                 pad(conv, width, "", &s, false)
             }
             'q' => pad(conv, width, "", &shell_quote(arg_s), false),
+            'T' => {
+                let secs = match arg_s.trim() {
+                    "" | "-1" | "-2" => now,
+                    a => {
+                        let (v, err) = int_arg(a);
+                        errors.extend(err);
+                        i64::try_from(v).unwrap_or(now)
+                    }
+                };
+                // An empty format is the locale's time (`%X`; the C locale's).
+                let fmt = match conv.time.as_deref() {
+                    None | Some("") => "%H:%M:%S",
+                    Some(f) => f,
+                };
+                let text = crate::time::strftime(fmt, secs, 0);
+                let text: String = match prec {
+                    Some(p) => text.chars().take(p).collect(),
+                    None => text,
+                };
+                pad(conv, width, "", &text, false)
+            }
             'b' => {
                 let (bytes, stop) = unescape(arg_s, Dialect::Echo, utf8);
                 let s = String::from_utf8_lossy(&bytes).into_owned();
@@ -427,7 +472,7 @@ pub(crate) fn format_once(format: &str, args: &[String]) -> Result<Vec<u8>, Stri
     let pieces = compile(&escape_backslashes(format), true)?;
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    apply(&pieces, args, &mut out, &mut errors, true);
+    apply(&pieces, args, &mut out, &mut errors, true, 0);
     Ok(out)
 }
 
@@ -462,7 +507,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     loop {
         let mut out = Vec::new();
         let mut errors = Vec::new();
-        let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, utf8);
+        let now = crate::time::epoch_seconds(cx.env.now);
+        let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, utf8, now);
         failed |= !errors.is_empty();
         for e in errors {
             cx.err(format_args!("vfs-sh: {e}"));
@@ -528,7 +574,7 @@ mod tests {
         let mut out = Vec::new();
         let mut errors = Vec::new();
         loop {
-            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, true);
+            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, true, 0);
             rest = &rest[used.min(rest.len())..];
             if stop || used == 0 || rest.is_empty() {
                 break;
