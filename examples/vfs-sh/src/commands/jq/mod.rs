@@ -603,14 +603,39 @@ fn compile(code: &str, named: &[(String, Val)]) -> Result<jaq_core::Filter<Kind>
             let mut msg = String::new();
             for (_, es) in errs {
                 for (name, undefined) in es {
+                    let shown = match undefined {
+                        jaq_core::compile::Undefined::Filter(arity) => format!("{name}/{arity}"),
+                        _ => name.to_owned(),
+                    };
                     msg.push_str(&format!(
-                        "jq: error: {name} is not defined ({})\n",
-                        undefined.as_str()
+                        "jq: error: {shown} is not defined {}\n",
+                        locate(code, name)
                     ));
                 }
             }
             msg
         })
+}
+
+/// Where `name`, a slice of the program `code`, stands, as jq 1.6 says it:
+/// `at <top-level>, line N:`, then the program's line, followed by as many
+/// spaces as the name's column (jq 1.6 pads for a caret it never prints).
+fn locate(code: &str, name: &str) -> String {
+    let start = code.as_ptr() as usize;
+    let at = (name.as_ptr() as usize)
+        .checked_sub(start)
+        .filter(|&o| o <= code.len())
+        .unwrap_or(0);
+    let before = &code[..at];
+    let line_no = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line_end = code[at..].find('\n').map_or(code.len(), |i| at + i);
+    let column = code[line_start..at].chars().count();
+    format!(
+        "at <top-level>, line {line_no}:\n{}{}",
+        &code[line_start..line_end],
+        " ".repeat(column)
+    )
 }
 
 /// A syntax error: what was expected, and where (the rest of the program,
@@ -747,7 +772,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let filter = match compile(&code, &o.named) {
         Ok(f) => f,
         Err(msg) => {
-            let n = msg.lines().count().max(1);
+            let n = msg.matches("jq: error:").count().max(1);
             let _ = cx.err.write_all(msg.as_bytes());
             cx.err(format_args!(
                 "jq: {n} compile error{}",
