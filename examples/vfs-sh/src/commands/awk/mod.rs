@@ -1948,7 +1948,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     return 2;
                 }
             },
-            "-f" | "--file" => match cx.fs.read(&value) {
+            "-f" | "--file" => match cx.read_operand(&value) {
                 Ok(d) => {
                     sources.push(String::from_utf8_lossy(&d).into_owned());
                     program_files.push(value.clone());

@@ -383,6 +383,14 @@ impl Lexer {
             }
         }
         let text: String = self.s[start..self.i].iter().collect();
+        // gawk reads a constant with a leading 0 and only octal digits as
+        // octal (`010` is 8; `018` and `010.5` stay decimal).
+        if text.len() > 1
+            && text.starts_with('0')
+            && text.bytes().all(|b| (b'0'..=b'7').contains(&b))
+        {
+            return i64::from_str_radix(&text[1..], 8).map_or(0.0, |v| v as f64);
+        }
         super::value::leading_number(&text)
     }
 
