@@ -1562,7 +1562,18 @@ impl<'a> Shell<'a> {
                     }
                 }
                 Part::Double(inner) => {
-                    let lone_at = matches!(inner.as_slice(), [Part::Param(p)] if p.op == ParamOp::Get
+                    // `"$@"`, `"${arr[@]}"` and what maps over their
+                    // elements (`"${@:2}"`, `"${arr[@]/a/b}"`) are a field
+                    // for each element: none when there are none.
+                    let lone_at = matches!(inner.as_slice(), [Part::Param(p)] if matches!(
+                            p.op,
+                            ParamOp::Get
+                                | ParamOp::Slice(..)
+                                | ParamOp::TrimPrefix(..)
+                                | ParamOp::TrimSuffix(..)
+                                | ParamOp::Replace(..)
+                                | ParamOp::Case(..)
+                        )
                         && (p.name == "@" || p.index.as_ref().and_then(Word::as_lit) == Some("@")));
                     if !lone_at {
                         out.push(Tok::Empty);
@@ -1788,6 +1799,13 @@ impl<'a> Shell<'a> {
                         Some(self.arith(&t)?)
                     }
                     None => None,
+                };
+                // No positional parameters are still a list, of none.
+                let value = match value {
+                    PVal::Unset if name == "@" || name == "*" => {
+                        PVal::Many(Vec::new(), name == "*")
+                    }
+                    v => v,
                 };
                 let v = match value {
                     PVal::Unset => PVal::Unset,

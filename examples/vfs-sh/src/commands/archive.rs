@@ -343,6 +343,11 @@ fn gzip_like(cx: &mut Cx<'_>, args: &[String], mut decode: bool) -> u8 {
         let mut out = String::new();
         let mut status = 0;
         let mut listed = false;
+        let ops = if ops.is_empty() {
+            vec!["-".to_owned()]
+        } else {
+            ops
+        };
         for op in &ops {
             let found = gzip_operand(cx, op);
             // The name read: the operand, or the operand with `.gz`.
