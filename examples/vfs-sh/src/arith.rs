@@ -12,6 +12,13 @@ pub(crate) trait Vars {
     fn set_var(&mut self, name: &str, value: i64);
 }
 
+/// `a[key]` as the array's name and the subscript, for a name that
+/// names an element.
+pub(crate) fn element_ref(name: &str) -> Option<(&str, &str)> {
+    let (array, rest) = name.split_once('[')?;
+    Some((array, rest.strip_suffix(']')?))
+}
+
 /// How deep variables referring to expressions may recurse.
 const MAX_DEPTH: u32 = 64;
 
@@ -99,6 +106,28 @@ fn tokenize(src: &str) -> Result<Vec<Tok>, String> {
                 .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
             {
                 i += 1;
+            }
+            // `a[expr]`: an array element, its subscript kept as written
+            // for the shell to read (`]` balanced).
+            if chars.get(i) == Some(&'[') {
+                let mut depth = 0;
+                let mut j = i;
+                while let Some(&c) = chars.get(j) {
+                    match c {
+                        '[' => depth += 1,
+                        ']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if j < chars.len() {
+                    i = j + 1;
+                }
             }
             toks.push(Tok::Name(chars[start..i].iter().collect()));
             continue;

@@ -243,7 +243,9 @@ impl Cx<'_> {
         // A shell is a process of its own: a `cd` inside `sh -c` (or
         // `find -exec sh -c 'cd "$1" && ...'`) leaves the caller where it was.
         let cwd = self.fs.cwd();
+        let inherited = (self.environ)();
         let mut shell = Shell::new(&mut *self.fs, &mut *self.env, args);
+        shell.inherit(inherited);
         let status = match out {
             Some(o) => shell.run_script(&list, input, o, &mut *self.err),
             None => shell.run_script(&list, input, &mut *self.out, &mut *self.err),

@@ -156,6 +156,9 @@ struct State {
     /// expand them (without `shopt -s expand_aliases`), and neither does
     /// vfs-sh.
     aliases: std::collections::BTreeMap<String, String>,
+    /// The variables exported to commands and child shells (`export`,
+    /// `declare -x`, the environment the script started with).
+    exported: std::collections::HashSet<String>,
 }
 
 /// A variable's `declare` attributes.
@@ -295,17 +298,30 @@ pub(crate) struct Shell<'a> {
     cur_input: Input,
     /// `trap CMD EXIT`: run when the script ends.
     exit_trap: Option<String>,
+    /// `trap CMD ERR`: run after a command fails where `set -e` would end
+    /// the script.
+    pub(crate) err_trap: Option<String>,
     /// `pushd`'s directory stack (below the working directory).
     dir_stack: Vec<String>,
 }
 
 impl arith::Vars for Shell<'_> {
     fn get_var(&mut self, name: &str) -> String {
-        self.scalar(name).unwrap_or_default()
+        match arith::element_ref(name) {
+            // `a[i]`: an indexed array's subscript is arithmetic, an
+            // associative array's a key.
+            Some((array, key)) => self.element(array, key).ok().flatten().unwrap_or_default(),
+            None => self.scalar(name).unwrap_or_default(),
+        }
     }
 
     fn set_var(&mut self, name: &str, value: i64) {
-        self.set_scalar(name, value.to_string());
+        match arith::element_ref(name) {
+            Some((array, key)) => {
+                let _ = self.set_element(array, key, value.to_string());
+            }
+            None => self.set_scalar(name, value.to_string()),
+        }
     }
 }
 
@@ -320,6 +336,10 @@ fn flow_status(r: R<u8>, status: u8) -> u8 {
 fn is_ifs_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n')
 }
+
+/// `$PPID`: the process that started the shell (there is none; a fixed
+/// number, one below `$$`).
+const PPID: u32 = 4241;
 
 /// The number `$!` gives the first background job; the next ones count up.
 const FIRST_JOB_PID: u32 = 4300;
@@ -428,6 +448,10 @@ impl<'a> Shell<'a> {
                 locals: Vec::new(),
                 attrs: HashMap::new(),
                 aliases: Default::default(),
+                exported: ["HOME", "PATH", "SHELL", "LC_ALL", "TZ"]
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect(),
             },
             status: 0,
             subst_status: None,
@@ -445,7 +469,26 @@ impl<'a> Shell<'a> {
             cur_input: InBuf::bytes(Vec::new()),
             script_input: None,
             exit_trap: None,
+            err_trap: None,
             dir_stack: Vec::new(),
+        }
+    }
+
+    /// Takes `vars` as exported variables from the environment (a child
+    /// shell's, from its parent).
+    pub(crate) fn inherit(&mut self, vars: Vec<(String, String)>) {
+        for (k, v) in vars {
+            self.st.vars.insert(k.clone(), Value::Str(v));
+            self.st.exported.insert(k);
+        }
+    }
+
+    /// Marks a variable exported (or not).
+    pub(crate) fn set_exported(&mut self, name: &str, on: bool) {
+        if on {
+            self.st.exported.insert(name.to_owned());
+        } else {
+            self.st.exported.remove(name);
         }
     }
 
@@ -485,6 +528,16 @@ impl<'a> Shell<'a> {
                 return Some((self.seed % 32768).to_string());
             }
             "SECONDS" => return Some("0".to_owned()),
+            "EPOCHSECONDS" => return Some(crate::time::epoch_seconds(self.env.now).to_string()),
+            "EPOCHREALTIME" => {
+                let d = self
+                    .env
+                    .now
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default();
+                return Some(format!("{}.{:06}", d.as_secs(), d.subsec_micros()));
+            }
+            "PPID" => return Some(PPID.to_string()),
             "LINENO" => return Some("1".to_owned()),
             "#" => return Some(self.st.positional.len().to_string()),
             "?" => return Some(self.status.to_string()),
@@ -710,6 +763,7 @@ impl<'a> Shell<'a> {
 
     fn unset_var(&mut self, name: &str) {
         self.st.vars.remove(name);
+        self.st.exported.remove(name);
     }
 
     fn ifs(&self) -> String {
@@ -793,8 +847,21 @@ impl<'a> Shell<'a> {
             status = u8::from(status == 0);
         }
         self.status = status;
-        if status != 0 && self.st.opts.errexit && self.cond == 0 && !guarded && !p.bang {
-            return Err(Flow::Exit(status));
+        if status != 0 && self.cond == 0 && !guarded && !p.bang {
+            // The ERR trap (not inside itself), with `$?` the failure's.
+            if let Some(trap) = self.err_trap.take() {
+                if let Ok(l) = syntax::parse(&trap) {
+                    let r = self.list(&l, io);
+                    self.err_trap = Some(trap);
+                    self.status = status;
+                    r?;
+                } else {
+                    self.err_trap = Some(trap);
+                }
+            }
+            if self.st.opts.errexit {
+                return Err(Flow::Exit(status));
+            }
         }
         Ok(status)
     }
@@ -972,13 +1039,19 @@ impl<'a> Shell<'a> {
             self.status = r;
             return Ok(r);
         }
-        // `VAR=x cmd`: the assignments hold for the command only.
+        // `VAR=x cmd`: the assignments hold for the command only, exported
+        // to it.
         let mut saved = Vec::new();
+        let exported_before = (!assigns.is_empty()).then(|| self.st.exported.clone());
         for a in assigns {
             saved.push((a.name.clone(), self.st.vars.get(&a.name).cloned()));
             if let Err(e) = self.assign(a) {
+                if let Some(before) = exported_before {
+                    self.st.exported = before;
+                }
                 return self.expansion_failed(e, io);
             }
+            self.st.exported.insert(a.name.clone());
         }
         if self.st.opts.xtrace {
             let _ = writeln!(io.err, "+ {}", argv.join(" "));
@@ -991,6 +1064,9 @@ impl<'a> Shell<'a> {
                 }
                 None => self.unset_var(&name),
             }
+        }
+        if let Some(before) = exported_before {
+            self.st.exported = before;
         }
         let s = r?;
         self.status = s;
@@ -1018,10 +1094,12 @@ impl<'a> Shell<'a> {
             inner: &mut *self.fs,
             files: &self.files,
         };
-        let vars = &self.st.vars;
+        let (vars, exported) = (&self.st.vars, &self.st.exported);
+        // What a command sees of the shell: its exported variables.
         let environ = || {
             let mut all: Vec<(String, String)> = vars
                 .iter()
+                .filter(|(k, _)| exported.contains(*k))
                 .filter_map(|(k, v)| match v {
                     Value::Str(s) => Some((k.clone(), s.clone())),
                     _ => None,
@@ -1053,8 +1131,23 @@ impl<'a> Shell<'a> {
         self.calls += 1;
         let saved = std::mem::replace(&mut self.st.positional, args);
         self.st.locals.push(Vec::new());
+        // `FUNCNAME`: the functions being run, innermost first (`bash -c`
+        // puts no `main` under them).
+        let callers = self.st.vars.remove("FUNCNAME");
+        let mut names = vec![Some(name.to_owned())];
+        if let Some(Value::Array(outer)) = &callers {
+            names.extend(outer.iter().cloned());
+        }
+        self.st
+            .vars
+            .insert("FUNCNAME".to_owned(), Value::Array(names));
         let loops = std::mem::replace(&mut self.loops, 0);
+        // Functions do not inherit the ERR trap (bash's without `set -E`).
+        let err_trap = self.err_trap.take();
         let r = self.command(body, io);
+        if self.err_trap.is_none() {
+            self.err_trap = err_trap;
+        }
         self.loops = loops;
         if let Some(hidden) = self.st.locals.pop() {
             for (var, old) in hidden.into_iter().rev() {
@@ -1068,6 +1161,14 @@ impl<'a> Shell<'a> {
         }
         self.st.positional = saved;
         self.calls -= 1;
+        match callers {
+            Some(v) => {
+                self.st.vars.insert("FUNCNAME".to_owned(), v);
+            }
+            None => {
+                self.st.vars.remove("FUNCNAME");
+            }
+        }
         match r {
             Err(Flow::Return(c)) => Ok(c),
             other => other,

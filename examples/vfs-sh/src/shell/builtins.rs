@@ -204,12 +204,21 @@ impl Shell<'_> {
                 Ok(0)
             }
             "trap" => {
-                // `trap CMD EXIT` (or `0`) runs CMD when the script ends;
-                // there are no signals to catch in the sandbox.
-                if let [cmd, sigs @ ..] = args
-                    && sigs.iter().any(|s| s == "EXIT" || s == "0")
-                {
-                    self.exit_trap = (!cmd.is_empty() && cmd != "-").then(|| cmd.clone());
+                // `trap CMD EXIT` (or `0`) runs CMD when the script ends,
+                // `trap CMD ERR` after each command that fails where
+                // `set -e` would stop; there are no signals to catch in
+                // the sandbox.
+                if let [cmd, sigs @ ..] = args {
+                    let action = (!cmd.is_empty() && cmd != "-").then(|| cmd.clone());
+                    if sigs
+                        .iter()
+                        .any(|s| matches!(s.as_str(), "EXIT" | "0" | "SIGEXIT"))
+                    {
+                        self.exit_trap = action.clone();
+                    }
+                    if sigs.iter().any(|s| matches!(s.as_str(), "ERR" | "SIGERR")) {
+                        self.err_trap = action;
+                    }
                 }
                 Ok(0)
             }
@@ -682,6 +691,9 @@ impl Shell<'_> {
         let mut clear = Attrs::default();
         let mut status = 0;
         let mut operands = Vec::new();
+        // `export` and `declare -x` export; `export -n` and `declare +x`
+        // take the export away.
+        let mut export = (name == "export").then_some(true);
         for a in args {
             if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 && operands.is_empty() {
                 let on = a.starts_with('-');
@@ -701,7 +713,9 @@ impl Shell<'_> {
                         'u' => target.upper = true,
                         'i' => target.integer = true,
                         'r' if on => target.readonly = true,
-                        'r' | 'x' | 'n' | 't' => {}
+                        'x' => export = Some(on),
+                        'n' if name == "export" => export = Some(false),
+                        'r' | 'n' | 't' => {}
                         _ => {
                             Self::say(io, format_args!("{name}: -{c}: invalid option"));
                             return 2;
@@ -737,7 +751,13 @@ impl Shell<'_> {
         }
         if print || (operands.is_empty() && name != "local") {
             let mut names: Vec<String> = if operands.is_empty() {
-                let mut v: Vec<String> = self.st.vars.keys().cloned().collect();
+                let mut v: Vec<String> = self
+                    .st
+                    .vars
+                    .keys()
+                    .filter(|k| name != "export" || self.st.exported.contains(*k))
+                    .cloned()
+                    .collect();
                 v.sort();
                 v
             } else {
@@ -790,6 +810,9 @@ impl Shell<'_> {
                 Self::say(io, format_args!("{name}: `{op}': not a valid identifier"));
                 status = 1;
                 continue;
+            }
+            if let Some(on) = export {
+                self.set_exported(&base, on);
             }
             if local && !global {
                 let old = self.st.vars.get(&base).cloned();
@@ -1399,8 +1422,11 @@ impl Shell<'_> {
     fn env_builtin(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
         let mut i = 0;
         let mut saved = Vec::new();
+        // `env -i`: the command sees only the assignments env is given.
+        let exported_before = self.st.exported.clone();
         while let Some(a) = args.get(i) {
             if a == "-i" || a == "-" || a == "--ignore-environment" {
+                self.st.exported.clear();
                 i += 1;
                 continue;
             }
@@ -1412,13 +1438,19 @@ impl Shell<'_> {
                 Some((n, v)) if valid_name(n) => {
                     saved.push((n.to_owned(), self.st.vars.get(n).cloned()));
                     self.set_scalar(n, v.to_owned());
+                    self.set_exported(n, true);
                     i += 1;
                 }
                 _ => break,
             }
         }
         let r = if i >= args.len() {
-            let mut names: Vec<&String> = self.st.vars.keys().collect();
+            let mut names: Vec<&String> = self
+                .st
+                .vars
+                .keys()
+                .filter(|k| self.st.exported.contains(*k))
+                .collect();
             names.sort();
             let mut text = String::new();
             for n in names {
@@ -1439,6 +1471,7 @@ impl Shell<'_> {
                 None => self.unset_var(&n),
             }
         }
+        self.st.exported = exported_before;
         r
     }
 }
