@@ -337,6 +337,50 @@ fn is_ifs_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n')
 }
 
+/// `select`'s menu as bash lays it out (`print_select_list`): `N) WORD`
+/// in as many columns as fit `columns`, filled down, padded with tabs.
+fn select_menu(items: &[String], columns: usize) -> String {
+    let n = items.len();
+    let number_len = |v: usize| v.to_string().len();
+    let indices_len = number_len(n);
+    let max_elem = items.iter().map(|w| w.chars().count()).max().unwrap_or(0) + indices_len + 4;
+    let mut cols = (columns / max_elem).max(1);
+    let mut rows = n / cols + usize::from(n % cols != 0);
+    cols = n / rows + usize::from(n % rows != 0);
+    if rows == 1 {
+        rows = cols;
+    }
+    let first_len = number_len(rows);
+    let indent = |out: &mut String, mut from: usize, to: usize| {
+        while to / 8 > from / 8 {
+            out.push('\t');
+            from += 8 - from % 8;
+        }
+        while from < to {
+            out.push(' ');
+            from += 1;
+        }
+    };
+    let mut out = String::new();
+    for row in 0..rows {
+        let mut ind = row;
+        let mut pos = 0;
+        loop {
+            let len = if pos == 0 { first_len } else { indices_len };
+            out.push_str(&format!("{:>len$}) {}", ind + 1, items[ind]));
+            let elem = items[ind].chars().count() + len + 2;
+            ind += rows;
+            if ind >= n {
+                break;
+            }
+            indent(&mut out, pos + elem, pos + max_elem);
+            pos += max_elem;
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// `$PPID`: the process that started the shell (there is none; a fixed
 /// number, one below `$$`).
 const PPID: u32 = 4241;
@@ -785,6 +829,65 @@ impl<'a> Shell<'a> {
             };
         }
         Ok(status)
+    }
+
+    /// `select NAME [in WORDS]`: bash's menu (`N) WORD` lines and the `PS3`
+    /// prompt, on standard error) for each line read from standard input:
+    /// `REPLY` is the line, NAME the word it numbers (empty if none); an
+    /// empty line shows the menu again; the end of input ends the loop.
+    fn select(&mut self, var: &str, items: Option<&[Word]>, body: &List, io: &mut Io<'_>) -> R<u8> {
+        let values = match items {
+            None => self.st.positional.clone(),
+            Some(words) => match self.expand_words(words) {
+                Ok(v) => v,
+                Err(e) => return self.expansion_failed(e, io),
+            },
+        };
+        if values.is_empty() {
+            return Ok(0);
+        }
+        let columns = self
+            .scalar("COLUMNS")
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(80);
+        let menu = select_menu(&values, columns);
+        let mut status = 0;
+        let mut show = true;
+        self.loops += 1;
+        let r = loop {
+            if show {
+                let _ = io.err.write_all(menu.as_bytes());
+            }
+            let prompt = self.scalar("PS3").unwrap_or_else(|| "#? ".to_owned());
+            let _ = io.err.write_all(prompt.as_bytes());
+            let Some(line) = io.input.borrow_mut().read_until(b'\n') else {
+                // The end of input ends the loop, with status 1.
+                let _ = io.err.write_all(b"\n");
+                break Ok(1);
+            };
+            let line = String::from_utf8_lossy(&line);
+            let reply = line.strip_suffix('\n').unwrap_or(&line).to_owned();
+            if reply.trim().is_empty() {
+                show = true;
+                continue;
+            }
+            show = false;
+            let chosen = reply
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|n| values.get(n).cloned())
+                .unwrap_or_default();
+            self.set_scalar("REPLY", reply);
+            self.set_scalar(var, chosen);
+            match self.loop_body(body, io) {
+                Step::Next(s) => status = s.unwrap_or(status),
+                Step::Stop(r) => break r,
+            }
+        };
+        self.loops -= 1;
+        r
     }
 
     /// `cmd &`: vfs-sh has one thread of work, so the job runs to its end
@@ -1240,6 +1343,7 @@ impl<'a> Shell<'a> {
                 self.loops -= 1;
                 r.map(|_| status)
             }
+            Compound::Select(var, items, body) => self.select(var, items.as_deref(), body, io),
             Compound::ArithFor(init, cond, step, body) => {
                 let mut status = 0;
                 if let Err(e) = self.arith_word(init) {

@@ -184,6 +184,9 @@ pub(crate) enum Compound {
     For(String, Option<Vec<Word>>, List),
     /// `for ((init; cond; step)); do body; done`
     ArithFor(Word, Word, Word, List),
+    /// `select NAME [in WORDS]; do body; done`: a menu on standard error,
+    /// the choices read from standard input.
+    Select(String, Option<Vec<Word>>, List),
     /// `while c; do b; done`, or `until` (`true`).
     While(List, List, bool),
     /// `case WORD in (PATTERN|...) LIST ;; ... esac`
@@ -610,7 +613,12 @@ impl Parser {
                 self.function_body(name)
             }
             Some("select") => {
-                Err("vfs-sh: select is not supported (it needs a terminal)".to_owned())
+                self.i += "select".len();
+                let (name, items, body, redirs) = self.name_in_words_do()?;
+                Ok(Command::Compound(
+                    Compound::Select(name, items, body),
+                    redirs,
+                ))
             }
             Some(
                 r @ ("then" | "elif" | "else" | "fi" | "do" | "done" | "esac" | "}" | "in" | "]]"),
@@ -762,6 +770,14 @@ impl Parser {
                 redirs,
             ));
         }
+        let (name, items, body, redirs) = self.name_in_words_do()?;
+        Ok(Command::Compound(Compound::For(name, items, body), redirs))
+    }
+
+    /// `NAME [in WORDS]; do LIST; done` after `for` or `select`.
+    #[allow(clippy::type_complexity)]
+    fn name_in_words_do(&mut self) -> Res<(String, Option<Vec<Word>>, List, Vec<Redir>)> {
+        self.skip_space(false);
         let name = self.name_token()?;
         if !is_name(&name) {
             return Err(format!("vfs-sh: `{name}': not a valid identifier"));
@@ -790,7 +806,7 @@ impl Parser {
         }
         let body = self.do_group()?;
         let redirs = self.redirs_after()?;
-        Ok(Command::Compound(Compound::For(name, items, body), redirs))
+        Ok((name, items, body, redirs))
     }
 
     fn while_clause(&mut self) -> Res<Command> {
