@@ -345,8 +345,8 @@ fn select_menu(items: &[String], columns: usize) -> String {
     let indices_len = number_len(n);
     let max_elem = items.iter().map(|w| w.chars().count()).max().unwrap_or(0) + indices_len + 4;
     let mut cols = (columns / max_elem).max(1);
-    let mut rows = n / cols + usize::from(n % cols != 0);
-    cols = n / rows + usize::from(n % rows != 0);
+    let mut rows = n / cols + usize::from(!n.is_multiple_of(cols));
+    cols = n / rows + usize::from(!n.is_multiple_of(rows));
     if rows == 1 {
         rows = cols;
     }
