@@ -286,6 +286,9 @@ pub(crate) struct Shell<'a> {
     next_fd: u32,
     /// The shell's own standard input, which background jobs do not read.
     script_input: Option<Input>,
+    /// Input descriptors 3 to 9 (`3< FILE`, `exec 3< FILE`), for `read -u`
+    /// and `<&3`.
+    in_fds: [Option<Input>; 10],
     /// Background jobs run so far (`$!` is the last one's number).
     jobs_started: u32,
     /// Each background job's number and exit status, for `wait`.
@@ -512,6 +515,7 @@ impl<'a> Shell<'a> {
             pending_err: Vec::new(),
             cur_input: InBuf::bytes(Vec::new()),
             script_input: None,
+            in_fds: Default::default(),
             exit_trap: None,
             err_trap: None,
             dir_stack: Vec::new(),
@@ -1038,11 +1042,13 @@ impl<'a> Shell<'a> {
     /// working directory is restored too.
     fn subshell<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = self.st.clone();
+        let in_fds = self.in_fds.clone();
         let (calls, loops) = (self.calls, self.loops);
         let mark = self.cd_log.len();
         self.loops = 0;
         let r = f(self);
         self.st = saved;
+        self.in_fds = in_fds;
         self.calls = calls;
         self.loops = loops;
         if self.cd_log.len() > mark {
@@ -1141,6 +1147,13 @@ impl<'a> Shell<'a> {
             let r = self.with_redirs(redirs, io, |_, _| Ok(status))?;
             self.status = r;
             return Ok(r);
+        }
+        // `exec` with redirections alone: they stay for the rest of the
+        // shell.
+        if argv.len() == 1 && argv[0] == "exec" && !redirs.is_empty() && assigns.is_empty() {
+            let s = self.exec_redirs(redirs, io);
+            self.status = s;
+            return Ok(s);
         }
         // `VAR=x cmd`: the assignments hold for the command only, exported
         // to it.
@@ -1467,11 +1480,14 @@ impl<'a> Shell<'a> {
         fds[2] = Target::Err;
         let mut input = io.input.clone();
         self.cur_input = io.input.clone();
+        // Input descriptors opened here close when the command is done.
+        let saved_in = self.in_fds.clone();
         for r in redirs {
             let res = self.redirect(r, &mut fds, &mut input);
             self.flush_err(io);
             if let Err(msg) = res {
                 let _ = writeln!(io.err, "{msg}");
+                self.in_fds = saved_in;
                 return Ok(1);
             }
         }
@@ -1488,7 +1504,40 @@ impl<'a> Shell<'a> {
             out: &mut w1,
             err: &mut w2,
         };
-        f(self, &mut sub)
+        let r = f(self, &mut sub);
+        self.in_fds = saved_in;
+        r
+    }
+
+    /// `exec` with redirections only: the input ones stay for the rest of
+    /// the shell (`exec 3< FILE`, `exec < FILE`); output goes where it went.
+    pub(crate) fn exec_redirs(&mut self, redirs: &[Redir], io: &mut Io<'_>) -> u8 {
+        let mut fds = [Target::Closed; 10];
+        fds[1] = Target::Out;
+        fds[2] = Target::Err;
+        let mut input = io.input.clone();
+        self.cur_input = io.input.clone();
+        for r in redirs {
+            let res = self.redirect(r, &mut fds, &mut input);
+            self.flush_err(io);
+            if let Err(msg) = res {
+                let _ = writeln!(io.err, "{msg}");
+                return 1;
+            }
+        }
+        io.input = input;
+        0
+    }
+
+    /// The input open on descriptor `fd` (`read -u`), as text.
+    pub(crate) fn input_fd(&self, fd: &str) -> Result<Input, String> {
+        match fd.parse::<usize>() {
+            Ok(0) => Ok(self.cur_input.clone()),
+            Ok(n) if n < 10 => self.in_fds[n]
+                .clone()
+                .ok_or_else(|| format!("{n}: invalid file descriptor: Bad file descriptor")),
+            _ => Err(format!("{fd}: invalid file descriptor specification")),
+        }
     }
 
     fn redirect(
@@ -1534,6 +1583,8 @@ impl<'a> Shell<'a> {
                 let data = self.read_file(&path)?;
                 if fd == 0 {
                     *input = InBuf::bytes(data);
+                } else if fd > 2 {
+                    self.in_fds[fd] = Some(InBuf::bytes(data));
                 }
             }
             RedirOp::HereDoc | RedirOp::HereString => {
@@ -1541,8 +1592,10 @@ impl<'a> Shell<'a> {
                 if r.op == RedirOp::HereString {
                     text.push('\n');
                 }
-                if fd_of(r.fd, 0)? == 0 {
-                    *input = InBuf::bytes(text.into_bytes());
+                match fd_of(r.fd, 0)? {
+                    0 => *input = InBuf::bytes(text.into_bytes()),
+                    n if n > 2 => self.in_fds[n] = Some(InBuf::bytes(text.into_bytes())),
+                    _ => {}
                 }
             }
             RedirOp::Out | RedirOp::Append => {
@@ -1556,6 +1609,27 @@ impl<'a> Shell<'a> {
                 fds[1] = t;
                 fds[2] = t;
             }
+            RedirOp::DupIn => {
+                // `<&3`: standard input from descriptor 3; `3<&0`: the
+                // other way; `<&-` closes.
+                let word = expand(self, &r.target)?;
+                let fd = fd_of(r.fd, 0)?;
+                let source = match word.parse::<usize>() {
+                    _ if word == "-" => Some(InBuf::bytes(Vec::new())),
+                    Ok(0) => Some(input.clone()),
+                    Ok(m) if m > 2 && m < 10 => self.in_fds[m].clone(),
+                    Ok(m) if m < 10 => None,
+                    _ => return Err(format!("vfs-sh: {word}: ambiguous redirect")),
+                };
+                let Some(source) = source else {
+                    return Err(format!("vfs-sh: {word}: Bad file descriptor"));
+                };
+                match fd {
+                    0 => *input = source,
+                    n if n > 2 => self.in_fds[n] = (word != "-").then_some(source),
+                    _ => {}
+                }
+            }
             RedirOp::Dup => {
                 let word = expand(self, &r.target)?;
                 let fd = fd_of(r.fd, 1)?;
@@ -1564,6 +1638,7 @@ impl<'a> Shell<'a> {
                         *input = InBuf::bytes(Vec::new());
                     } else {
                         fds[fd] = Target::Closed;
+                        self.in_fds[fd] = None;
                     }
                     return Ok(());
                 }

@@ -123,8 +123,10 @@ pub(crate) enum RedirOp {
     Append,
     /// `<>`
     ReadWrite,
-    /// `>&N`, `<&N` (the target is a word: a number or `-`)
+    /// `>&N` (the target is a word: a number, `-` or a file name)
     Dup,
+    /// `<&N`, `<&-`: an input descriptor duplicated or closed.
+    DupIn,
     /// `&>`, `&>>`: standard output and error together.
     OutErr,
     /// `<<`, `<<-` (the body is the target word) and `<<<`.
@@ -1248,7 +1250,9 @@ impl Parser {
             (RedirOp::HereDoc, 3)
         } else if self.starts("<<") {
             (RedirOp::HereDoc, 2)
-        } else if self.starts("<&") || self.starts(">&") {
+        } else if self.starts("<&") {
+            (RedirOp::DupIn, 2)
+        } else if self.starts(">&") {
             (RedirOp::Dup, 2)
         } else if self.starts("<>") {
             (RedirOp::ReadWrite, 2)

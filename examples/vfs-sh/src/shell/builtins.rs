@@ -952,6 +952,7 @@ impl Shell<'_> {
         let mut array = None;
         let mut delim = b'\n';
         let mut count = None;
+        let mut from_fd = None;
         let mut names = Vec::new();
         let mut i = 0;
         while let Some(a) = args.get(i) {
@@ -997,7 +998,14 @@ impl Shell<'_> {
                     'a' => array = Some(value),
                     'd' => delim = value.bytes().next().unwrap_or(0),
                     'n' | 'N' => count = value.parse::<usize>().ok(),
-                    'p' | 't' | 'u' | 'i' => {}
+                    'u' => match self.input_fd(&value) {
+                        Ok(input) => from_fd = Some(input),
+                        Err(msg) => {
+                            Self::say(io, format_args!("read: {msg}"));
+                            return 1;
+                        }
+                    },
+                    'p' | 't' | 'i' => {}
                     _ => {
                         Self::say(io, format_args!("read: -{c}: invalid option"));
                         return 2;
@@ -1015,7 +1023,8 @@ impl Shell<'_> {
         let mut chars: Vec<(char, bool)> = Vec::new();
         let mut found_delim = false;
         {
-            let mut input = io.input.borrow_mut();
+            let source = from_fd.unwrap_or_else(|| io.input.clone());
+            let mut input = source.borrow_mut();
             if let Some(n) = count {
                 let data = input.read_n(n);
                 let text = String::from_utf8_lossy(&data).into_owned();
@@ -1141,6 +1150,7 @@ impl Shell<'_> {
         let mut max = usize::MAX;
         let mut skip = 0usize;
         let mut name = "MAPFILE".to_owned();
+        let mut from_fd = None;
         let mut i = 0;
         while let Some(a) = args.get(i) {
             i += 1;
@@ -1161,7 +1171,17 @@ impl Shell<'_> {
                     skip = args.get(i).and_then(|n| n.parse().ok()).unwrap_or(0);
                     i += 1;
                 }
-                "-u" | "-C" | "-c" | "-O" => i += 1,
+                "-u" => {
+                    match self.input_fd(args.get(i).map_or("", String::as_str)) {
+                        Ok(input) => from_fd = Some(input),
+                        Err(msg) => {
+                            Self::say(io, format_args!("mapfile: {msg}"));
+                            return 1;
+                        }
+                    }
+                    i += 1;
+                }
+                "-C" | "-c" | "-O" => i += 1,
                 n if !n.starts_with('-') => name = n.to_owned(),
                 n => {
                     Self::say(io, format_args!("mapfile: {n}: invalid option"));
@@ -1170,7 +1190,8 @@ impl Shell<'_> {
             }
         }
         let mut items = Vec::new();
-        let mut input = io.input.borrow_mut();
+        let source = from_fd.unwrap_or_else(|| io.input.clone());
+        let mut input = source.borrow_mut();
         let mut seen = 0;
         while items.len() < max {
             let Some(mut line) = input.read_until(delim) else {
