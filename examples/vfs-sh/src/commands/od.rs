@@ -582,6 +582,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 data.extend(d);
             }
             Err(e) => {
+                // A directory opens, then fails to read: it still counts
+                // as input that was opened.
+                opened |= matches!(e, crate::fs::FsError::IsADirectory(_));
                 cx.err(format_args!("od: {f}: {}", e.strerror()));
                 status = 1;
             }

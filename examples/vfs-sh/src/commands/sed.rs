@@ -1523,24 +1523,30 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         None
     };
-    let mut lines = Vec::new();
+    let mut lines: Vec<Line> = Vec::new();
     let mut status = 0;
     let n_ops = operands.len();
+    // Whether the last file read ended with the delimiter.
+    let mut prev_ends = true;
     for (k, op) in operands.iter().enumerate() {
+        // A directory is a read error that ends sed (status 4); what came
+        // before it is still edited.
+        if op != "-" && cx.fs.metadata(op).is_ok_and(|m| m.is_dir()) {
+            cx.err(format_args!("sed: read error on {op}: Is a directory"));
+            status = 4;
+            // The input ends here: its last line keeps its own ending.
+            if let Some(l) = lines.last_mut() {
+                l.nl = prev_ends;
+            }
+            break;
+        }
         let got = match (op.as_str(), stop_after, n_ops) {
             ("-", _, _) => Ok(cx.stdin()),
             (_, Some(n), 1) => {
                 let n = usize::try_from(n).unwrap_or(usize::MAX);
                 read::prefix(cx.fs, op, |d| newlines(d) >= n)
             }
-            _ => match cx.fs.metadata(op) {
-                Ok(m) if m.is_dir() => {
-                    cx.err(format_args!("sed: couldn't edit {op}: not a regular file"));
-                    status = 4;
-                    continue;
-                }
-                _ => cx.fs.read(op),
-            },
+            _ => cx.fs.read(op),
         };
         match got {
             Ok(d) => {
@@ -1551,6 +1557,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     parts.pop();
                 }
                 let count = parts.len();
+                if count > 0 {
+                    prev_ends = ends;
+                }
                 for (i, t) in parts.into_iter().enumerate() {
                     lines.push(Line {
                         text: t.to_owned(),
