@@ -263,7 +263,7 @@ fn xxd_revert(data: &[u8], cols: usize, plain: bool) -> (Vec<u8>, Option<&'stati
 
 /// Bytes as dump tools show them beside the hex: printable ASCII as it
 /// is, anything else as `.`.
-fn dotted(chunk: &[u8]) -> String {
+pub(crate) fn dotted(chunk: &[u8]) -> String {
     chunk
         .iter()
         .map(|&b| {

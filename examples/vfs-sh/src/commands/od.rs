@@ -660,13 +660,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             if t.text {
                 out.push_str(&" ".repeat(blank * (t.width() + 1)));
                 out.push_str("  >");
-                for &b in chunk {
-                    out.push(if (0x20..0x7f).contains(&b) {
-                        char::from(b)
-                    } else {
-                        '.'
-                    });
-                }
+                out.push_str(&super::bytes::dotted(chunk));
                 out.push('<');
             }
             out.push('\n');
