@@ -100,12 +100,13 @@ impl Reader {
                 Err("Invalid literal")
             }
         };
-        // A three-letter word from `n` is read as a number (`nan`), as
-        // Debian's jq 1.6 reads it; any other is checked against `null`.
+        // Any word from `n` is checked against `null`, `nan` included, as
+        // Debian's jq 1.6 (1.6-2.1+deb12u1, with upstream's CVE-2025-48060
+        // fix) reads it; `NaN` and `-nan` are numbers.
         let v = match token[0] {
             b't' => word("true", Val::Bool(true))?,
             b'f' => word("false", Val::Bool(false))?,
-            b'n' if token.len() != 3 => word("null", Val::Null)?,
+            b'n' => word("null", Val::Null)?,
             _ => number(&token).ok_or("Invalid numeric literal")?,
         };
         self.value(v)
@@ -407,6 +408,7 @@ mod tests {
             "Unfinished JSON term at EOF at line 1, column 4"
         );
         assert_eq!(first_error("tru\n"), "Invalid literal at line 2, column 0");
+        assert_eq!(first_error("[nan]"), "Invalid literal at line 1, column 5");
         assert_eq!(
             first_error("{1:2}"),
             "Object keys must be strings at line 1, column 3"
