@@ -195,15 +195,18 @@ impl Cx<'_> {
 
     /// Runs a shell script in a new shell (as `sh -c` would) with this
     /// command's streams; `args` are `$0` and the positional parameters.
-    pub(crate) fn run_shell(&mut self, script: &str, args: Vec<String>) -> u8 {
-        self.shell_with(script, args, None, None)
+    /// `posix`: the shell is `sh` (Debian's dash, as `/bin/sh` is there),
+    /// not bash.
+    pub(crate) fn run_shell(&mut self, script: &str, args: Vec<String>, posix: bool) -> u8 {
+        self.shell_with(script, args, posix, None, None)
     }
 
     /// Runs `sh -c SCRIPT` with this command's standard input, its
-    /// standard output captured (awk's `cmd | getline`).
+    /// standard output captured (awk's `cmd | getline`, sed's `e`: both run
+    /// `/bin/sh`).
     pub(crate) fn shell_output(&mut self, script: &str) -> (Vec<u8>, u8) {
         let mut out = Vec::new();
-        let status = self.shell_with(script, vec!["sh".to_owned()], None, Some(&mut out));
+        let status = self.shell_with(script, vec!["sh".to_owned()], true, None, Some(&mut out));
         (out, status)
     }
 
@@ -213,6 +216,7 @@ impl Cx<'_> {
         self.shell_with(
             script,
             vec!["sh".to_owned()],
+            true,
             Some(InBuf::bytes(input)),
             None,
         )
@@ -222,10 +226,11 @@ impl Cx<'_> {
         &mut self,
         script: &str,
         args: Vec<String>,
+        posix: bool,
         input: Option<Input>,
         out: Option<&mut Vec<u8>>,
     ) -> u8 {
-        let list = match syntax::parse(script) {
+        let list = match syntax::parse_as(script, posix) {
             Ok(l) => l,
             Err(msg) => {
                 self.err(msg);
@@ -245,6 +250,9 @@ impl Cx<'_> {
         let cwd = self.fs.cwd();
         let inherited = (self.environ)();
         let mut shell = Shell::new(&mut *self.fs, &mut *self.env, args);
+        if posix {
+            shell.set_posix();
+        }
         shell.inherit(inherited);
         let status = match out {
             Some(o) => shell.run_script(&list, input, o, &mut *self.err),

@@ -243,6 +243,9 @@ enum ExpError {
     Fatal(String),
     /// Ends the script with status 1 (arithmetic errors).
     Arith(String),
+    /// Ends the script with status 2: what dash ends a script for (`Bad
+    /// substitution`, an arithmetic error in `sh`).
+    Posix(String),
     Command(String),
     Flow(Flow),
 }
@@ -306,6 +309,9 @@ pub(crate) struct Shell<'a> {
     pub(crate) err_trap: Option<String>,
     /// `pushd`'s directory stack (below the working directory).
     dir_stack: Vec<String>,
+    /// The shell is `sh`, Debian's dash (`sh -c`, `find -exec sh`, a
+    /// `#!/bin/sh` script, awk's `system()`), not bash.
+    pub(crate) posix: bool,
 }
 
 impl arith::Vars for Shell<'_> {
@@ -519,7 +525,16 @@ impl<'a> Shell<'a> {
             exit_trap: None,
             err_trap: None,
             dir_stack: Vec::new(),
+            posix: false,
         }
+    }
+
+    /// Makes this shell `sh` as Debian has it (dash): POSIX sh, without
+    /// bash's own builtins, variables and expansions.
+    pub(crate) fn set_posix(&mut self) {
+        self.posix = true;
+        self.st.vars.remove("BASH_VERSION");
+        self.st.vars.remove("BASH_VERSINFO");
     }
 
     /// Takes `vars` as exported variables from the environment (a child
@@ -553,7 +568,7 @@ impl<'a> Shell<'a> {
         let r = self.list(list, &mut io);
         let mut status = flow_status(r, self.status);
         if let Some(trap) = self.exit_trap.take()
-            && let Ok(l) = syntax::parse(&trap)
+            && let Ok(l) = syntax::parse_as(&trap, self.posix)
         {
             self.status = status;
             if let Err(Flow::Exit(c)) = self.list(&l, &mut io) {
@@ -567,7 +582,14 @@ impl<'a> Shell<'a> {
     // ----- variables -----
 
     fn scalar(&mut self, name: &str) -> Option<String> {
+        // dash sets none of bash's dynamic variables; they are plain names.
+        let dynamic = !self.posix
+            || !matches!(
+                name,
+                "RANDOM" | "SECONDS" | "EPOCHSECONDS" | "EPOCHREALTIME" | "BASHPID" | "LINENO"
+            );
         match name {
+            _ if !dynamic => {}
             "PWD" => return Some(self.fs.cwd()),
             "RANDOM" => {
                 self.seed ^= self.seed << 13;
@@ -669,8 +691,19 @@ impl<'a> Shell<'a> {
         Ok(())
     }
 
-    /// Evaluates arithmetic; an error ends the script, as in bash.
+    /// Evaluates arithmetic; an error ends the script, as in bash (status
+    /// 1) and dash (status 2, which has no `**`, `++`, `--`, `,` or `#`).
     fn arith(&mut self, text: &str) -> E<i64> {
+        if self.posix {
+            if let Some(why) = posix::arith_unsupported(text) {
+                return Err(ExpError::Posix(format!(
+                    "sh: 1: arithmetic expression: {why}: \"{}\"",
+                    text.trim()
+                )));
+            }
+            return arith::eval(text, self)
+                .map_err(|e| ExpError::Posix(format!("sh: 1: arithmetic expression: {e}")));
+        }
         arith::eval(text, self).map_err(|e| ExpError::Arith(format!("vfs-sh: {e}")))
     }
 
@@ -957,7 +990,7 @@ impl<'a> Shell<'a> {
         if status != 0 && self.cond == 0 && !guarded && !p.bang {
             // The ERR trap (not inside itself), with `$?` the failure's.
             if let Some(trap) = self.err_trap.take() {
-                if let Ok(l) = syntax::parse(&trap) {
+                if let Ok(l) = syntax::parse_as(&trap, self.posix) {
                     let r = self.list(&l, io);
                     self.err_trap = Some(trap);
                     self.status = status;
@@ -1098,6 +1131,10 @@ impl<'a> Shell<'a> {
                 let _ = writeln!(io.err, "{msg}");
                 Err(Flow::Exit(1))
             }
+            ExpError::Posix(msg) => {
+                let _ = writeln!(io.err, "{msg}");
+                Err(Flow::Exit(2))
+            }
             ExpError::Command(msg) => {
                 let _ = writeln!(io.err, "{msg}");
                 self.status = 1;
@@ -1197,6 +1234,11 @@ impl<'a> Shell<'a> {
         };
         if !skip_functions && let Some(body) = self.st.funcs.get(name).cloned() {
             return self.call(name, &body, argv[1..].to_vec(), io);
+        }
+        if self.posix
+            && let Some(r) = self.posix_builtin(name, &argv[1..], io)
+        {
+            return r;
         }
         if BUILTINS.contains(&name.as_str()) {
             return self.builtin(name, &argv[1..], io);
@@ -1548,7 +1590,10 @@ impl<'a> Shell<'a> {
     ) -> Result<(), String> {
         let expand = |sh: &mut Self, w: &Word| -> Result<String, String> {
             sh.expand_string(w).map_err(|e| match e {
-                ExpError::Fatal(m) | ExpError::Command(m) | ExpError::Arith(m) => m,
+                ExpError::Fatal(m)
+                | ExpError::Command(m)
+                | ExpError::Arith(m)
+                | ExpError::Posix(m) => m,
                 ExpError::Flow(_) => "vfs-sh: redirection failed".to_owned(),
             })
         };
@@ -2008,6 +2053,8 @@ impl<'a> Shell<'a> {
             }
         };
         match &p.op {
+            // Refused by `lookup` before anything is emitted.
+            ParamOp::Bad => {}
             ParamOp::Get => {
                 if !is_set && self.st.opts.nounset && !matches!(name.as_str(), "@" | "*") {
                     return Err(ExpError::Fatal(format!("vfs-sh: {name}: unbound variable")));
@@ -2186,6 +2233,9 @@ impl<'a> Shell<'a> {
 
     fn lookup(&mut self, p: &Param) -> E<PVal> {
         let name = p.name.as_str();
+        if p.op == ParamOp::Bad {
+            return Err(ExpError::Posix("sh: 1: Bad substitution".to_owned()));
+        }
         if let ParamOp::Names(star) = p.op {
             let mut names: Vec<String> = self
                 .st
@@ -2534,3 +2584,4 @@ fn replace(s: &str, pat: &str, rep: &str, mode: ReplaceMode) -> String {
 }
 
 mod builtins;
+mod posix;

@@ -101,6 +101,9 @@ pub(crate) enum ParamOp {
     /// `${!prefix*}`, `${!prefix@}`: the names of the variables that start
     /// with `prefix` (`true`: `*`, joined in double quotes).
     Names(bool),
+    /// In `sh` (dash), any of bash's own forms (`${x:1}`, `${x/a/b}`,
+    /// `${a[0]}`, `${!x}`...): `Bad substitution` when it is expanded.
+    Bad,
 }
 
 /// Which matches of `${x/p/r}` are replaced.
@@ -307,6 +310,9 @@ struct Parser {
     s: Vec<char>,
     i: usize,
     depth: u32,
+    /// The POSIX language of `sh` (Debian's dash): no `[[ ]]`, `(( ))`,
+    /// arrays, `$'...'`, brace expansion, `<<<`, `<(...)`, `&>` or `|&`.
+    posix: bool,
 }
 
 type Res<T> = Result<T, String>;
@@ -317,12 +323,24 @@ fn unexpected(tok: &str) -> String {
 
 const UNEXPECTED_END: &str = "vfs-sh: syntax error: unexpected end of file";
 
+/// A syntax error in dash's words (`sh: 1: Syntax error: "(" unexpected`).
+fn posix_unexpected(tok: &str) -> String {
+    format!("sh: 1: Syntax error: \"{tok}\" unexpected")
+}
+
 /// Parses a whole script.
 pub(crate) fn parse(src: &str) -> Res<List> {
+    parse_as(src, false)
+}
+
+/// Parses a whole script as bash does or, with `posix`, as `sh` (dash)
+/// does.
+pub(crate) fn parse_as(src: &str, posix: bool) -> Res<List> {
     let mut p = Parser {
         s: src.chars().collect(),
         i: 0,
         depth: 0,
+        posix,
     };
     let list = p.list()?;
     p.skip_space(true);
@@ -340,6 +358,7 @@ pub(crate) fn parse_expanding_text(src: &str, heredoc: bool) -> Res<Word> {
         s: src.chars().collect(),
         i: 0,
         depth: 0,
+        posix: false,
     };
     let parts = p.parts(Until::End, heredoc)?;
     Ok(Word { parts })
@@ -352,6 +371,7 @@ fn parse_word_text(src: &str) -> Res<Word> {
         s: src.chars().collect(),
         i: 0,
         depth: 0,
+        posix: false,
     };
     let parts = p.parts(Until::Word, false)?;
     if p.i < p.s.len() {
@@ -443,6 +463,10 @@ impl Parser {
         if [";;", ";&", ";;&", ")"].contains(&tok.as_str()) {
             return TERMINATORS.iter().copied().find(|t| *t == tok);
         }
+        // dash has none of bash's own reserved words.
+        if self.posix && ["[[", "]]", "function", "select", "time"].contains(&tok.as_str()) {
+            return None;
+        }
         WORDS.iter().copied().find(|w| *w == tok)
     }
 
@@ -487,7 +511,7 @@ impl Parser {
             match self.peek() {
                 Some(';') if !self.starts(";;") && !self.starts(";&") => self.i += 1,
                 Some('\n') => self.i += 1,
-                Some('&') if !self.starts("&&") && !self.starts("&>") => {
+                Some('&') if !self.starts("&&") && (self.posix || !self.starts("&>")) => {
                     self.i += 1;
                     if let Some(last) = list.last_mut() {
                         last.background = true;
@@ -540,6 +564,9 @@ impl Parser {
                 break;
             }
             let both = self.starts("|&");
+            if both && self.posix {
+                return Err(posix_unexpected("&"));
+            }
             self.i += if both { 2 } else { 1 };
             with_stderr.push(both);
             self.skip_space(true);
@@ -566,6 +593,7 @@ impl Parser {
             return Err(UNEXPECTED_END.to_owned());
         };
         if self.starts("((")
+            && !self.posix
             && let Some(expr) = self.try_arith_command()?
         {
             let redirs = self.redirs_after()?;
@@ -747,6 +775,9 @@ impl Parser {
     fn for_clause(&mut self) -> Res<Command> {
         self.i += 3;
         self.skip_space(false);
+        if self.starts("((") && self.posix {
+            return Err("sh: 1: Syntax error: Bad for loop variable".to_owned());
+        }
         if self.starts("((") {
             self.i += 2;
             let Some(text) = self.arith_text(true) else {
@@ -1145,7 +1176,14 @@ impl Parser {
         if self.s.get(k) != Some(&'=') {
             return Ok(None);
         }
+        if self.posix && (index.is_some() || append) {
+            // `a[1]=x`, `a+=x`: not assignments in dash, but command words.
+            return Ok(None);
+        }
         self.i = k + 1;
+        if self.peek() == Some('(') && self.posix {
+            return Err(posix_unexpected("("));
+        }
         if self.peek() == Some('(') && index.is_none() {
             self.i += 1;
             let mut items = Vec::new();
@@ -1187,7 +1225,7 @@ impl Parser {
         let w = self.word()?;
         let end = self.i.min(self.s.len());
         let text: String = self.s[start.min(end)..end].iter().collect();
-        if !text.contains('{') || !has_unquoted_brace(&text) {
+        if self.posix || !text.contains('{') || !has_unquoted_brace(&text) {
             return Ok(vec![w]);
         }
         let expanded = crate::brace::expand_text(&text)?;
@@ -1230,7 +1268,14 @@ impl Parser {
             None
         };
         self.i = k;
-        let (op, len) = if self.starts("<(") || self.starts(">(") {
+        let (op, len) = if self.posix && (self.starts("<(") || self.starts(">(")) {
+            return Err(posix_unexpected("("));
+        } else if self.posix && self.starts("<<<") {
+            return Err("sh: 1: Syntax error: redirection unexpected".to_owned());
+        } else if self.posix && self.starts("&>") {
+            self.i = start;
+            return Ok(None);
+        } else if self.starts("<(") || self.starts(">(") {
             if fd.is_some() {
                 self.i = start;
                 return Ok(None);
@@ -1569,16 +1614,32 @@ impl Parser {
             Some('{') => {
                 self.i += 2;
                 self.nest()?;
-                let p = self.brace_param(in_dq)?;
+                let mut p = self.brace_param(in_dq)?;
                 self.depth -= 1;
+                let posix_form = p.index.is_none()
+                    && !p.indirect
+                    && matches!(
+                        p.op,
+                        ParamOp::Get
+                            | ParamOp::Length
+                            | ParamOp::Default(..)
+                            | ParamOp::Assign(..)
+                            | ParamOp::Error(..)
+                            | ParamOp::Alternative(..)
+                            | ParamOp::TrimPrefix(..)
+                            | ParamOp::TrimSuffix(..)
+                    );
+                if self.posix && !posix_form {
+                    p.op = ParamOp::Bad;
+                }
                 parts.push(Part::Param(Box::new(p)));
             }
-            Some('\'') if !in_dq => {
+            Some('\'') if !in_dq && !self.posix => {
                 self.i += 2;
                 let s = self.ansi_c()?;
                 parts.push(Part::Quoted(s));
             }
-            Some('"') if !in_dq => {
+            Some('"') if !in_dq && !self.posix => {
                 // `$"..."`: a translatable string; no translations here.
                 self.i += 1;
             }

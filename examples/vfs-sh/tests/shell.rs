@@ -432,7 +432,7 @@ fn partial_searches_say_so() {
     );
     assert_eq!(
         r.err,
-        "grep: stopped after 3 of 16 files; matches are partial — narrow the paths\n"
+        "grep: stopped after 3 of 20 files; matches are partial — narrow the paths\n"
     );
     assert_eq!(r.status, 0);
     let r = run_on(&mut fs, "grep -r refund /files/docs");
@@ -469,9 +469,14 @@ fn tree_format() {
 │\u{a0}\u{a0} ├── app.log
 │\u{a0}\u{a0} ├── big.log
 │\u{a0}\u{a0} └── blob.bin
-└── notes.txt
+├── notes.txt
+└── scripts
+    ├── bashy.sh
+    ├── count.sh
+    ├── notes.sh
+    └── report
 
-6 directories, 15 files
+7 directories, 19 files
 ";
     assert_eq!(r.out, want);
     assert_eq!(

@@ -818,7 +818,8 @@ type Pending = (String, String, Kind, u64, Option<SystemTime>, usize, bool);
 /// Runs a command for `-exec` (in `dir`, for `-execdir`).
 fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
     let name = argv.first().cloned().unwrap_or_default();
-    if !super::exists(&name) {
+    // A path is a script in the documents, which `dispatch` runs.
+    if !name.contains('/') && !super::exists(&name) {
         cx.err(format_args!("find: '{name}': No such file or directory"));
         return 127;
     }

@@ -744,11 +744,75 @@ pub(crate) fn dispatch(cx: &mut Cx<'_>, argv: &[String]) -> u8 {
     };
     match find_command(name) {
         Some(c) => (c.run)(cx, args),
+        None if name.contains('/') => run_script_file(cx, name, args),
         None => {
             cx.err(format_args!("vfs-sh: unsupported command: {name}"));
             127
         }
     }
+}
+
+/// Runs a shell script from the documents by its path (`./build.sh`,
+/// `find -name '*.sh' -exec {} \;`), as the kernel would: it must be an
+/// executable file; its `#!` line picks the shell (`sh` is dash, as on
+/// Debian), and one without a `#!` line is run by bash from the shell and
+/// by `sh` from `find -exec` and `xargs` (as `execvp` does). A script for
+/// another interpreter (`python3`, `perl`) is not run.
+fn run_script_file(cx: &mut Cx<'_>, path: &str, args: &[String]) -> u8 {
+    let meta = match cx.fs.metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            cx.err(format_args!("vfs-sh: {path}: {}", e.strerror()));
+            return if matches!(e, crate::fs::FsError::NotFound(_)) {
+                127
+            } else {
+                126
+            };
+        }
+    };
+    if meta.is_dir() {
+        cx.err(format_args!("vfs-sh: {path}: Is a directory"));
+        return 126;
+    }
+    if cx.fs.mode(path).is_ok_and(|m| m & 0o111 == 0) {
+        cx.err(format_args!("vfs-sh: {path}: Permission denied"));
+        return 126;
+    }
+    let text = match cx.fs.read(path) {
+        Ok(d) => String::from_utf8_lossy(&d).into_owned(),
+        Err(e) => {
+            cx.err(format_args!("vfs-sh: {path}: {}", e.strerror()));
+            return 126;
+        }
+    };
+    let posix = match interpreter(&text) {
+        None => cx.depth > 0,
+        Some("sh" | "dash") => true,
+        Some("bash") => false,
+        Some(other) => {
+            cx.err(format_args!(
+                "vfs-sh: {path}: its interpreter `{other}` is not available in vfs-sh"
+            ));
+            return 127;
+        }
+    };
+    let mut params = vec![path.to_owned()];
+    params.extend(args.iter().cloned());
+    cx.run_shell(&text, params, posix)
+}
+
+/// The program a script's `#!` line names (`/usr/bin/env NAME` names
+/// NAME), by its file name.
+fn interpreter(text: &str) -> Option<&str> {
+    let line = text.strip_prefix("#!")?.lines().next().unwrap_or("");
+    let mut words = line.split_whitespace();
+    let program = words.next()?;
+    let program = if program.rsplit('/').next() == Some("env") {
+        words.find(|w| !w.starts_with('-'))?
+    } else {
+        program
+    };
+    program.rsplit('/').next()
 }
 
 /// Whether `name` is a command vfs-sh can run (for `xargs`).
@@ -854,7 +918,7 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
     } else {
         params
     };
-    cx.run_shell(&format!("{prelude}{text}"), params)
+    cx.run_shell(&format!("{prelude}{text}"), params, name != "bash")
 }
 
 /// Where `command -v` and `type` say a command lives.

@@ -282,11 +282,19 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let mut runs: Vec<Vec<String>> = Vec::new();
     if let Some(r) = &replace {
+        // GNU xargs replaces in the arguments, never in the command's name.
         for item in &items {
             runs.push(
                 command
                     .iter()
-                    .map(|a| a.replace(r.as_str(), item))
+                    .enumerate()
+                    .map(|(k, a)| {
+                        if k == 0 {
+                            a.clone()
+                        } else {
+                            a.replace(r.as_str(), item)
+                        }
+                    })
                     .collect(),
             );
         }
@@ -323,7 +331,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut status = 0;
     for argv in runs {
         let name = argv.first().cloned().unwrap_or_default();
-        if !exists(&name) {
+        // A path is a script in the documents, which `dispatch` runs.
+        if !name.contains('/') && !exists(&name) {
             cx.err(format_args!("xargs: {name}: No such file or directory"));
             return 127;
         }

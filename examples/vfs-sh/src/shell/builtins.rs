@@ -141,7 +141,7 @@ impl Shell<'_> {
             "mapfile" | "readarray" => Ok(self.mapfile(args, io)),
             "eval" => {
                 let text = args.join(" ");
-                match syntax::parse(&text) {
+                match syntax::parse_as(&text, self.posix) {
                     Ok(list) => self.list(&list, io),
                     Err(msg) => {
                         let _ = writeln!(io.err, "{msg}");
@@ -158,7 +158,12 @@ impl Shell<'_> {
                 for a in args {
                     match self.arith(a) {
                         Ok(v) => last = v,
-                        Err(ExpError::Command(m) | ExpError::Fatal(m) | ExpError::Arith(m)) => {
+                        Err(
+                            ExpError::Command(m)
+                            | ExpError::Fatal(m)
+                            | ExpError::Arith(m)
+                            | ExpError::Posix(m),
+                        ) => {
                             let _ = writeln!(io.err, "{m}");
                             return Ok(1);
                         }
@@ -258,7 +263,7 @@ impl Shell<'_> {
                 return Ok(1);
             }
         };
-        let list = match syntax::parse(&String::from_utf8_lossy(&text)) {
+        let list = match syntax::parse_as(&String::from_utf8_lossy(&text), self.posix) {
             Ok(l) => l,
             Err(msg) => {
                 let _ = writeln!(io.err, "{msg}");
@@ -875,7 +880,12 @@ impl Shell<'_> {
             } else {
                 match self.attributed(&base, value, append) {
                     Ok((v, _)) => v,
-                    Err(ExpError::Command(m) | ExpError::Fatal(m) | ExpError::Arith(m)) => {
+                    Err(
+                        ExpError::Command(m)
+                        | ExpError::Fatal(m)
+                        | ExpError::Arith(m)
+                        | ExpError::Posix(m),
+                    ) => {
                         let _ = writeln!(io.err, "{m}");
                         status = 1;
                         continue;

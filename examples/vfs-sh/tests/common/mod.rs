@@ -129,6 +129,28 @@ impl Fixture {
             ),
             ("docs/archive/old.txt", b"obsolete\n", When::At(1_579_084_200)),
             ("logs/blob.bin", b"BIN\0refund\0data\n", When::Ago(8 * DAY)),
+            // Scripts run by their path: `sh` (dash), bash, no `#!` line
+            // (bash from the shell, sh from find -exec), not executable.
+            (
+                "scripts/count.sh",
+                b"#!/bin/sh\n# Counts the lines of each file it is given.\nfor f in \"$@\"; do\n  echo \"$f\\t$(wc -l < \"$f\")\"\ndone\necho -e \"done $0\"\n",
+                When::Ago(3 * HOUR),
+            ),
+            (
+                "scripts/bashy.sh",
+                b"#!/usr/bin/env bash\necho -e \"args:\\t$#\"\n[[ -n \"$1\" ]] && echo \"first: ${1^^}\"\n",
+                When::Ago(3 * HOUR),
+            ),
+            (
+                "scripts/report",
+                b"echo \"report from $0 $*\"\necho {a,b}\n",
+                When::Ago(3 * HOUR),
+            ),
+            (
+                "scripts/notes.sh",
+                b"#!/bin/sh\necho never\n",
+                When::Ago(3 * HOUR),
+            ),
         ];
         for (path, body, when) in text {
             let p = files.join(path);
@@ -152,6 +174,7 @@ impl Fixture {
             ("docs", When::Ago(DAY)),
             ("logs", When::Ago(7 * DAY + 3 * HOUR)),
             ("inbox", When::Ago(30 * DAY)),
+            ("scripts", When::Ago(3 * HOUR)),
             ("", When::Ago(DAY + HOUR)),
         ];
         // Modes other than the umask's, for ls -l, stat and find -perm.
@@ -159,6 +182,9 @@ impl Fixture {
             ("logs/blob.bin", 0o755),
             ("logs/app.log", 0o640),
             ("docs/archive", 0o750),
+            ("scripts/count.sh", 0o755),
+            ("scripts/bashy.sh", 0o755),
+            ("scripts/report", 0o755),
         ] {
             use std::os::unix::fs::PermissionsExt;
             fs::set_permissions(files.join(path), fs::Permissions::from_mode(mode))

@@ -13,6 +13,7 @@
 //! gawk's ordering: awk's own output is flushed before a command starts,
 //! and a `print | cmd` command runs when it is closed or awk exits.
 
+mod order;
 mod syntax;
 mod value;
 
@@ -30,8 +31,69 @@ use syntax::{
 };
 use value::{Val, leading_number};
 
-/// An array: keys in insertion order.
-type Arr = indexmap::IndexMap<Rc<str>, Val>;
+/// An array: the values by key, and gawk's layout of the keys, which
+/// gives the order `for (k in a)` visits them in ([`order`]).
+#[derive(Debug, Default)]
+struct Arr {
+    map: indexmap::IndexMap<Rc<str>, Val>,
+    order: order::Order,
+}
+
+impl Arr {
+    fn new() -> Arr {
+        Arr::default()
+    }
+
+    fn insert(&mut self, k: Rc<str>, v: Val) {
+        if !self.map.contains_key(&k) {
+            self.order.insert(&k);
+        }
+        self.map.insert(k, v);
+    }
+
+    /// The element's value, created empty if it is not there (a reference
+    /// to `a[k]` creates it, as in awk).
+    fn get_or_create(&mut self, k: Rc<str>) -> Val {
+        if let Some(v) = self.map.get(&k) {
+            return v.clone();
+        }
+        self.order.insert(&k);
+        self.map.insert(k, Val::Uninit);
+        Val::Uninit
+    }
+
+    fn get(&self, k: &str) -> Option<&Val> {
+        self.map.get(k)
+    }
+
+    fn contains_key(&self, k: &str) -> bool {
+        self.map.contains_key(k)
+    }
+
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Val> {
+        self.map.values()
+    }
+
+    /// The keys in the order `for (k in a)` visits them.
+    fn keys(&self) -> Vec<Rc<str>> {
+        self.order.keys()
+    }
+
+    fn remove(&mut self, k: &str) {
+        if self.map.shift_remove(k).is_some() {
+            self.order.remove(k);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.order.clear();
+    }
+}
 
 /// A variable's storage.
 #[derive(Debug, Clone)]
@@ -675,7 +737,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let k = self.key(idx)?;
                 let a = self.array(*v)?;
                 let mut a = a.borrow_mut();
-                a.entry(k).or_insert(Val::Uninit).clone()
+                a.get_or_create(k)
             }
             Expr::Field(i) => {
                 let n = self.eval(i)?.num();
@@ -1151,7 +1213,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             "system" => {
                 let cmd = self.str_arg(args, 0)?;
                 self.flush();
-                let status = self.cx.run_shell(&cmd, vec!["sh".to_owned()]);
+                let status = self.cx.run_shell(&cmd, vec!["sh".to_owned()], true);
                 n(f64::from(status))
             }
             "close" | "fflush" => {
@@ -1173,7 +1235,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let mut items: Vec<Val> = if name == "asort" {
                     src.borrow().values().cloned().collect()
                 } else {
-                    src.borrow().keys().map(|k| Val::Str(k.clone())).collect()
+                    src.borrow().keys().into_iter().map(Val::Str).collect()
                 };
                 items.sort_by(|a, b| {
                     if a.is_numeric() && b.is_numeric() && name == "asort" {
@@ -1412,12 +1474,11 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
             Stmt::ForIn(k, a, body) => {
                 let arr = self.array(*a)?;
-                let mut keys: Vec<Rc<str>> = arr.borrow().keys().cloned().collect();
+                // The keys as they are when the loop starts: one deleted in
+                // the body is still visited, as in gawk.
+                let mut keys = arr.borrow().keys();
                 self.sort_keys(&arr.borrow(), &mut keys);
                 for key in keys {
-                    if !arr.borrow().contains_key(&key) {
-                        continue;
-                    }
                     self.set_var(*k, Val::input(&key))?;
                     match self.stmt(body) {
                         Err(Ctl::Break) => break,
@@ -1487,7 +1548,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 match idx {
                     Some(idx) => {
                         let k = self.key(idx)?;
-                        arr.borrow_mut().shift_remove(&k);
+                        arr.borrow_mut().remove(&k);
                     }
                     None => arr.borrow_mut().clear(),
                 }
