@@ -414,7 +414,7 @@ pub fn run(
         nesting: 0,
     };
     let input = env.stdin.clone();
-    let mut shell = Shell::new(fs, &mut env, vec!["vfs-sh".to_owned()]);
+    let mut shell = Shell::new(fs, &mut env, vec!["bash".to_owned()]);
     let status = shell.run_script(&list, input, out, err);
     let _ = out.flush();
     status

@@ -109,6 +109,9 @@ struct Opts {
     dotglob: bool,
     nocaseglob: bool,
     nocasematch: bool,
+    /// The other `shopt` and `set -o` options a script set, which change
+    /// nothing here but are listed as set.
+    other: std::collections::BTreeMap<&'static str, bool>,
 }
 
 /// `${x@Q}`: the value quoted for reuse as bash quotes it, in single
@@ -462,7 +465,7 @@ impl<'a> Shell<'a> {
     /// A shell with `args[0]` as `$0` and the rest as `$1`...
     pub(crate) fn new(fs: &'a mut dyn Fs, env: &'a mut Env, mut args: Vec<String>) -> Shell<'a> {
         let arg0 = if args.is_empty() {
-            "vfs-sh".to_owned()
+            "bash".to_owned()
         } else {
             args.remove(0)
         };

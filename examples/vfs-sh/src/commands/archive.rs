@@ -253,15 +253,45 @@ pub(crate) fn zcat(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     decompress(cx, "gzip", &ops, force)
 }
 
-/// `zless`, `zmore`: no terminal, so the pager's input (`gzip -cdfq`):
-/// gzip data decompressed, anything else as it is.
+/// `zless`: no terminal, so the pager's input (`gzip -cdfq`): gzip data
+/// decompressed, anything else as it is. less opens each file first and
+/// says on standard output when one is missing; the status is 0.
 pub(crate) fn zless(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let ops: Vec<String> = args
+    for op in args.iter().filter(|a| !a.starts_with('-') || *a == "-") {
+        if op != "-" && cx.fs.metadata(op).is_err() {
+            cx.outs(&format!("{op}: No such file or directory\n"));
+            continue;
+        }
+        decompress(cx, "gzip", std::slice::from_ref(op), true);
+    }
+    0
+}
+
+/// `zmore`: as `zless`, each of several files under more's header; for a
+/// missing file, gzip's message reaches standard output (zmore pipes
+/// gzip's errors to the pager); status 0.
+pub(crate) fn zmore(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let ops: Vec<&String> = args
         .iter()
         .filter(|a| !a.starts_with('-') || *a == "-")
-        .cloned()
         .collect();
-    decompress(cx, "gzip", &ops, true)
+    for op in ops.iter().copied() {
+        // Several files each come under more's header.
+        if ops.len() > 1 {
+            cx.outs(&format!("::::::::::::::\n{op}\n::::::::::::::\n"));
+        }
+        if op != "-" && cx.fs.metadata(op).is_err() {
+            let gz = if op.ends_with(".gz") {
+                op.clone()
+            } else {
+                format!("{op}.gz")
+            };
+            cx.outs(&format!("gzip: {gz}: No such file or directory\n"));
+            continue;
+        }
+        decompress(cx, "gzip", std::slice::from_ref(op), true);
+    }
+    0
 }
 
 /// `gzip -d -c`, `gunzip -c`: to standard output; `-l` lists sizes.

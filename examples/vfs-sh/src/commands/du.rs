@@ -198,6 +198,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('\0', "si", "si"),
         value('\0', "exclude", "exclude"),
         value('t', "threshold", "t"),
+        value('\0', "files0-from", "files0"),
     ];
     let p = match options(cx, "du", args, SPEC, 1) {
         Ok(p) => p,
@@ -264,7 +265,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.err("Try 'du --help' for more information.");
         return 1;
     }
-    let ops = if p.operands.is_empty() {
+    let ops = if let Some(from) = p.value("files0") {
+        match super::files0_from(cx, "du", from, &p.operands) {
+            Ok((names, _)) => names,
+            Err(code) => return code,
+        }
+    } else if p.operands.is_empty() {
         vec![".".to_owned()]
     } else {
         p.operands.clone()

@@ -536,11 +536,14 @@ impl Parser<'_, '_, '_> {
                     Some(c @ ('-' | '/' | '+')) => (c, &v[1..]),
                     _ => ('=', v.as_str()),
                 };
-                let mode = u32::from_str_radix(digits, 8)
-                    .ok()
-                    .or_else(|| symbolic_mode(digits))
+                // GNU find no longer reads `+MODE` as `/MODE`: `+` starts a
+                // symbolic mode, and `+600` is none.
+                let numeric = u32::from_str_radix(digits, 8).ok().filter(|_| how != '+');
+                let mode = numeric
+                    .or_else(|| symbolic_mode(if how == '+' { &v } else { digits }))
                     .ok_or_else(|| format!("find: invalid mode '{v}'"))?;
-                Expr::Perm(mode, if how == '+' { '/' } else { how })
+                // The `+` of a symbolic mode is its own: the match is exact.
+                Expr::Perm(mode, if how == '+' { '=' } else { how })
             }
             // `-newerXY REF`: X and Y name a time (a, B, c, m; t for Y: REF
             // is a date). The document filesystem keeps one time per file.
@@ -890,39 +893,57 @@ fn mode_of(cx: &mut Cx<'_>, it: &Item<'_>) -> u32 {
     cx.fs.mode(it.path).unwrap_or(it.kind.default_mode())
 }
 
-/// `u+r`, `a=rx`-style modes for `-perm`, as far as scripts use them.
+/// A symbolic mode (`u+x`, `a=rwx,g-w,o-w`, `go-w`) applied to 0, as
+/// gnulib's `mode_compile` and `mode_adjust` read it for `-perm`: clauses
+/// split on `,`, each naming who (`ugoa`, none for all) and one or more
+/// operations (`+`, `-`, `=`) with their permissions (`rwxst`, or a
+/// class `ugo` to copy).
 fn symbolic_mode(s: &str) -> Option<u32> {
-    let mut mode = 0;
+    let mut mode = 0u32;
     for clause in s.split(',') {
-        let (who, rest) = clause.split_at(clause.find(['+', '-', '='])?);
-        let perms = &rest[1..];
-        let mut bits = 0;
-        for c in perms.chars() {
-            bits |= match c {
-                'r' => 0o444,
-                'w' => 0o222,
-                'x' => 0o111,
-                // setuid with u, setgid with g; sticky.
-                's' => 0o6000,
-                't' => 0o1000,
-                _ => return None,
-            };
-        }
-        let mask = if who.is_empty() || who.contains('a') {
+        let start = clause.find(['+', '-', '='])?;
+        let (who, mut rest) = clause.split_at(start);
+        let affected = if who.is_empty() {
             0o7777
         } else {
-            let mut m = 0o1000;
-            for c in who.chars() {
-                m |= match c {
-                    'u' => 0o4700,
-                    'g' => 0o2070,
-                    'o' => 0o007,
+            who.chars().try_fold(0u32, |m, c| match c {
+                'u' => Some(m | 0o4700),
+                'g' => Some(m | 0o2070),
+                'o' => Some(m | 0o1007),
+                'a' => Some(m | 0o7777),
+                _ => None,
+            })?
+        };
+        while let Some(op) = rest.chars().next() {
+            if !matches!(op, '+' | '-' | '=') {
+                return None;
+            }
+            let end = rest[1..]
+                .find(['+', '-', '='])
+                .map_or(rest.len(), |k| k + 1);
+            let mut bits = 0u32;
+            for c in rest[1..end].chars() {
+                bits |= match c {
+                    'r' => 0o444,
+                    'w' => 0o222,
+                    'x' => 0o111,
+                    's' => 0o6000,
+                    't' => 0o1000,
+                    // A copy of a class's bits so far (`g=u`, `+u`).
+                    'u' => ((mode >> 6) & 7) * 0o111,
+                    'g' => ((mode >> 3) & 7) * 0o111,
+                    'o' => (mode & 7) * 0o111,
                     _ => return None,
                 };
             }
-            m
-        };
-        mode |= bits & mask;
+            let bits = bits & affected;
+            match op {
+                '+' => mode |= bits,
+                '-' => mode &= !bits,
+                _ => mode = (mode & !affected) | bits,
+            }
+            rest = &rest[end..];
+        }
     }
     Some(mode)
 }

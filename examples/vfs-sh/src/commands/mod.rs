@@ -202,7 +202,7 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "zmore",
-        run: archive::zless,
+        run: archive::zmore,
         usage: "zmore [FILE]...  (no terminal: prints like zcat)",
     },
     Command {
@@ -253,7 +253,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "du",
         run: du::run,
-        usage: "du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [-t [-]SIZE] [--apparent-size] [--exclude=PAT] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
+        usage: "du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [-t [-]SIZE] [--apparent-size] [--exclude=PAT] [--files0-from=F] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
     },
     Command {
         name: "expr",
@@ -493,7 +493,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "bash",
         run: bash,
-        usage: "bash [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell)",
+        usage: "bash [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell, speaking bash)",
     },
     Command {
         name: "cat",
@@ -578,7 +578,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sh",
         run: sh,
-        usage: "sh [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell; also bash)",
+        usage: "sh [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell speaking POSIX sh, as dash does)",
     },
     Command {
         name: "sort",
@@ -623,7 +623,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "wc",
         run: wc::run,
-        usage: "wc [-l] [-w] [-c] [-m] [-L] [FILE]...",
+        usage: "wc [-l] [-w] [-c] [-m] [-L] [--files0-from=F] [FILE]...",
     },
     Command {
         name: "xargs",
@@ -663,24 +663,35 @@ fn fgrep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 }
 
 /// The operands of a pager: options (`-N`, `+NUM`, `+/PATTERN`) mean
-/// nothing without a terminal and are dropped.
-fn pager_operands(args: &[String]) -> Vec<&String> {
+/// nothing without a terminal and are dropped, with the value of those
+/// that take one (less's `-p PATTERN`, `-x 4`).
+fn pager_operands<'a>(args: &'a [String], with_value: &str) -> Vec<&'a String> {
     let mut ops = Vec::new();
     let mut only_files = false;
+    let mut skip = false;
     for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
         if !only_files && a == "--" {
             only_files = true;
         } else if only_files || !(a.starts_with('-') || a.starts_with('+')) || a == "-" {
             ops.push(a);
+        } else if !a.starts_with("--") && a.len() == 2 && a.starts_with('-') {
+            skip = a[1..].chars().all(|c| with_value.contains(c));
         }
     }
     ops
 }
 
+/// less's options that take a value.
+const LESS_VALUES: &str = "bhjkoOpPtTxyz#";
+
 /// `less`: without a terminal, the files one after another, as less
-/// prints to a pipe (its messages without a `less:` prefix, status 0).
+/// prints to a pipe; its messages go to standard output too, without a
+/// `less:` prefix, and the status is 0.
 fn less(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let ops = pager_operands(args);
+    let ops = pager_operands(args, LESS_VALUES);
     if ops.is_empty() {
         let d = cx.stdin();
         cx.out(&d);
@@ -689,34 +700,36 @@ fn less(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     for op in ops {
         match cx.read_file_operand(op) {
             Ok(d) => cx.out(&d),
-            Err(crate::fs::FsError::IsADirectory(_)) => cx.err(format_args!("{op} is a directory")),
-            Err(e) => cx.err(format_args!("{op}: {}", e.strerror())),
+            Err(crate::fs::FsError::IsADirectory(_)) => cx.outs(&format!("{op} is a directory\n")),
+            Err(e) => cx.outs(&format!("{op}: {}\n", e.strerror())),
         }
     }
     0
 }
 
 /// `more`: without a terminal, each file under a `::::` header, as
-/// util-linux's more prints to a pipe.
+/// util-linux's more prints to a pipe; a missing file is reported on
+/// standard error, a directory on standard output, and the status is 0.
 fn more(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let ops = pager_operands(args);
+    let ops = pager_operands(args, "n");
     if ops.is_empty() {
         return cat::run(cx, &[]);
     }
-    let mut status = 0;
     for op in ops {
         match cx.read_operand(op) {
             Ok(d) => {
                 cx.outs(&format!("::::::::::::::\n{op}\n::::::::::::::\n"));
                 cx.out(&d);
             }
+            Err(crate::fs::FsError::IsADirectory(_)) => {
+                cx.outs(&format!("\n*** {op}: directory ***\n\n"));
+            }
             Err(e) => {
                 cx.err(format_args!("more: cannot open {op}: {}", e.strerror()));
-                status = 1;
             }
         }
     }
-    status
+    0
 }
 
 /// `sleep DURATION`: checks the operand, then returns at once.
@@ -735,6 +748,48 @@ fn sleep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     }
     0
+}
+
+/// The operands a `--files0-from=F` option names (`wc`, `du`): F's names,
+/// each ended by a NUL (`-`: standard input), and whether they came from
+/// a stream (so could not be looked at before counting begins). `Err`
+/// carries the status after the message is printed.
+pub(crate) fn files0_from(
+    cx: &mut Cx<'_>,
+    cmd: &str,
+    from: &str,
+    operands: &[String],
+) -> Result<(Vec<String>, bool), u8> {
+    if let Some(extra) = operands.first() {
+        cx.err(format_args!(
+            "{cmd}: extra operand {}",
+            quote::quote(extra, true)
+        ));
+        cx.err("file operands cannot be combined with --files0-from");
+        cx.err(format_args!("Try '{cmd} --help' for more information."));
+        return Err(1);
+    }
+    let (data, stream) = if from == "-" {
+        (cx.stdin(), true)
+    } else {
+        match cx.fs.read(from) {
+            Ok(d) => (d, false),
+            Err(e) => {
+                cx.err(format_args!(
+                    "{cmd}: cannot open {} for reading: {}",
+                    quote::quote(from, true),
+                    e.strerror()
+                ));
+                return Err(1);
+            }
+        }
+    };
+    let names = data
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .collect();
+    Ok((names, stream))
 }
 
 /// Runs one command; unknown commands print an error and return 127.

@@ -69,6 +69,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('c', "bytes", "c"),
         flag('m', "chars", "m"),
         flag('L', "max-line-length", "L"),
+        super::value('\0', "files0-from", "files0"),
     ];
     let p = match options(cx, "wc", args, SPEC, 1) {
         Ok(p) => p,
@@ -80,7 +81,18 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         (l, w, c) = (true, true, true);
     }
     let shown = [l, w, m, c, big_l].iter().filter(|&&x| x).count();
-    let inputs: Vec<Option<String>> = if p.operands.is_empty() {
+    // Names read from a stream are counted as they come: GNU wc cannot
+    // size its columns for them first, and prints them at width 1.
+    let mut streamed = false;
+    let inputs: Vec<Option<String>> = if let Some(from) = p.value("files0") {
+        match super::files0_from(cx, "wc", from, &p.operands) {
+            Ok((names, stream)) => {
+                streamed = stream;
+                names.into_iter().map(Some).collect()
+            }
+            Err(code) => return code,
+        }
+    } else if p.operands.is_empty() {
         vec![None]
     } else {
         p.operands.iter().cloned().map(Some).collect()
@@ -126,7 +138,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
-    let width = if inputs.len() == 1 && shown == 1 {
+    let width = if streamed || (inputs.len() == 1 && shown == 1) {
         1
     } else {
         let total: u64 = rows

@@ -8,21 +8,99 @@ use crate::fs::FsError;
 use crate::syntax;
 use crate::syntax::is_name as valid_name;
 
-/// The `shopt` options vfs-sh knows; the ones without an effect here are
-/// accepted so that scripts setting them run.
-const SHOPTS: &[&str] = &[
-    "globstar",
-    "nullglob",
-    "failglob",
-    "dotglob",
-    "nocaseglob",
-    "nocasematch",
-    "extglob",
-    "lastpipe",
-    "expand_aliases",
-    "inherit_errexit",
-    "pipefail",
-    "globasciiranges",
+/// bash 5.2's `shopt` options in the order it lists them, with their
+/// values in `bash -c`. The globbing ones and `nocasematch` take effect;
+/// the rest are kept and listed so that scripts setting them run.
+const SHOPTS: &[(&str, bool)] = &[
+    ("autocd", false),
+    ("assoc_expand_once", false),
+    ("cdable_vars", false),
+    ("cdspell", false),
+    ("checkhash", false),
+    ("checkjobs", false),
+    ("checkwinsize", true),
+    ("cmdhist", true),
+    ("compat31", false),
+    ("compat32", false),
+    ("compat40", false),
+    ("compat41", false),
+    ("compat42", false),
+    ("compat43", false),
+    ("compat44", false),
+    ("complete_fullquote", true),
+    ("direxpand", false),
+    ("dirspell", false),
+    ("dotglob", false),
+    ("execfail", false),
+    ("expand_aliases", false),
+    ("extdebug", false),
+    ("extglob", false),
+    ("extquote", true),
+    ("failglob", false),
+    ("force_fignore", true),
+    ("globasciiranges", true),
+    ("globskipdots", true),
+    ("globstar", false),
+    ("gnu_errfmt", false),
+    ("histappend", false),
+    ("histreedit", false),
+    ("histverify", false),
+    ("hostcomplete", true),
+    ("huponexit", false),
+    ("inherit_errexit", false),
+    ("interactive_comments", true),
+    ("lastpipe", false),
+    ("lithist", false),
+    ("localvar_inherit", false),
+    ("localvar_unset", false),
+    ("login_shell", false),
+    ("mailwarn", false),
+    ("no_empty_cmd_completion", false),
+    ("nocaseglob", false),
+    ("nocasematch", false),
+    ("noexpand_translation", false),
+    ("nullglob", false),
+    ("patsub_replacement", true),
+    ("progcomp", true),
+    ("progcomp_alias", false),
+    ("promptvars", true),
+    ("restricted_shell", false),
+    ("shift_verbose", false),
+    ("sourcepath", true),
+    ("varredir_close", false),
+    ("xpg_echo", false),
+];
+
+/// bash 5.2's `set -o` options in the order it lists them, with their
+/// values in `bash -c`.
+const SET_OPTIONS: &[(&str, bool)] = &[
+    ("allexport", false),
+    ("braceexpand", true),
+    ("emacs", false),
+    ("errexit", false),
+    ("errtrace", false),
+    ("functrace", false),
+    ("hashall", true),
+    ("histexpand", false),
+    ("history", false),
+    ("ignoreeof", false),
+    ("interactive-comments", true),
+    ("keyword", false),
+    ("monitor", false),
+    ("noclobber", false),
+    ("noexec", false),
+    ("noglob", false),
+    ("nolog", false),
+    ("notify", false),
+    ("nounset", false),
+    ("onecmd", false),
+    ("physical", false),
+    ("pipefail", false),
+    ("posix", false),
+    ("privileged", false),
+    ("verbose", false),
+    ("vi", false),
+    ("xtrace", false),
 ];
 
 const KEYWORDS: &[&str] = &[
@@ -528,6 +606,7 @@ impl Shell<'_> {
                     'x' => "xtrace",
                     'o' => {
                         let Some(name) = args.get(i) else {
+                            self.list_set_options(!on, io);
                             return 0;
                         };
                         i += 1;
@@ -563,28 +642,12 @@ impl Shell<'_> {
             "dotglob" => o.dotglob = on,
             "nocaseglob" => o.nocaseglob = on,
             "nocasematch" => o.nocasematch = on,
-            "verbose"
-            | "noclobber"
-            | "allexport"
-            | "posix"
-            | "braceexpand"
-            | "hashall"
-            | "monitor"
-            | "noexec"
-            | "errtrace"
-            | "functrace"
-            | "histexpand"
-            | "history"
-            | "vi"
-            | "emacs"
-            | "interactive-comments"
-            | "keyword"
-            | "notify"
-            | "onecmd"
-            | "physical"
-            | "privileged"
-            | "ignoreeof" => {}
-            _ => return false,
+            _ => match SHOPTS.iter().chain(SET_OPTIONS).find(|(n, _)| *n == name) {
+                Some((n, _)) => {
+                    o.other.insert(n, on);
+                }
+                None => return false,
+            },
         }
         true
     }
@@ -592,6 +655,10 @@ impl Shell<'_> {
     fn option(&self, name: &str) -> bool {
         let o = &self.st.opts;
         match name {
+            "errexit" => o.errexit,
+            "nounset" => o.nounset,
+            "noglob" => o.noglob,
+            "xtrace" => o.xtrace,
             "globstar" => o.globstar,
             "nullglob" => o.nullglob,
             "failglob" => o.failglob,
@@ -599,13 +666,35 @@ impl Shell<'_> {
             "nocaseglob" => o.nocaseglob,
             "nocasematch" => o.nocasematch,
             "pipefail" => o.pipefail,
-            _ => false,
+            _ => o.other.get(name).copied().unwrap_or_else(|| {
+                SHOPTS
+                    .iter()
+                    .chain(SET_OPTIONS)
+                    .find(|(n, _)| *n == name)
+                    .is_some_and(|(_, on)| *on)
+            }),
         }
+    }
+
+    /// `set -o` (`plus`: `set +o`) with no name: every option and its
+    /// value, as bash lists them.
+    fn list_set_options(&self, plus: bool, io: &mut Io<'_>) {
+        let mut text = String::new();
+        for (n, _) in SET_OPTIONS {
+            let on = self.option(n);
+            if plus {
+                text.push_str(&format!("set {}o {n}\n", if on { '-' } else { '+' }));
+            } else {
+                text.push_str(&format!("{n:<15}\t{}\n", if on { "on" } else { "off" }));
+            }
+        }
+        let _ = io.out.write_all(text.as_bytes());
     }
 
     fn shopt(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
         let mut mode = None;
         let mut quiet = false;
+        let mut print = false;
         let mut names = Vec::new();
         let mut o_flag = false;
         for a in args {
@@ -614,33 +703,49 @@ impl Shell<'_> {
                 "-u" => mode = Some(false),
                 "-q" => quiet = true,
                 "-o" => o_flag = true,
-                "-p" => {}
+                "-p" => print = true,
                 _ => names.push(a.as_str()),
             }
         }
+        let table = if o_flag { SET_OPTIONS } else { SHOPTS };
+        // `shopt -s`, `-u` or nothing without names: the options with
+        // that value, or all of them.
+        let listing = names.is_empty();
+        if listing {
+            names = table
+                .iter()
+                .map(|(n, _)| *n)
+                .filter(|n| mode.is_none_or(|on| self.option(n) == on))
+                .collect();
+        }
         let mut status = 0;
+        let mut text = String::new();
         for n in names {
-            let known = SHOPTS.contains(&n) || (o_flag && is_set_o_option(n));
-            if !known {
+            if !table.iter().any(|(t, _)| *t == n) {
                 Self::say(io, format_args!("shopt: {n}: invalid shell option name"));
                 status = 1;
                 continue;
             }
-            match mode {
-                Some(on) => {
-                    self.set_option(n, on);
-                }
-                None => {
-                    let on = self.option(n);
-                    if !quiet {
-                        let _ = writeln!(io.out, "{n:<15}\t{}", if on { "on" } else { "off" });
-                    }
-                    if !on {
-                        status = 1;
-                    }
-                }
+            if let (Some(on), false) = (mode, listing) {
+                self.set_option(n, on);
+                continue;
+            }
+            let on = self.option(n);
+            if !on && !listing {
+                status = 1;
+            }
+            if quiet {
+                continue;
+            }
+            if print && o_flag {
+                text.push_str(&format!("set {}o {n}\n", if on { '-' } else { '+' }));
+            } else if print {
+                text.push_str(&format!("shopt {} {n}\n", if on { "-s" } else { "-u" }));
+            } else {
+                text.push_str(&format!("{n:<15}\t{}\n", if on { "on" } else { "off" }));
             }
         }
+        let _ = io.out.write_all(text.as_bytes());
         status
     }
 
@@ -1505,14 +1610,6 @@ impl Shell<'_> {
         self.st.exported = exported_before;
         r
     }
-}
-
-/// Whether `shopt -o` names one of the `set -o` options vfs-sh keeps.
-fn is_set_o_option(name: &str) -> bool {
-    matches!(
-        name,
-        "errexit" | "nounset" | "pipefail" | "noglob" | "xtrace"
-    )
 }
 
 /// The command a wrapper (`timeout 5 CMD`, `nice -n 5 CMD`) runs.
