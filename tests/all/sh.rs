@@ -519,6 +519,20 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
             .is_some_and(|e| e.contains("maximum function nesting level")),
         "{body}"
     );
+    // So is recursion through child shells, each with functions of its
+    // own: the bound on calls is the script's, not each shell's.
+    let (status, body) = run(
+        "f() { sh -c 'g() { g; }; g'; f; }; f; h() { bash -c 'h() { h; }; h'; }; h",
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        body["stderr"]
+            .as_str()
+            .is_some_and(|e| e.contains("maximum function nesting level")),
+        "{body}"
+    );
     // A script that runs itself through `sh` is stopped at a fixed depth.
     let (status, body) = run("sh /files/loop.sh", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -22,6 +22,11 @@ pub(crate) struct Env {
     /// How many shells (`sh -c`, `find -exec`, `xargs`) run inside each
     /// other right now.
     pub(crate) nesting: u32,
+    /// How many shell functions run inside each other right now, in all
+    /// the nested shells together: the bound on them is the script's, so
+    /// that functions calling shells calling functions stay within the
+    /// guest's stack too.
+    pub(crate) calls: u32,
 }
 
 impl Env {
@@ -412,6 +417,7 @@ pub fn run(
         now: SystemTime::now(),
         stdin: InBuf::stream(stdin),
         nesting: 0,
+        calls: 0,
     };
     let input = env.stdin.clone();
     let mut shell = Shell::new(fs, &mut env, vec!["bash".to_owned()]);

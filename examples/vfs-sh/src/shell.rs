@@ -110,8 +110,12 @@ struct Opts {
     nocaseglob: bool,
     nocasematch: bool,
     /// The other `shopt` and `set -o` options a script set, which change
-    /// nothing here but are listed as set.
-    other: std::collections::BTreeMap<&'static str, bool>,
+    /// nothing here but are listed as set. Boxed: held inline, the map
+    /// made the functions nested calls go through need more stack, and
+    /// 200 nested calls no longer fitted the guest's (measured in the
+    /// sandbox: a stack-exhausted trap at 199).
+    #[allow(clippy::box_collection, reason = "measured: see above")]
+    other: Box<std::collections::BTreeMap<&'static str, bool>>,
 }
 
 /// `${x@Q}`: the value quoted for reuse as bash quotes it, in single
@@ -214,8 +218,8 @@ enum Target {
     Closed,
 }
 
-/// How deep functions may call each other (bash has no limit but its
-/// stack; the guest's stack is smaller).
+/// How deep functions may call each other, in all nested shells together
+/// (bash has no limit but its stack; the guest's stack is smaller).
 const MAX_CALLS: u32 = 200;
 
 /// The longest value a `${x/p/r}` or `${x#p}` pattern is matched against
@@ -1250,6 +1254,7 @@ impl<'a> Shell<'a> {
     }
 
     /// Runs one of the command table's commands with the shell's streams.
+    #[inline(never)]
     fn external(&mut self, argv: &[String], io: &mut Io<'_>) -> u8 {
         let mut fs = Overlay {
             inner: &mut *self.fs,
@@ -1282,7 +1287,7 @@ impl<'a> Shell<'a> {
     }
 
     fn call(&mut self, name: &str, body: &Command, args: Vec<String>, io: &mut Io<'_>) -> R<u8> {
-        if self.calls >= MAX_CALLS {
+        if self.env.calls >= MAX_CALLS {
             let _ = writeln!(
                 io.err,
                 "vfs-sh: {name}: maximum function nesting level exceeded ({MAX_CALLS})"
@@ -1290,6 +1295,7 @@ impl<'a> Shell<'a> {
             return Err(Flow::Exit(1));
         }
         self.calls += 1;
+        self.env.calls += 1;
         let saved = std::mem::replace(&mut self.st.positional, args);
         self.st.locals.push(Vec::new());
         // `FUNCNAME`: the functions being run, innermost first (`bash -c`
@@ -1322,6 +1328,7 @@ impl<'a> Shell<'a> {
         }
         self.st.positional = saved;
         self.calls -= 1;
+        self.env.calls -= 1;
         match callers {
             Some(v) => {
                 self.st.vars.insert("FUNCNAME".to_owned(), v);

@@ -1,17 +1,20 @@
-//! `diff`: GNU's normal, unified and side-by-side (`-y`, `-W N`,
+//! `diff`: GNU's normal, context (`-c`, `-C N`), unified and side-by-side (`-y`, `-W N`,
 //! `--suppress-common-lines`, `-t`) formats, the line and group formats
 //! (`--old-line-format`, `--changed-group-format`...), `-q`, `-s`, `-r`,
-//! `-N`, `-i`, `-w`, `-b`, `-U N`. The edit script is the `similar` crate's Myers diff;
-//! the output is formatted as GNU diff prints it. Exit status: 0 same,
-//! 1 different, 2 trouble.
+//! `-N`, `-i`, `-w`, `-b`, `-U N`, `-d`. The edit script is GNU diff's own
+//! ([`super::diffseq`]); the output is formatted as GNU diff prints it.
+//! Exit status: 0 same, 1 different, 2 trouble.
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::DiffOp;
 
 use crate::exec::Cx;
 use crate::fs::Kind;
 
 struct Opts {
+    /// The lines of context of `-u` and `-c`.
     unified: Option<usize>,
+    /// `-c`, `-C N`: the context format, not the unified one.
+    context_format: bool,
     /// `-y`: the output width (`-W`, 130 by default).
     side_by_side: Option<usize>,
     suppress_common: bool,
@@ -31,6 +34,8 @@ struct Opts {
     new_file: bool,
     /// `-a`: every file is text, even one with NUL bytes.
     text: bool,
+    /// `-d`: the shortest edit script, however long it takes to find.
+    minimal: bool,
     /// `--old-line-format` and the rest: `[old, new, unchanged]`.
     line_formats: [Option<String>; 3],
     /// `--old-group-format` and the rest: `[old, new, changed, unchanged]`.
@@ -328,12 +333,18 @@ fn unified_range(start: usize, len: usize) -> String {
     }
 }
 
-fn stamp(cx: &mut Cx<'_>, path: &str) -> String {
-    let t = if path == "-" {
+/// The time a header shows for `path`: a pipe's (standard input,
+/// `<(...)`) is now, as `fstat` gives it.
+fn stamp_time(cx: &mut Cx<'_>, path: &str) -> Option<std::time::SystemTime> {
+    if path == "-" || path.starts_with("/dev/fd/") {
         Some(cx.env.now)
     } else {
         cx.fs.metadata(path).ok().and_then(|m| m.modified)
-    };
+    }
+}
+
+fn stamp(cx: &mut Cx<'_>, path: &str) -> String {
+    let t = stamp_time(cx, path);
     match t {
         Some(t) => {
             let c = crate::time::civil(t);
@@ -343,6 +354,24 @@ fn stamp(cx: &mut Cx<'_>, path: &str) -> String {
             )
         }
         None => "1970-01-01 00:00:00.000000000 +0000".to_owned(),
+    }
+}
+
+/// The modification time as the context format's header shows it
+/// (`%a %b %e %T %Y`).
+fn context_stamp(cx: &mut Cx<'_>, path: &str) -> String {
+    let t = stamp_time(cx, path);
+    let secs = t.map_or(0, crate::time::epoch_seconds);
+    crate::time::strftime("%a %b %e %T %Y", secs, 0)
+}
+
+/// A context-format range (`print_context_number_range`): `FIRST,LAST`,
+/// one number for one line, the line before for none.
+fn context_range(start: usize, len: usize) -> String {
+    match len {
+        0 => start.to_string(),
+        1 => (start + 1).to_string(),
+        _ => format!("{},{}", start + 1, start + len),
     }
 }
 
@@ -554,39 +583,23 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
     let (lb, mb) = split(&db);
     let ka: Vec<String> = la.iter().map(|l| key(o, l)).collect();
     let kb: Vec<String> = lb.iter().map(|l| key(o, l)).collect();
-    let mut ops = capture_diff_slices(Algorithm::Myers, &ka, &kb);
-    // A missing newline at the end makes the last lines differ, as in GNU.
-    let last_differs = ma != mb && !la.is_empty() && !lb.is_empty() && ka.last() == kb.last();
-    if last_differs {
-        let (na, nb) = (la.len(), lb.len());
-        // Split the final equal run so its last line becomes a change.
-        let mut fixed = Vec::new();
-        for op in ops {
-            match op {
-                DiffOp::Equal {
-                    old_index,
-                    new_index,
-                    len,
-                } if old_index + len == na && new_index + len == nb => {
-                    if len > 1 {
-                        fixed.push(DiffOp::Equal {
-                            old_index,
-                            new_index,
-                            len: len - 1,
-                        });
-                    }
-                    fixed.push(DiffOp::Replace {
-                        old_index: na - 1,
-                        old_len: 1,
-                        new_index: nb - 1,
-                        new_len: 1,
-                    });
-                }
-                other => fixed.push(other),
-            }
-        }
-        ops = fixed;
-    }
+    // The context of `-u` and `-c` is also how many equal lines at the
+    // ends the edit script may move its changes over.
+    let ops = super::diffseq::script(
+        &super::diffseq::Side {
+            raw: &la,
+            keys: &ka,
+            open: ma,
+        },
+        &super::diffseq::Side {
+            raw: &lb,
+            keys: &kb,
+            open: mb,
+        },
+        o.unified.unwrap_or(0),
+        !(o.all_space || o.space_change),
+        o.minimal,
+    );
     let changed = ops.iter().any(|op| !matches!(op, DiffOp::Equal { .. }));
     let blank_only = o.blank_lines
         && ops.iter().all(|op| match *op {
@@ -643,6 +656,53 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
         }
     };
     match o.unified {
+        Some(ctx) if o.context_format => {
+            out.push_str(&format!(
+                "*** {a}\t{}\n--- {b}\t{}\n",
+                context_stamp(cx, a),
+                context_stamp(cx, b)
+            ));
+            for group in similar::group_diff_ops(ops, ctx) {
+                let (Some(first), Some(last)) = (group.first(), group.last()) else {
+                    continue;
+                };
+                let (os, oe) = (first.old_range().start, last.old_range().end);
+                let (ns, ne) = (first.new_range().start, last.new_range().end);
+                out.push_str("***************\n");
+                out.push_str(&format!("*** {} ****\n", context_range(os, oe - os)));
+                // Each side's lines are shown only if the hunk changes
+                // that side: `-` deleted, `+` inserted, `!` changed.
+                let mark = |op: &DiffOp, old: bool| match op {
+                    DiffOp::Equal { .. } => ' ',
+                    DiffOp::Replace { .. } => '!',
+                    _ if old => '-',
+                    _ => '+',
+                };
+                if group
+                    .iter()
+                    .any(|op| !op.old_range().is_empty() && !matches!(op, DiffOp::Equal { .. }))
+                {
+                    for op in &group {
+                        for k in op.old_range() {
+                            out.push_str(&format!("{} {}\n", mark(op, true), la[k]));
+                            no_nl(&mut out, ma, k, la.len());
+                        }
+                    }
+                }
+                out.push_str(&format!("--- {} ----\n", context_range(ns, ne - ns)));
+                if group
+                    .iter()
+                    .any(|op| !op.new_range().is_empty() && !matches!(op, DiffOp::Equal { .. }))
+                {
+                    for op in &group {
+                        for k in op.new_range() {
+                            out.push_str(&format!("{} {}\n", mark(op, false), lb[k]));
+                            no_nl(&mut out, mb, k, lb.len());
+                        }
+                    }
+                }
+            }
+        }
         None => {
             for op in &ops {
                 let (oi, ol, ni, nl) = match *op {
@@ -836,6 +896,7 @@ fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut o = Opts {
         unified: None,
+        context_format: false,
         side_by_side: None,
         suppress_common: false,
         expand_tabs: false,
@@ -850,6 +911,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         exclude: Vec::new(),
         new_file: false,
         text: false,
+        minimal: false,
         line_formats: [None, None, None],
         group_formats: [None, None, None, None],
     };
@@ -857,6 +919,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut i = 0;
     let mut flags = String::new();
     let (mut side, mut width) = (false, 130usize);
+    // The output formats asked for: more than one is an error.
+    let mut styles = std::collections::BTreeSet::new();
     let bad_width = |cx: &mut Cx<'_>, v: &str| {
         cx.err(format_args!("diff: invalid width '{v}'"));
         2
@@ -868,7 +932,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 ops.extend(args[i..].iter().cloned());
                 break;
             }
-            "-u" | "--unified" => o.unified = Some(3),
+            "-u" | "--unified" => {
+                o.unified = Some(3);
+                o.context_format = false;
+                styles.insert('u');
+            }
             "-q" | "--brief" => o.brief = true,
             "-s" | "--report-identical-files" => o.same = true,
             "-r" | "--recursive" => o.recursive = true,
@@ -878,7 +946,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-B" | "--ignore-blank-lines" => o.blank_lines = true,
             "-N" | "--new-file" => o.new_file = true,
             "-a" | "--text" => o.text = true,
-            "-d" | "--minimal" | "--strip-trailing-cr" => {}
+            "-d" | "--minimal" => o.minimal = true,
+            "--strip-trailing-cr" => {}
             s if s.starts_with("--") && s.contains("-format") => {
                 const NAMES: [&str; 8] = [
                     "old-line-format",
@@ -920,9 +989,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
             "-U" => {
                 o.unified = args.get(i).and_then(|n| n.parse().ok());
+                styles.insert('u');
                 i += 1;
             }
-            "-y" | "--side-by-side" => side = true,
+            "-y" | "--side-by-side" => {
+                side = true;
+                styles.insert('y');
+            }
             "--suppress-common-lines" => o.suppress_common = true,
             "-t" | "--expand-tabs" => o.expand_tabs = true,
             "-x" | "--exclude" => {
@@ -950,20 +1023,59 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     _ => return bad_width(cx, v),
                 }
             }
-            "-c" | "-C" | "--context" | "-e" | "--ed" | "-n" | "--rcs" => {
+            "-c" | "--context" => {
+                o.unified = Some(3);
+                o.context_format = true;
+                styles.insert('c');
+            }
+            "-C" => {
+                o.unified = args.get(i).and_then(|n| n.parse().ok());
+                o.context_format = true;
+                styles.insert('c');
+                i += 1;
+            }
+            s if s.starts_with("--context=") => {
+                o.unified = s[10..].parse().ok();
+                o.context_format = true;
+                styles.insert('c');
+            }
+            "-e" | "--ed" | "-n" | "--rcs" => {
                 cx.err(format_args!(
-                    "diff: {a}: this output format is not supported; use the normal format, -u or -y"
+                    "diff: {a}: this output format is not supported; use the normal format, -c, -u or -y"
                 ));
                 return 2;
             }
-            s if s.starts_with("--unified=") => o.unified = s[10..].parse().ok(),
-            s if s.starts_with("-U") => o.unified = s[2..].parse().ok(),
+            s if s.starts_with("--unified=") => {
+                o.unified = s[10..].parse().ok();
+                styles.insert('u');
+            }
+            s if s.starts_with("-U") => {
+                o.unified = s[2..].parse().ok();
+                styles.insert('u');
+            }
+            s if s.starts_with("-C") => {
+                o.unified = s[2..].parse().ok();
+                o.context_format = true;
+                styles.insert('c');
+            }
             s if s.starts_with("--color") || s.starts_with("--label") => {}
             s if s.starts_with('-') && s.len() > 1 && !s.starts_with("--") => {
                 for c in s[1..].chars() {
                     match c {
-                        'u' => o.unified = Some(3),
-                        'y' => side = true,
+                        'u' => {
+                            o.unified = Some(3);
+                            o.context_format = false;
+                            styles.insert('u');
+                        }
+                        'c' => {
+                            o.unified = Some(3);
+                            o.context_format = true;
+                            styles.insert('c');
+                        }
+                        'y' => {
+                            side = true;
+                            styles.insert('y');
+                        }
                         't' => o.expand_tabs = true,
                         'q' => o.brief = true,
                         's' => o.same = true,
@@ -976,7 +1088,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         // `-l` pages through pr: only -q output is the
                         // same, taken as is.
                         'a' => o.text = true,
-                        'd' | 'l' => {}
+                        'd' => o.minimal = true,
+                        'l' => {}
                         other => {
                             cx.err(format_args!("diff: invalid option -- '{other}'"));
                             cx.err("diff: Try 'diff --help' for more information.");
@@ -1002,6 +1115,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flags.push_str(a);
     }
     o.switches = flags;
+    if styles.len() > 1 {
+        cx.err("diff: conflicting output style options");
+        cx.err("diff: Try 'diff --help' for more information.");
+        return 2;
+    }
     if side {
         o.side_by_side = Some(width);
     }

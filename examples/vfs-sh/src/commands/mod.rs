@@ -9,6 +9,7 @@ mod bytes;
 mod cat;
 mod cut;
 mod diff;
+mod diffseq;
 mod du;
 mod echo;
 mod find;
@@ -248,7 +249,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "diff",
         run: diff::run,
-        usage: "diff [-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-i] [-w] [-b] [-B] FILE1 FILE2  (normal, unified and side-by-side formats)",
+        usage: "diff [-c|-C N|-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-i] [-w] [-b] [-B] [-d] FILE1 FILE2  (normal, context, unified and side-by-side formats; GNU's edit script)",
     },
     Command {
         name: "du",

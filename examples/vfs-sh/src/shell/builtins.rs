@@ -117,6 +117,11 @@ impl Shell<'_> {
         let _ = writeln!(io.err, "vfs-sh: {msg}");
     }
 
+    /// Runs a builtin. Kept out of line (as are the shell's other ways to
+    /// run a command): its frame is the size of its largest builtin's,
+    /// and inlined into `invoke` it would weigh on every level of nested
+    /// function calls, which must fit the guest's stack.
+    #[inline(never)]
     pub(super) fn builtin(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> R<u8> {
         match name {
             ":" => Ok(0),

@@ -147,7 +147,10 @@ pub(super) fn arith_unsupported(text: &str) -> Option<&'static str> {
 
 impl Shell<'_> {
     /// Runs `name` as dash would where dash differs from bash; `None` when
-    /// the shell's usual builtin or command does what dash does.
+    /// the shell's usual builtin or command does what dash does. Kept out
+    /// of line: inlined, it would grow the frame of every command the
+    /// shell runs, and nested function calls must fit the guest's stack.
+    #[inline(never)]
     pub(super) fn posix_builtin(
         &mut self,
         name: &str,
