@@ -85,6 +85,8 @@ fn compile(format: &str, utf8: bool) -> Result<Vec<Piece>, String> {
                 '+' => conv.plus = true,
                 ' ' => conv.space = true,
                 '#' => conv.alt = true,
+                // Thousands grouping: none in the C locale.
+                '\'' => {}
                 _ => break,
             }
             i += 1;

@@ -497,15 +497,17 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             }
         },
     };
+    // GNU grep's globs are fnmatch's: `{a,b}` is literal there, where the
+    // host's globs (and `rg -g`'s) read it as alternatives.
     let mut include = p
         .values("include")
         .iter()
-        .map(|s| (*s).to_owned())
+        .map(|s| literal_braces(s))
         .collect::<Vec<_>>();
     let mut exclude = p
         .values("exclude")
         .iter()
-        .map(|s| (*s).to_owned())
+        .map(|s| literal_braces(s))
         .collect::<Vec<_>>();
     for g in p.values("glob") {
         match g.strip_prefix('!') {
@@ -742,6 +744,31 @@ pub(crate) fn rg(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     run(cx, args, Flavor::Rg)
 }
 
+/// An fnmatch glob as the host's glob syntax reads it: braces outside a
+/// bracket expression escaped, so that they match themselves.
+fn literal_braces(glob: &str) -> String {
+    let mut out = String::with_capacity(glob.len());
+    let mut in_class = false;
+    let mut chars = glob.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+                continue;
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '{' | '}' if !in_class => out.push('\\'),
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -816,5 +843,12 @@ mod tests {
             .map(|s| (*s).to_owned())
             .collect();
         assert_eq!(expand_numeric(&a), ["-C", "2", "x", "--", "-3"]);
+    }
+
+    #[test]
+    fn gnu_globs_keep_their_braces_literal_for_the_host() {
+        assert_eq!(literal_braces("*.{py,sh}"), "*.\\{py,sh\\}");
+        assert_eq!(literal_braces("[{}]x\\{"), "[{}]x\\{");
+        assert_eq!(literal_braces("*.txt"), "*.txt");
     }
 }
