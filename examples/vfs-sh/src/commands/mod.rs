@@ -793,11 +793,29 @@ pub(crate) fn files0_from(
     Ok((names, stream))
 }
 
+/// What `NAME --version` prints: the GNU (or util-linux, jq, tree) tool
+/// whose behaviour `NAME` follows, as Debian 12 has it (`versions.txt`).
+fn version(name: &str) -> Option<&'static str> {
+    const TEXT: &str = include_str!("versions.txt");
+    let start = TEXT.find(&format!("\n@@ {name}\n"))? + name.len() + 5;
+    let end = TEXT[start..]
+        .find("\n@@ ")
+        .map_or(TEXT.len(), |k| start + k + 1);
+    Some(&TEXT[start..end])
+}
+
 /// Runs one command; unknown commands print an error and return 127.
 pub(crate) fn dispatch(cx: &mut Cx<'_>, argv: &[String]) -> u8 {
     let Some((name, args)) = argv.split_first() else {
         return 0;
     };
+    if args.first().is_some_and(|a| a == "--version")
+        && find_command(name).is_some()
+        && let Some(text) = version(name.rsplit('/').next().unwrap_or(name))
+    {
+        cx.outs(text);
+        return 0;
+    }
     match find_command(name) {
         Some(c) => (c.run)(cx, args),
         None if name.contains('/') => run_script_file(cx, name, args),
