@@ -209,6 +209,30 @@ impl Write for Sink<'_, '_> {
     }
 }
 
+/// The shell's standard output (`fd` 1) or error (2), written where its
+/// `exec` route sends it.
+struct Routed<'r, 'w> {
+    fd: usize,
+    route: Rc<std::cell::Cell<[Target; 3]>>,
+    out: &'r RefCell<&'w mut dyn Write>,
+    err: &'r RefCell<&'w mut dyn Write>,
+}
+
+impl Write for Routed<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.route.get()[self.fd] {
+            Target::Out => self.out.borrow_mut().write(buf),
+            Target::Err => self.err.borrow_mut().write(buf),
+            Target::Null | Target::Closed => Ok(buf.len()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.borrow_mut().flush()?;
+        self.err.borrow_mut().flush()
+    }
+}
+
 /// Where an output descriptor points, during redirection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
@@ -316,6 +340,9 @@ pub(crate) struct Shell<'a> {
     pub(crate) err_trap: Option<String>,
     /// `pushd`'s directory stack (below the working directory).
     dir_stack: Vec<String>,
+    /// Where the shell's descriptors 1 and 2 go (`Out`, `Err`: the
+    /// script's real streams), as `exec` redirections set them.
+    exec_route: Rc<std::cell::Cell<[Target; 3]>>,
     /// The shell is `sh`, Debian's dash (`sh -c`, `find -exec sh`, a
     /// `#!/bin/sh` script, awk's `system()`), not bash.
     pub(crate) posix: bool,
@@ -532,6 +559,11 @@ impl<'a> Shell<'a> {
             exit_trap: None,
             err_trap: None,
             dir_stack: Vec::new(),
+            exec_route: Rc::new(std::cell::Cell::new([
+                Target::Closed,
+                Target::Out,
+                Target::Err,
+            ])),
             posix: false,
         }
     }
@@ -571,7 +603,27 @@ impl<'a> Shell<'a> {
         err: &mut dyn Write,
     ) -> u8 {
         self.script_input = Some(input.clone());
-        let mut io = Io { input, out, err };
+        // The shell's own standard output and error, routed as `exec`
+        // redirections (`exec >/dev/null`, `exec 2>&1`) leave them.
+        let o = RefCell::new(&mut *out as &mut dyn Write);
+        let e = RefCell::new(&mut *err as &mut dyn Write);
+        let mut w1 = Routed {
+            fd: 1,
+            route: self.exec_route.clone(),
+            out: &o,
+            err: &e,
+        };
+        let mut w2 = Routed {
+            fd: 2,
+            route: self.exec_route.clone(),
+            out: &o,
+            err: &e,
+        };
+        let mut io = Io {
+            input,
+            out: &mut w1,
+            err: &mut w2,
+        };
         let r = self.list(list, &mut io);
         let mut status = flow_status(r, self.status);
         if let Some(trap) = self.exit_trap.take()
@@ -633,6 +685,9 @@ impl<'a> Shell<'a> {
     }
 
     fn set_scalar(&mut self, name: &str, value: String) {
+        if self.st.opts.other.get("allexport") == Some(&true) {
+            self.st.exported.insert(name.to_owned());
+        }
         match self.st.vars.get_mut(name) {
             Some(Value::Array(a)) => {
                 if a.is_empty() {
@@ -749,6 +804,10 @@ impl<'a> Shell<'a> {
     }
 
     fn assign(&mut self, a: &Assign) -> E<()> {
+        // `set -a`: every variable assigned is exported.
+        if self.st.opts.other.get("allexport") == Some(&true) {
+            self.st.exported.insert(a.name.clone());
+        }
         match &a.value {
             AssignValue::Scalar(w) => {
                 let v = self.expand_string(w)?;
@@ -1083,12 +1142,14 @@ impl<'a> Shell<'a> {
     fn subshell<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = self.st.clone();
         let in_fds = self.in_fds.clone();
+        let route = self.exec_route.get();
         let (calls, loops) = (self.calls, self.loops);
         let mark = self.cd_log.len();
         self.loops = 0;
         let r = f(self);
         self.st = saved;
         self.in_fds = in_fds;
+        self.exec_route.set(route);
         self.calls = calls;
         self.loops = loops;
         if self.cd_log.len() > mark {
@@ -1561,8 +1622,9 @@ impl<'a> Shell<'a> {
         r
     }
 
-    /// `exec` with redirections only: the input ones stay for the rest of
-    /// the shell (`exec 3< FILE`, `exec < FILE`); output goes where it went.
+    /// `exec` with redirections only: they stay for the rest of the shell,
+    /// the input ones (`exec 3< FILE`, `exec < FILE`) and those of standard
+    /// output and error (`exec >/dev/null`, `exec 2>&1`, `exec 1>&2`).
     pub(crate) fn exec_redirs(&mut self, redirs: &[Redir], io: &mut Io<'_>) -> u8 {
         let mut fds = [Target::Closed; 10];
         fds[1] = Target::Out;
@@ -1578,6 +1640,14 @@ impl<'a> Shell<'a> {
             }
         }
         io.input = input;
+        let before = self.exec_route.get();
+        let of = |t: Target| match t {
+            Target::Out => before[1],
+            Target::Err => before[2],
+            other => other,
+        };
+        self.exec_route
+            .set([Target::Closed, of(fds[1]), of(fds[2])]);
         0
     }
 
@@ -2298,14 +2368,24 @@ impl<'a> Shell<'a> {
                 return Ok(PVal::Many(self.st.positional.clone(), name == "*"));
             }
             "-" => {
-                let mut f = String::from("h");
-                if self.st.opts.errexit {
-                    f.push('e');
+                // bash's order (`aefhuxB`, then `c` for `bash -c`); dash
+                // shows only the options set.
+                let o = &self.st.opts;
+                let mut f = String::new();
+                for (c, on) in [
+                    ('a', o.other.get("allexport") == Some(&true)),
+                    ('e', o.errexit),
+                    ('f', o.noglob),
+                    ('h', !self.posix),
+                    ('u', o.nounset),
+                    ('x', o.xtrace),
+                    ('B', !self.posix),
+                    ('c', !self.posix),
+                ] {
+                    if on {
+                        f.push(c);
+                    }
                 }
-                if self.st.opts.nounset {
-                    f.push('u');
-                }
-                f.push('B');
                 return Ok(PVal::One(f));
             }
             "!" => {

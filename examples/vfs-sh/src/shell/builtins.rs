@@ -617,8 +617,10 @@ impl Shell<'_> {
                         i += 1;
                         name.as_str()
                     }
-                    'v' | 'h' | 'B' | 'C' | 'a' | 'b' | 'm' | 'n' | 'H' | 'P' | 'T' | 'E' | 'k'
-                    | 't' => continue,
+                    'a' => "allexport",
+                    'v' | 'h' | 'B' | 'C' | 'b' | 'm' | 'n' | 'H' | 'P' | 'T' | 'E' | 'k' | 't' => {
+                        continue;
+                    }
                     _ => {
                         Self::say(io, format_args!("set: -{c}: invalid option"));
                         return 2;
