@@ -52,10 +52,15 @@ pub(super) fn integer_key(key: &str) -> Option<i32> {
     if canonical { key.parse().ok() } else { None }
 }
 
+/// The size after `size` in [`SIZES`], if there is one.
+fn next_size(size: usize) -> Option<usize> {
+    SIZES.iter().copied().find(|&s| s > size)
+}
+
 /// Gives a hash table the next size in [`SIZES`], empty; returns the old
 /// buckets to move over, or `None` (and sets `maxed`) at the largest.
 fn regrow<T: Clone>(buckets: &mut Vec<Vec<T>>, maxed: &mut bool) -> Option<Vec<Vec<T>>> {
-    let Some(size) = SIZES.iter().copied().find(|&s| s > buckets.len()) else {
+    let Some(size) = next_size(buckets.len()) else {
         *maxed = true;
         return None;
     };
@@ -178,60 +183,110 @@ impl Store {
     }
 }
 
-/// `str_array`: chained buckets of (hash, key); each chain is kept with
-/// its head last, so that a new key is a push.
+/// The end of a chain in [`StrTable`].
+const NIL: u32 = u32::MAX;
+
+/// `str_array`: chained buckets, each chain a list through an arena of
+/// nodes (a new key goes at its chain's head), so that a key costs one
+/// node and not a vector of its own.
 #[derive(Debug, Default)]
 struct StrTable {
-    buckets: Vec<Vec<(u32, Rc<str>)>>,
+    heads: Vec<u32>,
+    nodes: Vec<StrNode>,
+    /// Nodes of deleted keys, for reuse.
+    free: Vec<u32>,
     len: usize,
     maxed: bool,
 }
 
+#[derive(Debug)]
+struct StrNode {
+    hash: u32,
+    key: Option<Rc<str>>,
+    next: u32,
+}
+
 impl StrTable {
     fn grow(&mut self) {
-        let Some(old) = regrow(&mut self.buckets, &mut self.maxed) else {
+        let Some(size) = next_size(self.heads.len()) else {
+            self.maxed = true;
             return;
         };
-        let size = self.buckets.len();
-        for chain in old {
-            for (h, k) in chain.into_iter().rev() {
-                self.buckets[h as usize % size].push((h, k));
+        let old = std::mem::replace(&mut self.heads, vec![NIL; size]);
+        for head in old {
+            let mut i = head;
+            while i != NIL {
+                let node = &mut self.nodes[i as usize];
+                let next = node.next;
+                let b = node.hash as usize % size;
+                node.next = self.heads[b];
+                self.heads[b] = i;
+                i = next;
             }
         }
     }
 
     fn insert(&mut self, key: &Rc<str>) {
-        if self.buckets.is_empty() {
+        if self.heads.is_empty() {
             self.grow();
         }
         self.len += 1;
-        if !self.maxed && self.len / self.buckets.len() > CHAIN_MAX {
+        if !self.maxed && self.len / self.heads.len() > CHAIN_MAX {
             self.grow();
         }
-        let h = str_hash(key);
-        let n = self.buckets.len();
-        self.buckets[h as usize % n].push((h, key.clone()));
+        let hash = str_hash(key);
+        let b = hash as usize % self.heads.len();
+        let node = StrNode {
+            hash,
+            key: Some(key.clone()),
+            next: self.heads[b],
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = node;
+                i
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        self.heads[b] = i;
     }
 
     fn remove(&mut self, key: &str) -> bool {
-        if self.buckets.is_empty() {
+        if self.heads.is_empty() {
             return false;
         }
-        let n = self.buckets.len();
-        let chain = &mut self.buckets[str_hash(key) as usize % n];
-        match chain.iter().position(|(_, k)| &**k == key) {
-            Some(p) => {
-                chain.remove(p);
+        let b = str_hash(key) as usize % self.heads.len();
+        let (mut prev, mut i) = (NIL, self.heads[b]);
+        while i != NIL {
+            let node = &self.nodes[i as usize];
+            let next = node.next;
+            if node.key.as_deref() == Some(key) {
+                if prev == NIL {
+                    self.heads[b] = next;
+                } else {
+                    self.nodes[prev as usize].next = next;
+                }
+                self.nodes[i as usize].key = None;
+                self.free.push(i);
                 self.len -= 1;
-                true
+                return true;
             }
-            None => false,
+            (prev, i) = (i, next);
         }
+        false
     }
 
     fn list(&self, out: &mut Vec<Rc<str>>) {
-        for chain in &self.buckets {
-            out.extend(chain.iter().rev().map(|(_, k)| k.clone()));
+        for &head in &self.heads {
+            let mut i = head;
+            while i != NIL {
+                let node = &self.nodes[i as usize];
+                out.extend(node.key.clone());
+                i = node.next;
+            }
         }
     }
 }
