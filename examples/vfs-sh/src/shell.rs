@@ -424,6 +424,56 @@ fn select_menu(items: &[String], columns: usize) -> String {
     out
 }
 
+/// bash's `time` report in `format` (`TIMEFORMAT`: `%[p][l]R`, `U`, `S`,
+/// `%P`, `%%`), for `real` seconds of wall time and no processor time.
+fn time_report(format: &str, real: f64) -> String {
+    let mut out = String::new();
+    let mut cs = format.chars().peekable();
+    while let Some(c) = cs.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut precision = 3usize;
+        if let Some(d) = cs.peek().and_then(|d| d.to_digit(10)) {
+            precision = (d as usize).min(3);
+            cs.next();
+        }
+        let long = cs.peek() == Some(&'l');
+        if long {
+            cs.next();
+        }
+        let secs = match cs.next() {
+            Some('R') => real,
+            Some('U' | 'S') => 0.0,
+            Some('P') => {
+                out.push('0');
+                continue;
+            }
+            Some('%') => {
+                out.push('%');
+                continue;
+            }
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+                continue;
+            }
+            None => {
+                out.push('%');
+                break;
+            }
+        };
+        if long {
+            let minutes = (secs / 60.0).floor();
+            out.push_str(&format!("{minutes}m{:.precision$}s", secs - minutes * 60.0));
+        } else {
+            out.push_str(&format!("{secs:.precision$}"));
+        }
+    }
+    out
+}
+
 /// `$PPID`: the process that started the shell (there is none; a fixed
 /// number, one below `$$`).
 const PPID: u32 = 4241;
@@ -1073,6 +1123,24 @@ impl<'a> Shell<'a> {
     }
 
     fn pipeline(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
+        let Some(posix) = p.time else {
+            return self.pipeline_untimed(p, io);
+        };
+        let start = std::time::Instant::now();
+        let r = self.pipeline_untimed(p, io);
+        let real = start.elapsed().as_secs_f64();
+        let format = if posix {
+            "real %2R\nuser %2U\nsys %2S".to_owned()
+        } else {
+            self.scalar("TIMEFORMAT")
+                .unwrap_or_else(|| "\nreal\t%3lR\nuser\t%3lU\nsys\t%3lS".to_owned())
+        };
+        // The guest cannot see its processor time; user and sys are 0.
+        let _ = writeln!(io.err, "{}", time_report(&format, real));
+        r
+    }
+
+    fn pipeline_untimed(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
         if p.commands.len() == 1 {
             let r = self.command(&p.commands[0], io);
             if let Ok(s) = r {

@@ -237,6 +237,9 @@ pub(crate) enum Cond {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Pipeline {
     pub(crate) bang: bool,
+    /// `time` before it: report the time it took on standard error
+    /// (`true`: `time -p`, POSIX's format).
+    pub(crate) time: Option<bool>,
     pub(crate) commands: Vec<Command>,
     /// `|&` after command `i`: its standard error goes down the pipe too.
     pub(crate) with_stderr: Vec<bool>,
@@ -549,8 +552,15 @@ impl Parser {
     fn pipeline(&mut self) -> Res<Pipeline> {
         self.skip_space(false);
         let mut bang = false;
+        let mut time = None;
         if self.eat_reserved("time") {
             self.skip_space(false);
+            let posix = self.starts("-p") && self.peek_at(2).is_none_or(|c| is_meta(c) || c == ' ');
+            if posix {
+                self.i += 2;
+                self.skip_space(false);
+            }
+            time = Some(posix);
         }
         while self.eat_reserved("!") {
             bang = !bang;
@@ -575,6 +585,7 @@ impl Parser {
         with_stderr.push(false);
         Ok(Pipeline {
             bang,
+            time,
             commands,
             with_stderr,
         })
