@@ -23,6 +23,7 @@ mod s3;
 mod server;
 mod sh;
 mod sh_differential;
+mod sh_intercode;
 mod validation;
 mod vfs;
 mod wasi_fs;

@@ -533,6 +533,27 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
             .is_some_and(|e| e.contains("maximum function nesting level")),
         "{body}"
     );
+    // Recursion that nests loops and groups inside each call, the costliest
+    // on the guest's stacks a level, is stopped by the shell too, before
+    // the call bound and before either stack runs out.
+    for script in [
+        "f() { { { { { { f; }; }; }; }; }; }; f",
+        "f() { if true; then while true; do f; break; done; fi; }; f",
+        "f() { case x in *) for i in 1; do until false; do f; break; done; done;; esac; }; f",
+    ] {
+        let (status, body) = run(script, json!({})).await;
+        assert_eq!(
+            (status, body["exit_code"].as_i64()),
+            (StatusCode::OK, Some(1)),
+            "{script}: {body}"
+        );
+        assert!(
+            body["stderr"]
+                .as_str()
+                .is_some_and(|e| e.contains("levels deep as it runs")),
+            "{script}: {body}"
+        );
+    }
     // A script that runs itself through `sh` is stopped at a fixed depth.
     let (status, body) = run("sh /files/loop.sh", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -32,6 +32,44 @@ pub fn cases() -> Vec<Case> {
     parse(CASES_TXT)
 }
 
+/// The second differential run's commands (`tests/intercode/commands.txt`),
+/// embedded at build time.
+pub const INTERCODE_TXT: &str = include_str!("../tests/intercode/commands.txt");
+
+/// The scripts of [`INTERCODE_TXT`]: one a line (`#` lines are comments),
+/// a line ending in a here-document's `<<TAG` taking the lines up to
+/// `TAG`. Their paths are the InterCode trees' (`/testbed`, `/system`,
+/// `/workspace`, `/backup`).
+pub fn intercode_scripts() -> Vec<String> {
+    let commands: Vec<&str> = INTERCODE_TXT
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    let mut scripts = Vec::new();
+    let mut i = 0;
+    while i < commands.len() {
+        let mut s = commands[i].to_owned();
+        let tag = s
+            .rsplit_once("<<")
+            .filter(|(head, t)| !head.ends_with('<') && !t.starts_with('<'))
+            .map(|(_, t)| t.trim().trim_matches('\'').to_owned())
+            .filter(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        if let Some(tag) = tag {
+            while i + 1 < commands.len() {
+                i += 1;
+                s.push('\n');
+                s.push_str(commands[i]);
+                if commands[i] == tag {
+                    break;
+                }
+            }
+        }
+        scripts.push(s);
+        i += 1;
+    }
+    scripts
+}
+
 /// Parses a table: a case starts with `=== NAME`, then optional
 /// `intended difference: ...`, `normalise: a, b`, `requires: tool` and
 /// `compare: stderr` lines, then the script up to the next case. Lines starting with `#`

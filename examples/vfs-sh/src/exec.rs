@@ -27,6 +27,13 @@ pub(crate) struct Env {
     /// that functions calling shells calling functions stay within the
     /// guest's stack too.
     pub(crate) calls: u32,
+    /// How many command lists run inside each other right now (a brace
+    /// group, a loop body, a function body, a substitution, a nested
+    /// shell: every way the shell recurses passes through one), bounded
+    /// by [`crate::shell::MAX_FRAMES`] so that what the script nests at
+    /// run time, however it nests it, ends with a message and not with
+    /// the guest's stack.
+    pub(crate) frames: u32,
 }
 
 impl Env {
@@ -418,6 +425,7 @@ pub fn run(
         stdin: InBuf::stream(stdin),
         nesting: 0,
         calls: 0,
+        frames: 0,
     };
     let input = env.stdin.clone();
     let mut shell = Shell::new(fs, &mut env, vec!["bash".to_owned()]);

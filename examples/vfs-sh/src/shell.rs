@@ -246,6 +246,16 @@ enum Target {
 /// (bash has no limit but its stack; the guest's stack is smaller).
 const MAX_CALLS: u32 = 200;
 
+/// How deep command lists may run inside each other, in all nested shells
+/// together. A level costs the guest up to 1.5 KiB of its own stack in
+/// linear memory (1 MiB, Rust's default for the target: a loop inside a
+/// `case` arm inside a function, measured in a release build) and up to
+/// 2 KiB of the native stack the host gives WebAssembly (4 MiB), so this
+/// many leave a quarter of the first for the command that runs at the
+/// bottom. A function calling itself takes two levels a call, and stops
+/// at `MAX_CALLS` first.
+pub(crate) const MAX_FRAMES: u32 = 500;
+
 /// The longest value a `${x/p/r}` or `${x#p}` pattern is matched against
 /// position by position (a larger value is matched only whole).
 const MAX_PATTERN_SUBJECT: usize = 64 << 10;
@@ -973,6 +983,20 @@ impl<'a> Shell<'a> {
     // ----- running -----
 
     fn list(&mut self, list: &List, io: &mut Io<'_>) -> R<u8> {
+        if self.env.frames >= MAX_FRAMES {
+            let _ = writeln!(
+                io.err,
+                "vfs-sh: the script nests more than {MAX_FRAMES} levels deep as it runs"
+            );
+            return Err(Flow::Exit(1));
+        }
+        self.env.frames += 1;
+        let r = self.list_items(list, io);
+        self.env.frames -= 1;
+        r
+    }
+
+    fn list_items(&mut self, list: &List, io: &mut Io<'_>) -> R<u8> {
         let mut status = self.status;
         for ao in list {
             status = if ao.background {

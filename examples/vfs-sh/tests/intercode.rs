@@ -90,38 +90,7 @@ fn gnu(root: &Path, script: &str) -> (String, u8) {
 
 #[test]
 fn intercode_commands_match_bash_at_the_recorded_rate() {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/intercode/commands.txt"),
-    )
-    .expect("reads the commands");
-    let commands: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .collect();
-    // Here-documents span lines: a command ending in `<<EOF` takes the
-    // lines up to `EOF`.
-    let mut scripts = Vec::new();
-    let mut i = 0;
-    while i < commands.len() {
-        let mut s = commands[i].to_owned();
-        let tag = s
-            .rsplit_once("<<")
-            .filter(|(head, t)| !head.ends_with('<') && !t.starts_with('<'))
-            .map(|(_, t)| t.trim().trim_matches('\'').to_owned())
-            .filter(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-        if let Some(tag) = tag {
-            while i + 1 < commands.len() {
-                i += 1;
-                s.push('\n');
-                s.push_str(commands[i]);
-                if commands[i] == tag {
-                    break;
-                }
-            }
-        }
-        scripts.push(s);
-        i += 1;
-    }
+    let scripts = vfs_sh::cases::intercode_scripts();
     let root = build_trees();
     let mut misses = Vec::new();
     for s in &scripts {

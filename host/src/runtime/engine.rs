@@ -35,6 +35,19 @@ const TABLE_ELEMENTS: usize = 100_000;
 /// pages, so this keeps a few MiB resident between runs (measured in
 /// BENCHMARKS.md's incident row).
 const MEMORY_KEEP_RESIDENT: usize = 2 << 20;
+/// The native stack a script's WebAssembly may use (wasmtime's default is
+/// 512 KiB). The built-in shell recurses as the script nests (a function
+/// calling itself, loops inside groups inside substitutions) and bounds
+/// that nesting itself, with a message, well inside this; 512 KiB left it
+/// a margin of a few calls. A stack is reserved per live script, and only
+/// the pages scripts have touched are resident (they stay so for the next
+/// script in that slot: at most the live-script cap times 5.5 MiB, reached
+/// only by scripts that recurse that deep).
+const WASM_STACK: usize = 4 << 20;
+/// What the host's own calls from a script may use on top of
+/// [`WASM_STACK`] (wasmtime's default leaves them 1.5 MiB).
+const HOST_STACK: usize = 3 << 19;
+
 /// The same for a table slot (a table of `TABLE_ELEMENTS` is 800 KB).
 const TABLE_KEEP_RESIDENT: usize = 1 << 20;
 
@@ -77,6 +90,8 @@ pub(crate) fn build(limits: &Limits, compile_cache: Option<&Path>) -> wasmtime::
         .epoch_interruption(true)
         .memory_init_cow(true)
         .wasm_component_model(true)
+        .max_wasm_stack(WASM_STACK)
+        .async_stack_size(WASM_STACK + HOST_STACK)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     if let Some(dir) = compile_cache {
         let mut cache = CacheConfig::new();
