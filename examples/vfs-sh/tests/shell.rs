@@ -202,6 +202,22 @@ fn writing_commands_fail_as_on_a_read_only_filesystem() {
             "ln -s notes.txt l",
             "ln: failed to create symbolic link 'l': Read-only file system\n",
         ),
+        (
+            "split -l 1 notes.txt",
+            "split: xaa: Read-only file system\n",
+        ),
+        (
+            "split -l1 notes.txt part_",
+            "split: part_aa: Read-only file system\n",
+        ),
+        (
+            "split notes.txt p -b 1K",
+            "split: paa: Read-only file system\n",
+        ),
+        (
+            "csplit notes.txt 1",
+            "csplit: xx00: Read-only file system\n",
+        ),
     ] {
         let r = sh(script);
         assert_eq!((r.err.as_str(), r.status), (want, 1), "{script}");

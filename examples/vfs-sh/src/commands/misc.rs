@@ -148,6 +148,25 @@ fn targets_split<'a>(operands: &[&'a String]) -> (&'a str, Vec<&'a str>) {
     }
 }
 
+/// split's PREFIX operand (after INPUT), `x` if none: the options that
+/// take a value (`-l 2`, `-b 1K`...) are skipped with it.
+fn split_prefix(args: &[String]) -> &str {
+    let mut operands = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            operands.extend(it.by_ref());
+            break;
+        }
+        if matches!(a.as_str(), "-l" | "-b" | "-C" | "-n" | "-a" | "-t") {
+            it.next();
+        } else if !a.starts_with('-') || a == "-" {
+            operands.push(a);
+        }
+    }
+    operands.get(1).map_or("x", |p| p.as_str())
+}
+
 /// The commands that would change documents: each operand gets GNU's
 /// message for a read-only filesystem, and the status is 1.
 pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
@@ -166,7 +185,11 @@ pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
         "chmod" => format!("changing permissions of '{op}'"),
         "chown" | "chgrp" => format!("changing ownership of '{op}'"),
         "truncate" => format!("cannot open '{op}' for writing"),
-        "split" | "csplit" => "cannot open 'xx00' for writing".to_owned(),
+        // The first file each would write: split's `PREFIXaa` (its second
+        // operand, `x` by default), csplit's `xx00`.
+        // GNU names just the file.
+        "split" => format!("{}aa", split_prefix(args)),
+        "csplit" => "xx00".to_owned(),
         _ => format!("cannot change '{op}'"),
     };
     if operands.is_empty() {
