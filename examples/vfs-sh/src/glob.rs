@@ -180,7 +180,7 @@ impl Pattern {
 
     /// Whether the pattern starts with a literal `.` (so it may match
     /// hidden names in shell expansion).
-    fn starts_with_dot(&self) -> bool {
+    pub(crate) fn starts_with_dot(&self) -> bool {
         self.elems.first() == Some(&Elem::Lit('.'))
     }
 

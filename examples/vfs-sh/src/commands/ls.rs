@@ -1,5 +1,5 @@
 //! `ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -Q -p -F]
-//! [--group-directories-first] [PATH]...`, one entry per line as GNU ls
+//! [--group-directories-first] [-I PATTERN] [--hide PATTERN] [-B] [PATH]...`, one entry per line as GNU ls
 //! prints when its output is not a terminal (`-m`: comma separated; `-C`
 //! down and `-x` across in GNU's tab-padded columns; both 80 wide, or
 //! `-w N`, or `$COLUMNS`). `-p` and `-F` mark directories (and `-F`
@@ -19,6 +19,7 @@ use super::size::Scale;
 use super::{flag, options, value};
 use crate::exec::Cx;
 use crate::fs::{Kind, Meta};
+use crate::glob::Pattern;
 use crate::time::ls_date;
 
 /// How names are laid out when the listing is not long.
@@ -92,6 +93,17 @@ struct Opts<'a> {
     numeric: bool,
     /// `-Q`: names in double quotes.
     quote: bool,
+    /// `-I`/`--ignore` patterns, with `--hide` ones unless `-a`/`-A`, and
+    /// `*~` for `-B`: the directory entries not listed (operands always are).
+    ignore: &'a [Pattern],
+}
+
+/// Whether `-I`, `--hide` or `-B` leaves a directory entry out: GNU matches
+/// with `fnmatch(FNM_PERIOD)`, so a leading `.` must be matched by a `.`.
+fn ignored(name: &str, patterns: &[Pattern]) -> bool {
+    patterns
+        .iter()
+        .any(|p| (!name.starts_with('.') || p.starts_with_dot()) && p.matches(name, false))
 }
 
 /// 1 KiB blocks a size takes on a filesystem of 4 KiB blocks.
@@ -536,6 +548,7 @@ fn list_one(
     let mut items: Vec<Item> = entries
         .into_iter()
         .filter(|e| o.all || o.almost_all || !e.name.starts_with('.'))
+        .filter(|e| !ignored(&e.name, o.ignore))
         .map(|e| Item {
             path: super::join(path, &e.name),
             name: e.name,
@@ -549,7 +562,7 @@ fn list_one(
         // Unsorted (`-f`), `.` and `..` come first, where the kernel
         // usually returns them.
         let at = if o.unsorted { 0 } else { items.len() };
-        for dot in ["..", "."] {
+        for dot in ["..", "."].into_iter().filter(|d| !ignored(d, o.ignore)) {
             let m = cx.fs.metadata(&super::join(path, dot));
             items.insert(
                 at,
@@ -665,6 +678,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('\0', "full-time", "full-time"),
         value('\0', "sort", "sort"),
         value('\0', "time", "time"),
+        value('I', "ignore", "I"),
+        value('\0', "hide", "hide"),
+        flag('B', "ignore-backups", "B"),
     ];
     let p = match options(cx, "ls", args, SPEC, 2) {
         Ok(p) => p,
@@ -750,6 +766,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
         None => (Scale::BYTES, Scale::KIB),
     };
+    let mut ignore: Vec<Pattern> = p.values("I").into_iter().map(Pattern::new).collect();
+    if !(p.has("a") || p.has("A") || p.has("f")) {
+        ignore.extend(p.values("hide").into_iter().map(Pattern::new));
+    }
+    if p.has("B") {
+        ignore.extend([Pattern::new("*~"), Pattern::new(".*~")]);
+    }
     let long = p.has("l") || p.has("g") || p.has("o") || p.has("n") || p.has("full-time");
     let o = Opts {
         all: p.has("a") || p.has("f"),
@@ -786,6 +809,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         group: !(p.has("o") || p.has("G")),
         numeric: p.has("n"),
         quote: p.has("Q"),
+        ignore: &ignore,
         reverse: p.has("r"),
         recursive: p.has("R") && !p.has("d"),
         size_scale,
