@@ -881,3 +881,20 @@ fn awk_commands_run_in_vfs_sh_and_nest_boundedly() {
     assert!(r.err.contains("shells inside each other"), "{}", r.err);
     assert_eq!(r.status, 0);
 }
+
+/// The project README quotes `help`; the host's suite checks the sandboxed
+/// build against it, this checks the native one so a changed usage line
+/// is caught by the crate's own tests.
+#[test]
+fn the_readme_quotes_help_as_it_is() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README");
+    let shown = readme
+        .split("`help` prints:\n\n```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the help block");
+    let ran = sh("help");
+    assert_eq!(ran.status, 0);
+    assert_eq!(ran.out.trim_end(), shown);
+}

@@ -40,9 +40,61 @@ struct Opts {
     line_formats: [Option<String>; 3],
     /// `--old-group-format` and the rest: `[old, new, changed, unchanged]`.
     group_formats: [Option<String>; 4],
+    /// `-F RE` (and `-p`, which is `-F '^[[:alpha:]$_]'`): each in its
+    /// own group, any of them marks a function line.
+    function: Vec<String>,
+    /// `-p` given: with no format chosen, the context one.
+    show_c_function: bool,
+    /// `function`, compiled.
+    function_re: Option<regex::Regex>,
+}
+
+/// What `-p` looks for: a line that starts as a C definition does.
+const C_FUNCTION: &str = "^[[:alpha:]$_]";
+
+/// The text a hunk header shows after it with `-p` or `-F`: the last line
+/// before the hunk (its context included) that matches, as GNU's
+/// `print_context_function` cuts it: leading blanks dropped, at most 40
+/// bytes, trailing blanks dropped.
+fn function_line(re: &regex::Regex, lines: &[String], before: usize) -> Option<String> {
+    let line = lines[..before].iter().rev().find(|l| re.is_match(l))?;
+    let line = line.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let mut end = line.len().min(40);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(format!(
+        " {}",
+        line[..end].trim_end_matches(|c: char| c.is_ascii_whitespace())
+    ))
 }
 
 impl Opts {
+    /// GNU keeps the largest context any option asked for: `-u -U1` shows
+    /// three lines, as `-u` means `-U3`.
+    fn widen_context(&mut self, n: usize) {
+        self.unified = Some(self.unified.map_or(n, |c| c.max(n)));
+    }
+
+    /// `-U N`, `-C N`, `--unified=N`, `--context=N`: a count past any
+    /// file's length is as good as all of it (GNU clamps it too), and
+    /// keeps the range arithmetic in bounds on a 32-bit guest.
+    fn context_length(&mut self, cx: &mut Cx<'_>, v: &str) -> bool {
+        const CONTEXT_MAX: usize = 1 << 30;
+        let digits = v.strip_prefix('+').unwrap_or(v);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            cx.err(format_args!("diff: invalid context length '{v}'"));
+            cx.err("diff: Try 'diff --help' for more information.");
+            return false;
+        }
+        self.widen_context(
+            digits
+                .parse()
+                .map_or(CONTEXT_MAX, |n: usize| n.min(CONTEXT_MAX)),
+        );
+        true
+    }
+
     fn formatted(&self) -> bool {
         self.line_formats
             .iter()
@@ -668,7 +720,15 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
                 };
                 let (os, oe) = (first.old_range().start, last.old_range().end);
                 let (ns, ne) = (first.new_range().start, last.new_range().end);
-                out.push_str("***************\n");
+                out.push_str("***************");
+                if let Some(f) = o
+                    .function_re
+                    .as_ref()
+                    .and_then(|re| function_line(re, &la, os))
+                {
+                    out.push_str(&f);
+                }
+                out.push('\n');
                 out.push_str(&format!("*** {} ****\n", context_range(os, oe - os)));
                 // Each side's lines are shown only if the hunk changes
                 // that side: `-` deleted, `+` inserted, `!` changed.
@@ -758,10 +818,18 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
                 let ns = first.new_range().start;
                 let ne = last.new_range().end;
                 out.push_str(&format!(
-                    "@@ -{} +{} @@\n",
+                    "@@ -{} +{} @@",
                     unified_range(os, oe - os),
                     unified_range(ns, ne - ns)
                 ));
+                if let Some(f) = o
+                    .function_re
+                    .as_ref()
+                    .and_then(|re| function_line(re, &la, os))
+                {
+                    out.push_str(&f);
+                }
+                out.push('\n');
                 for op in &group {
                     match *op {
                         DiffOp::Equal { old_index, len, .. } => {
@@ -892,6 +960,14 @@ fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
     status
 }
 
+fn missing_argument(cx: &mut Cx<'_>, option: char) -> u8 {
+    cx.err(format_args!(
+        "diff: option requires an argument -- '{option}'"
+    ));
+    cx.err("diff: Try 'diff --help' for more information.");
+    2
+}
+
 /// `diff [-u|-U N] [-q] [-s] [-r] [-i] [-w] [-b] [-B] FILE1 FILE2`
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut o = Opts {
@@ -914,6 +990,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         minimal: false,
         line_formats: [None, None, None],
         group_formats: [None, None, None, None],
+        function: Vec::new(),
+        show_c_function: false,
+        function_re: None,
     };
     let mut ops = Vec::new();
     let mut i = 0;
@@ -933,7 +1012,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 break;
             }
             "-u" | "--unified" => {
-                o.unified = Some(3);
+                o.widen_context(3);
                 o.context_format = false;
                 styles.insert('u');
             }
@@ -948,6 +1027,23 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-a" | "--text" => o.text = true,
             "-d" | "--minimal" => o.minimal = true,
             "--strip-trailing-cr" => {}
+            "-p" | "--show-c-function" => {
+                o.show_c_function = true;
+                o.function.push(C_FUNCTION.to_owned());
+            }
+            "-F" | "--show-function-line" => {
+                let Some(v) = args.get(i).cloned() else {
+                    return missing_argument(cx, 'F');
+                };
+                i += 1;
+                o.function.push(v);
+                continue;
+            }
+            s if s.starts_with("-F") => o.function.push(s[2..].to_owned()),
+            s if s.starts_with("--show-function-line=") => {
+                o.function
+                    .push(s["--show-function-line=".len()..].to_owned());
+            }
             s if s.starts_with("--") && s.contains("-format") => {
                 const NAMES: [&str; 8] = [
                     "old-line-format",
@@ -988,7 +1084,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 continue;
             }
             "-U" => {
-                o.unified = args.get(i).and_then(|n| n.parse().ok());
+                let Some(v) = args.get(i) else {
+                    return missing_argument(cx, 'U');
+                };
+                if !o.context_length(cx, v) {
+                    return 2;
+                }
                 styles.insert('u');
                 i += 1;
             }
@@ -1024,18 +1125,25 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 }
             }
             "-c" | "--context" => {
-                o.unified = Some(3);
+                o.widen_context(3);
                 o.context_format = true;
                 styles.insert('c');
             }
             "-C" => {
-                o.unified = args.get(i).and_then(|n| n.parse().ok());
+                let Some(v) = args.get(i) else {
+                    return missing_argument(cx, 'C');
+                };
+                if !o.context_length(cx, v) {
+                    return 2;
+                }
                 o.context_format = true;
                 styles.insert('c');
                 i += 1;
             }
             s if s.starts_with("--context=") => {
-                o.unified = s[10..].parse().ok();
+                if !o.context_length(cx, &s[10..]) {
+                    return 2;
+                }
                 o.context_format = true;
                 styles.insert('c');
             }
@@ -1046,15 +1154,21 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 return 2;
             }
             s if s.starts_with("--unified=") => {
-                o.unified = s[10..].parse().ok();
+                if !o.context_length(cx, &s[10..]) {
+                    return 2;
+                }
                 styles.insert('u');
             }
             s if s.starts_with("-U") => {
-                o.unified = s[2..].parse().ok();
+                if !o.context_length(cx, &s[2..]) {
+                    return 2;
+                }
                 styles.insert('u');
             }
             s if s.starts_with("-C") => {
-                o.unified = s[2..].parse().ok();
+                if !o.context_length(cx, &s[2..]) {
+                    return 2;
+                }
                 o.context_format = true;
                 styles.insert('c');
             }
@@ -1063,12 +1177,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 for c in s[1..].chars() {
                     match c {
                         'u' => {
-                            o.unified = Some(3);
+                            o.widen_context(3);
                             o.context_format = false;
                             styles.insert('u');
                         }
                         'c' => {
-                            o.unified = Some(3);
+                            o.widen_context(3);
                             o.context_format = true;
                             styles.insert('c');
                         }
@@ -1089,6 +1203,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         // same, taken as is.
                         'a' => o.text = true,
                         'd' => o.minimal = true,
+                        'p' => {
+                            o.show_c_function = true;
+                            o.function.push(C_FUNCTION.to_owned());
+                        }
                         'l' => {}
                         other => {
                             cx.err(format_args!("diff: invalid option -- '{other}'"));
@@ -1122,6 +1240,29 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     if side {
         o.side_by_side = Some(width);
+    }
+    if styles.is_empty() && o.show_c_function {
+        o.widen_context(3);
+        o.context_format = true;
+    }
+    if !o.function.is_empty() {
+        let mut alternatives = Vec::new();
+        for f in &o.function {
+            match crate::pattern::translate(f, crate::pattern::Syntax::Basic) {
+                Ok(t) => alternatives.push(format!("(?:{})", t.regex)),
+                Err(e) => {
+                    cx.err(format_args!("diff: {f}: {e}"));
+                    return 2;
+                }
+            }
+        }
+        match regex::Regex::new(&alternatives.join("|")) {
+            Ok(re) => o.function_re = Some(re),
+            Err(_) => {
+                cx.err("diff: the -F pattern is not one vfs-sh can match");
+                return 2;
+            }
+        }
     }
     let [a, b] = ops.as_slice() else {
         if ops.len() < 2 {

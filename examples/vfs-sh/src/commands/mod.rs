@@ -249,7 +249,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "diff",
         run: diff::run,
-        usage: "diff [-c|-C N|-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-i] [-w] [-b] [-B] [-d] FILE1 FILE2  (normal, context, unified and side-by-side formats; GNU's edit script)",
+        usage: "diff [-c|-C N|-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-i] [-w] [-b] [-B] [-d] [-p] [-F RE] FILE1 FILE2  (normal, context, unified and side-by-side formats; GNU's edit script)",
     },
     Command {
         name: "du",
