@@ -47,6 +47,9 @@ struct Opts {
     show_c_function: bool,
     /// `function`, compiled.
     function_re: Option<regex::Regex>,
+    /// `--label`: what the context and unified headers show in place of
+    /// the first and the second file's name and time.
+    labels: Vec<String>,
 }
 
 /// What `-p` looks for: a line that starts as a C definition does.
@@ -92,6 +95,16 @@ impl Opts {
                 .parse()
                 .map_or(CONTEXT_MAX, |n: usize| n.min(CONTEXT_MAX)),
         );
+        true
+    }
+
+    /// `--label`: at most one for each file.
+    fn label(&mut self, cx: &mut Cx<'_>, v: &str) -> bool {
+        if self.labels.len() == 2 {
+            cx.err("diff: too many file label options");
+            return false;
+        }
+        self.labels.push(v.to_owned());
         true
     }
 
@@ -417,6 +430,64 @@ fn context_stamp(cx: &mut Cx<'_>, path: &str) -> String {
     crate::time::strftime("%a %b %e %T %Y", secs, 0)
 }
 
+/// A file name as GNU diff 3.8 prints it in headers (`c_escape` in its
+/// util.c): bare, unless it holds a space, a `"`, a `\`, a control byte
+/// or one past ASCII (a negative `char` there); then in double quotes
+/// with C escapes, octal for bytes with no letter escape (UTF-8 included).
+fn c_escape(name: &str) -> String {
+    let escape = |b: u8| match b {
+        0x07 => Some("\\a".to_owned()),
+        0x08 => Some("\\b".to_owned()),
+        b'\t' => Some("\\t".to_owned()),
+        b'\n' => Some("\\n".to_owned()),
+        0x0b => Some("\\v".to_owned()),
+        0x0c => Some("\\f".to_owned()),
+        b'\r' => Some("\\r".to_owned()),
+        b'"' => Some("\\\"".to_owned()),
+        b'\\' => Some("\\\\".to_owned()),
+        b if b < 32 || b >= 0x80 => Some(format!("\\{b:03o}")),
+        _ => None,
+    };
+    let bytes = name.as_bytes();
+    if !bytes.iter().any(|&b| b == b' ' || escape(b).is_some()) {
+        return name.to_owned();
+    }
+    let mut out = String::from("\"");
+    for &b in bytes {
+        match escape(b) {
+            Some(e) => out.push_str(&e),
+            None => out.push(char::from(b)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The `diff OPTIONS A B` line before each pair `-r` compares.
+fn pair_header(o: &Opts, a: &str, b: &str) -> String {
+    let name = |side: usize, path: &str| {
+        o.labels
+            .get(side)
+            .cloned()
+            .unwrap_or_else(|| c_escape(path))
+    };
+    format!("diff{} {} {}\n", o.switches, name(0, a), name(1, b))
+}
+
+/// One file's header line: its `--label`, or its name and time.
+fn header_line(
+    cx: &mut Cx<'_>,
+    o: &Opts,
+    side: usize,
+    path: &str,
+    stamp: fn(&mut Cx<'_>, &str) -> String,
+) -> String {
+    match o.labels.get(side) {
+        Some(label) => label.clone(),
+        None => format!("{}\t{}", c_escape(path), stamp(cx, path)),
+    }
+}
+
 /// A context-format range (`print_context_number_range`): `FIRST,LAST`,
 /// one number for one line, the line before for none.
 fn context_range(start: usize, len: usize) -> String {
@@ -709,11 +780,11 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
     };
     match o.unified {
         Some(ctx) if o.context_format => {
-            out.push_str(&format!(
-                "*** {a}\t{}\n--- {b}\t{}\n",
-                context_stamp(cx, a),
-                context_stamp(cx, b)
-            ));
+            let (ha, hb) = (
+                header_line(cx, o, 0, a, context_stamp),
+                header_line(cx, o, 1, b, context_stamp),
+            );
+            out.push_str(&format!("*** {ha}\n--- {hb}\n"));
             for group in similar::group_diff_ops(ops, ctx) {
                 let (Some(first), Some(last)) = (group.first(), group.last()) else {
                     continue;
@@ -804,11 +875,11 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
             }
         }
         Some(ctx) => {
-            out.push_str(&format!(
-                "--- {a}\t{}\n+++ {b}\t{}\n",
-                stamp(cx, a),
-                stamp(cx, b)
-            ));
+            let (ha, hb) = (
+                header_line(cx, o, 0, a, stamp),
+                header_line(cx, o, 1, b, stamp),
+            );
+            out.push_str(&format!("--- {ha}\n+++ {hb}\n"));
             for group in similar::group_diff_ops(ops, ctx) {
                 let (Some(first), Some(last)) = (group.first(), group.last()) else {
                     continue;
@@ -908,7 +979,7 @@ fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
                 status = status.max(if e.kind == Kind::Dir {
                     dirs(cx, o, &pa, &pb)
                 } else {
-                    let header = format!("diff{} {pa} {pb}\n", o.switches);
+                    let header = pair_header(o, &pa, &pb);
                     files(cx, o, &pa, &pb, (!o.brief).then_some(header.as_str()))
                 });
             }
@@ -931,7 +1002,7 @@ fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
                         }
                     }
                     (Kind::File, Kind::File) => {
-                        let header = format!("diff{} {pa} {pb}\n", o.switches);
+                        let header = pair_header(o, &pa, &pb);
                         status = status.max(files(
                             cx,
                             o,
@@ -958,6 +1029,38 @@ fn dirs(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str) -> u8 {
         }
     }
     status
+}
+
+/// An option with a value: `-x PAT`, `-U N`, `-C N`, `-W N`, `-F RE`, in
+/// whichever of their forms it came.
+fn valued(
+    cx: &mut Cx<'_>,
+    o: &mut Opts,
+    styles: &mut std::collections::BTreeSet<char>,
+    width: &mut usize,
+    option: char,
+    v: &str,
+) -> bool {
+    match option {
+        'x' => o.exclude.push(crate::glob::Pattern::new(v)),
+        'F' => o.function.push(v.to_owned()),
+        'W' => match v.parse() {
+            Ok(n) if n > 0 => *width = n,
+            _ => {
+                cx.err(format_args!("diff: invalid width '{v}'"));
+                cx.err("diff: Try 'diff --help' for more information.");
+                return false;
+            }
+        },
+        _ => {
+            if !o.context_length(cx, v) {
+                return false;
+            }
+            o.context_format = option == 'C';
+            styles.insert(if option == 'C' { 'c' } else { 'u' });
+        }
+    }
+    true
 }
 
 fn missing_argument(cx: &mut Cx<'_>, option: char) -> u8 {
@@ -993,6 +1096,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         function: Vec::new(),
         show_c_function: false,
         function_re: None,
+        labels: Vec::new(),
     };
     let mut ops = Vec::new();
     let mut i = 0;
@@ -1000,11 +1104,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let (mut side, mut width) = (false, 130usize);
     // The output formats asked for: more than one is an error.
     let mut styles = std::collections::BTreeSet::new();
-    let bad_width = |cx: &mut Cx<'_>, v: &str| {
-        cx.err(format_args!("diff: invalid width '{v}'"));
-        2
-    };
     while let Some(a) = args.get(i) {
+        let start = i;
         i += 1;
         match a.as_str() {
             "--" => {
@@ -1031,18 +1132,36 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 o.show_c_function = true;
                 o.function.push(C_FUNCTION.to_owned());
             }
-            "-F" | "--show-function-line" => {
-                let Some(v) = args.get(i).cloned() else {
-                    return missing_argument(cx, 'F');
+            "--show-function-line" | "--exclude" | "--width" => {
+                let Some(v) = args.get(i) else {
+                    cx.err(format_args!("diff: option '{a}' requires an argument"));
+                    cx.err("diff: Try 'diff --help' for more information.");
+                    return 2;
                 };
                 i += 1;
-                o.function.push(v);
-                continue;
+                let option = match a.as_str() {
+                    "--exclude" => 'x',
+                    "--width" => 'W',
+                    _ => 'F',
+                };
+                if !valued(cx, &mut o, &mut styles, &mut width, option, v) {
+                    return 2;
+                }
             }
-            s if s.starts_with("-F") => o.function.push(s[2..].to_owned()),
-            s if s.starts_with("--show-function-line=") => {
-                o.function
-                    .push(s["--show-function-line=".len()..].to_owned());
+            s if s.starts_with("--")
+                && let Some((name, v)) = s.split_once('=')
+                && let Some(option) = match name {
+                    "--show-function-line" => Some('F'),
+                    "--exclude" => Some('x'),
+                    "--width" => Some('W'),
+                    "--unified" => Some('U'),
+                    "--context" => Some('C'),
+                    _ => None,
+                } =>
+            {
+                if !valued(cx, &mut o, &mut styles, &mut width, option, v) {
+                    return 2;
+                }
             }
             s if s.starts_with("--") && s.contains("-format") => {
                 const NAMES: [&str; 8] = [
@@ -1081,17 +1200,6 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     3 => o.line_formats = [Some(v.clone()), Some(v.clone()), Some(v)],
                     _ => o.group_formats[k - 4] = Some(v),
                 }
-                continue;
-            }
-            "-U" => {
-                let Some(v) = args.get(i) else {
-                    return missing_argument(cx, 'U');
-                };
-                if !o.context_length(cx, v) {
-                    return 2;
-                }
-                styles.insert('u');
-                i += 1;
             }
             "-y" | "--side-by-side" => {
                 side = true;
@@ -1099,51 +1207,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
             "--suppress-common-lines" => o.suppress_common = true,
             "-t" | "--expand-tabs" => o.expand_tabs = true,
-            "-x" | "--exclude" => {
-                let v = args.get(i).cloned().unwrap_or_default();
-                i += 1;
-                o.exclude.push(crate::glob::Pattern::new(&v));
-                flags.push_str(&format!(" {a} {v}"));
-                continue;
-            }
-            s if s.starts_with("--exclude=") => {
-                o.exclude.push(crate::glob::Pattern::new(&s[10..]));
-            }
-            "-W" => {
-                let v = args.get(i).cloned().unwrap_or_default();
-                i += 1;
-                match v.parse() {
-                    Ok(n) if n > 0 => width = n,
-                    _ => return bad_width(cx, &v),
-                }
-            }
-            s if s.starts_with("--width=") || (s.starts_with("-W") && s.len() > 2) => {
-                let v = s.strip_prefix("--width=").unwrap_or(&s[2..]);
-                match v.parse() {
-                    Ok(n) if n > 0 => width = n,
-                    _ => return bad_width(cx, v),
-                }
-            }
             "-c" | "--context" => {
                 o.widen_context(3);
-                o.context_format = true;
-                styles.insert('c');
-            }
-            "-C" => {
-                let Some(v) = args.get(i) else {
-                    return missing_argument(cx, 'C');
-                };
-                if !o.context_length(cx, v) {
-                    return 2;
-                }
-                o.context_format = true;
-                styles.insert('c');
-                i += 1;
-            }
-            s if s.starts_with("--context=") => {
-                if !o.context_length(cx, &s[10..]) {
-                    return 2;
-                }
                 o.context_format = true;
                 styles.insert('c');
             }
@@ -1153,29 +1218,44 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 ));
                 return 2;
             }
-            s if s.starts_with("--unified=") => {
-                if !o.context_length(cx, &s[10..]) {
+            "--label" => {
+                let Some(v) = args.get(i) else {
+                    cx.err("diff: option '--label' requires an argument");
+                    cx.err("diff: Try 'diff --help' for more information.");
+                    return 2;
+                };
+                i += 1;
+                if !o.label(cx, v) {
                     return 2;
                 }
-                styles.insert('u');
             }
-            s if s.starts_with("-U") => {
-                if !o.context_length(cx, &s[2..]) {
+            s if s.starts_with("--label=") => {
+                if !o.label(cx, &s[8..]) {
                     return 2;
                 }
-                styles.insert('u');
             }
-            s if s.starts_with("-C") => {
-                if !o.context_length(cx, &s[2..]) {
-                    return 2;
-                }
-                o.context_format = true;
-                styles.insert('c');
-            }
-            s if s.starts_with("--color") || s.starts_with("--label") => {}
+            s if s.starts_with("--color") => {}
             s if s.starts_with('-') && s.len() > 1 && !s.starts_with("--") => {
-                for c in s[1..].chars() {
+                for (at, c) in s.char_indices().skip(1) {
                     match c {
+                        // An option that takes a value takes the rest of
+                        // the word, or the next word (getopt's rule).
+                        'x' | 'U' | 'C' | 'W' | 'F' => {
+                            let rest = &s[at + c.len_utf8()..];
+                            let v = if rest.is_empty() {
+                                let Some(v) = args.get(i) else {
+                                    return missing_argument(cx, c);
+                                };
+                                i += 1;
+                                v.as_str()
+                            } else {
+                                rest
+                            };
+                            if !valued(cx, &mut o, &mut styles, &mut width, c, v) {
+                                return 2;
+                            }
+                            break;
+                        }
                         'u' => {
                             o.widen_context(3);
                             o.context_format = false;
@@ -1215,9 +1295,6 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         }
                     }
                 }
-                flags.push(' ');
-                flags.push_str(s);
-                continue;
             }
             s if s.starts_with("--") => {
                 cx.err(format_args!("diff: unrecognized option '{s}'"));
@@ -1229,8 +1306,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 continue;
             }
         }
-        flags.push(' ');
-        flags.push_str(a);
+        // The options as given, for the header of each pair `-r` compares.
+        for arg in &args[start..i] {
+            flags.push(' ');
+            flags.push_str(&crate::commands::quote::quote(arg, false));
+        }
     }
     o.switches = flags;
     if styles.len() > 1 {
