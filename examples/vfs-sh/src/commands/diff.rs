@@ -445,7 +445,7 @@ fn c_escape(name: &str) -> String {
         b'\r' => Some("\\r".to_owned()),
         b'"' => Some("\\\"".to_owned()),
         b'\\' => Some("\\\\".to_owned()),
-        b if b < 32 || b >= 0x80 => Some(format!("\\{b:03o}")),
+        b if !(32..0x80).contains(&b) => Some(format!("\\{b:03o}")),
         _ => None,
     };
     let bytes = name.as_bytes();
