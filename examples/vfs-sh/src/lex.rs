@@ -41,6 +41,3 @@ impl Word {
         s
     }
 }
-
-/// What a command that would write a file says.
-pub(crate) const READ_ONLY: &str = "vfs-sh: the filesystem is read-only";

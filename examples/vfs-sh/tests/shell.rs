@@ -68,25 +68,65 @@ fn writes_fail_like_a_read_only_filesystem() {
     // Output process substitution would write: refused before anything runs.
     let r = sh("echo first; tee >(cat)");
     assert_eq!((r.out.as_str(), r.status), ("", 2));
+    // Commands that would write a file say what GNU's say on a read-only
+    // mount, with their statuses: sort and uniq after opening their input,
+    // sed -i where it creates its temporary file beside the document.
+    let r = sh("sort -o x README.md");
     assert_eq!(
-        sh("sort -o x README.md").err,
-        "vfs-sh: the filesystem is read-only\n"
+        (r.err.as_str(), r.status),
+        ("sort: open failed: x: Read-only file system\n", 2)
     );
-    assert_eq!(sh("uniq README.md out").status, 2);
-    assert_eq!(sh("sed -i -n 1p README.md").status, 2);
+    let r = sh("sort -o x nope.md");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("sort: cannot read: nope.md: No such file or directory\n", 2)
+    );
+    let r = sh("uniq README.md 'an out'");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("uniq: 'an out': Read-only file system\n", 1)
+    );
+    let r = sh("uniq nope.md out");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("uniq: nope.md: No such file or directory\n", 1)
+    );
+    assert_eq!(sh("uniq README.md /dev/null").out, "");
     // An attached suffix, or `-i` inside a cluster, is still an edit.
-    for edit in [
-        "sed -i.bak s/a/b/ README.md",
-        "sed -ni p README.md",
-        "sed --in-place=.orig p README.md",
+    for (edit, dir) in [
+        ("sed -i -n 1p README.md", "."),
+        ("sed -i.bak s/a/b/ README.md", "."),
+        ("sed -ni p /files/docs/policy.md", "/files/docs"),
+        ("sed --in-place=.orig p docs/guide.md", "docs"),
+        ("sed -ie p nope.md README.md", "."),
     ] {
         let r = sh(edit);
+        let (line, name) = r.err.trim_end().rsplit_once('/').expect("a path");
         assert_eq!(
-            (r.err.as_str(), r.status),
-            ("vfs-sh: the filesystem is read-only\n", 2),
+            line.lines().last(),
+            Some(format!("sed: couldn't open temporary file {dir}").as_str()),
             "{edit}"
         );
+        let (temp, why) = name.split_once(": ").expect("a reason");
+        assert!(temp.len() == 9 && temp.starts_with("sed"), "{edit}: {temp}");
+        assert_eq!(why, "Read-only file system", "{edit}");
+        assert_eq!((r.out.as_str(), r.status), ("", 4), "{edit}");
     }
+    let r = sh("sed -i p docs");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("sed: couldn't edit docs: not a regular file\n", 4)
+    );
+    let r = sh("sed -i p");
+    assert_eq!((r.err.as_str(), r.status), ("sed: no input files\n", 4));
+    let r = sh("sed -i 's/a' README.md");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        (
+            "sed: -e expression #1, char 3: unterminated `s' command\n",
+            1
+        )
+    );
     // `-e` takes the next word: an `i` in the script is not an option.
     assert_eq!(sh("sed -n -e s/i/x/p README.md").status, 0);
     let r = sh("echo data | tee out.txt");

@@ -1400,39 +1400,102 @@ fn last_needed(cmds: &[Cmd]) -> Option<u64> {
     Some(max)
 }
 
-/// Whether the options ask for `-i[SUFFIX]` or `--in-place[=SUFFIX]`, whose
-/// attached suffix the shared parser would read as more flags.
-fn edits_in_place(args: &[String]) -> bool {
+/// The arguments without `-i[SUFFIX]` and `--in-place[=SUFFIX]` (whose
+/// attached suffix the shared parser would read as more flags), and
+/// whether there was one. In a cluster, `i` takes the rest as its suffix:
+/// `-ni` is `-n -i`, `-ie` is `-i` with the suffix `e`.
+fn in_place_removed(args: &[String]) -> (Vec<String>, bool) {
+    let mut kept = Vec::with_capacity(args.len());
+    let mut in_place = false;
     let mut value_next = false;
-    for a in args {
-        if std::mem::take(&mut value_next) {
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        if std::mem::take(&mut value_next) || a == "-" || !a.starts_with('-') {
+            kept.push(a.clone());
             continue;
         }
-        if a == "--" || !a.starts_with('-') || a == "-" {
-            if a == "--" {
-                break;
-            }
-            continue;
+        if a == "--" {
+            kept.push(a.clone());
+            kept.extend(rest.cloned());
+            break;
         }
         if let Some(long) = a.strip_prefix("--") {
             if long == "in-place" || long.starts_with("in-place=") {
-                return true;
+                in_place = true;
+                continue;
             }
             value_next = matches!(long, "expression" | "file" | "line-length");
+            kept.push(a.clone());
             continue;
         }
+        let mut cluster = String::from("-");
         for (k, c) in a.char_indices().skip(1) {
             match c {
-                'i' => return true,
+                'i' => {
+                    in_place = true;
+                    break;
+                }
                 'e' | 'f' | 'l' => {
+                    cluster.push_str(&a[k..]);
                     value_next = k + 1 == a.len();
                     break;
                 }
-                _ => {}
+                _ => cluster.push(c),
+            }
+        }
+        if cluster.len() > 1 {
+            kept.push(cluster);
+        }
+    }
+    (kept, in_place)
+}
+
+/// `-i`: the script is good, but every edit would replace a file. GNU
+/// reads each file, and fails at the first it can (its `panic`, status
+/// 4) where it creates the temporary file beside it.
+fn in_place(cx: &mut Cx<'_>, operands: &[String]) -> u8 {
+    if operands.is_empty() {
+        cx.err("sed: no input files");
+        return 4;
+    }
+    let mut status = 0;
+    for op in operands {
+        match cx.fs.metadata(op) {
+            Err(e) => {
+                cx.err(format_args!("sed: can't read {op}: {}", e.strerror()));
+                status = 2;
+            }
+            Ok(m) if m.is_dir() => {
+                cx.err(format_args!("sed: couldn't edit {op}: not a regular file"));
+                return 4;
+            }
+            Ok(_) => {
+                let dir = match op.rfind('/') {
+                    Some(0) => "/",
+                    Some(k) => &op[..k],
+                    None => ".",
+                };
+                // mkostemp's six random letters.
+                const LETTERS: &[u8] =
+                    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+                let mut seed = cx.env.clock_seed();
+                let suffix: String = (0..6)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        char::from(LETTERS[(seed % LETTERS.len() as u64) as usize])
+                    })
+                    .collect();
+                let sep = if dir.ends_with('/') { "" } else { "/" };
+                cx.err(format_args!(
+                    "sed: couldn't open temporary file {dir}{sep}sed{suffix}: Read-only file system"
+                ));
+                return 4;
             }
         }
     }
-    false
+    status
 }
 
 /// `sed`.
@@ -1447,22 +1510,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('s', "separate", "s"),
         flag('u', "unbuffered", "u"),
         flag('z', "null-data", "z"),
-        flag('i', "in-place", "i"),
         flag('\0', "posix", "posix"),
         flag('\0', "debug", "debug"),
     ];
-    if edits_in_place(args) {
-        cx.err(crate::lex::READ_ONLY);
-        return 2;
-    }
-    let p = match options(cx, "sed", args, SPEC, 1) {
+    let (args, edits_in_place) = in_place_removed(args);
+    let p = match options(cx, "sed", &args, SPEC, 1) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if p.has("i") {
-        cx.err(crate::lex::READ_ONLY);
-        return 2;
-    }
     let mut operands = p.operands.clone();
     let mut pieces: Vec<String> = p.values("e").iter().map(|s| (*s).to_owned()).collect();
     for f in p.values("f") {
@@ -1512,6 +1567,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             return code;
         }
     };
+    if edits_in_place {
+        return in_place(cx, &operands);
+    }
     let quiet = p.has("n");
     let separate = p.has("s");
     let delim = if p.has("z") { '\0' } else { '\n' };

@@ -596,12 +596,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     // `-o /dev/stdout` (or `/dev/null`) is standard output; a file would
     // be written.
     let to_null = p.value("o") == Some("/dev/null");
-    if p.value("o")
-        .is_some_and(|o| !matches!(o, "/dev/stdout" | "-" | "/dev/null"))
-    {
-        cx.err(crate::lex::READ_ONLY);
-        return 2;
-    }
+    let to_file = p
+        .value("o")
+        .filter(|o| !matches!(*o, "/dev/stdout" | "-" | "/dev/null"));
     let global = Order {
         numeric: p.has("n"),
         reverse: p.has("r"),
@@ -674,6 +671,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 return 2;
             }
         }
+    }
+    // GNU reads its input before it creates the output.
+    if let Some(o) = to_file {
+        cx.err(format_args!(
+            "sort: open failed: {}: Read-only file system",
+            super::quote::quote(o, false)
+        ));
+        return 2;
     }
     let mut lines: Vec<&[u8]> = if eol == b'\n' {
         crate::search::lines(&data).collect()

@@ -94,18 +94,37 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
     };
     let all_repeated = p.has("D") || p.has("all");
-    let input = match p.operands.as_slice() {
-        [] => "-".to_owned(),
-        [one] => one.clone(),
-        [_, _] => {
-            cx.err(crate::lex::READ_ONLY);
-            return 2;
-        }
+    let (input, output) = match p.operands.as_slice() {
+        [] => ("-".to_owned(), None),
+        [one] => (one.clone(), None),
+        [one, out] => (one.clone(), Some(out.as_str())),
         [_, _, extra, ..] => {
             cx.err(format_args!("uniq: extra operand '{extra}'"));
             return 1;
         }
     };
+    // GNU opens the input, then the output: a missing input is the error
+    // it reports, else the output it cannot create.
+    if input != "-"
+        && let Err(e) = cx.fs.metadata(&input)
+    {
+        cx.err(format_args!(
+            "uniq: {}: {}",
+            super::quote::quote(&input, false),
+            e.strerror()
+        ));
+        return 1;
+    }
+    let discard = output == Some("/dev/null");
+    if let Some(out) = output
+        && !matches!(out, "-" | "/dev/stdout" | "/dev/null")
+    {
+        cx.err(format_args!(
+            "uniq: {}: Read-only file system",
+            super::quote::quote(out, false)
+        ));
+        return 1;
+    }
     let data = match cx.read_operand(&input) {
         Ok(d) => d,
         Err(e) => {
@@ -171,6 +190,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         out.extend_from_slice(lines[start]);
         out.push(eol);
     }
-    cx.out(&out);
+    if !discard {
+        cx.out(&out);
+    }
     0
 }
