@@ -159,6 +159,20 @@ impl Cx<'_> {
         let _ = self.out.write_all(bytes);
     }
 
+    /// Writes what `held` has filled of a C stream's 4 KiB buffers, as
+    /// GNU tools' standard output reaches a pipe: whole buffers only, so
+    /// that their messages on standard error (unbuffered) come before
+    /// what they still hold. The rest stays in `held` for the next call
+    /// or the end.
+    pub(crate) fn out_stdio(&mut self, held: &mut Vec<u8>) {
+        const BUFFER: usize = 4096;
+        let full = held.len() / BUFFER * BUFFER;
+        if full > 0 {
+            self.out(&held[..full]);
+            held.drain(..full);
+        }
+    }
+
     /// Writes a string to standard output.
     pub(crate) fn outs(&mut self, s: &str) {
         self.out(s.as_bytes());

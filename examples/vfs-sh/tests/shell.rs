@@ -132,11 +132,74 @@ fn writes_fail_like_a_read_only_filesystem() {
     let r = sh("echo data | tee out.txt");
     assert_eq!((r.out.as_str(), r.status), ("data\n", 1));
     assert_eq!(r.err, "tee: out.txt: Read-only file system\n");
-    let r = sh("find . -name '*.md' -delete");
-    assert_eq!((r.out.as_str(), r.status), ("", 1));
+    // -delete fails on each item it reaches (children first, as it
+    // implies -depth; `.` is left alone); with nothing to delete, find
+    // succeeds. What -print wrote comes before the message, as GNU's
+    // `error()` flushes standard output first.
+    let r = sh("find docs/archive -print -delete 2>&1");
+    assert_eq!(
+        r.out,
+        "docs/archive/2019-report.md\n\
+         find: cannot delete 'docs/archive/2019-report.md': Read-only file system\n\
+         docs/archive/old.txt\n\
+         find: cannot delete 'docs/archive/old.txt': Read-only file system\n\
+         docs/archive\n\
+         find: cannot delete 'docs/archive': Read-only file system\n"
+    );
+    assert_eq!(r.status, 1);
+    let r = sh("find . -name '*.nothing' -delete");
+    assert_eq!((r.out.as_str(), r.err.as_str(), r.status), ("", "", 0));
+    let r = sh("cd inbox && find . -delete");
+    assert_eq!((r.out.as_str(), r.err.as_str(), r.status), ("", "", 0));
+    let r = sh("find . -fprint list.txt");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("find: 'list.txt': Read-only file system\n", 1)
+    );
+    // rm: a missing name is an error only without -f; a directory needs
+    // -r, which reports each leaf (a file, an empty directory) and not
+    // the directories above it.
+    assert_eq!(sh("rm -f nope.md").status, 0);
+    assert_eq!(sh("rm -rf nope.md").status, 0);
+    let r = sh("rm nope.md 'my file'");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        (
+            "rm: cannot remove 'nope.md': No such file or directory\n\
+             rm: cannot remove 'my file': No such file or directory\n",
+            1
+        )
+    );
+    let r = sh("rm -f nope.md docs");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        ("rm: cannot remove 'docs': Is a directory\n", 1)
+    );
+    let r = sh("rm -r docs/archive/ inbox");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        (
+            "rm: cannot remove 'docs/archive/2019-report.md': Read-only file system\n\
+             rm: cannot remove 'docs/archive/old.txt': Read-only file system\n\
+             rm: cannot remove 'inbox': Read-only file system\n",
+            1
+        )
+    );
+    let r = sh("rm -d inbox docs");
     assert_eq!(
         r.err,
-        "find: '-delete' would write: the filesystem is read-only\n"
+        "rm: cannot remove 'inbox': Read-only file system\n\
+         rm: cannot remove 'docs': Directory not empty\n"
+    );
+    let r = sh("rm -rf / .; rm -rf");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        (
+            "rm: it is dangerous to operate recursively on '/'\n\
+             rm: use --no-preserve-root to override this failsafe\n\
+             rm: refusing to remove '.' or '..' directory: skipping '.'\n",
+            0
+        )
     );
 }
 

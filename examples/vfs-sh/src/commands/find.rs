@@ -8,8 +8,9 @@
 //! -exec -execdir -prune -quit`; global options `-maxdepth -mindepth`.
 //! `-exec` runs vfs-sh commands (`sh -c` included), never host processes.
 //! The document filesystem keeps one time per file, so access and change
-//! times are its modification time; `-delete` and the `-f...` actions
-//! would write and are refused.
+//! times are its modification time. `-delete` fails on each item it
+//! reaches, and the `-f...` actions on the file they would create, as on a
+//! read-only mount.
 
 use std::time::SystemTime;
 
@@ -161,6 +162,8 @@ enum Expr {
     },
     Prune,
     Quit,
+    /// `-delete`: fails on every item it reaches, as on a read-only mount.
+    Delete,
     Regex(regex::Regex),
     /// `-perm MODE`, `-perm -MODE` (all bits), `-perm /MODE` (any bit).
     Perm(u32, char),
@@ -635,10 +638,16 @@ impl Parser<'_, '_, '_> {
             "-ignore_readdir_race" | "-noignore_readdir_race" | "-nowarn" | "-warn" => {
                 Expr::Const(true)
             }
-            "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
-                return Err(format!(
-                    "find: '{pred}' would write: the filesystem is read-only"
-                ));
+            "-delete" => {
+                // As GNU: an action, and `-depth` is implied.
+                self.has_action = true;
+                self.post_order = true;
+                Expr::Delete
+            }
+            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
+                // GNU creates the file as it parses the expression.
+                let file = self.arg(&pred)?;
+                return Err(format!("find: '{file}': Read-only file system"));
             }
             other if other.starts_with('-') => {
                 return Err(format!("find: unknown predicate `{other}'"));
@@ -767,6 +776,19 @@ fn eval(
         Expr::Quit => {
             fx.quit = true;
             true
+        }
+        // GNU leaves `.` alone; anything else cannot be removed.
+        Expr::Delete if it.path == "." => true,
+        Expr::Delete => {
+            // GNU's `error()` flushes standard output before the message.
+            cx.out(out);
+            out.clear();
+            cx.err(format_args!(
+                "find: cannot delete {}: Read-only file system",
+                super::quote::quote(it.path, true)
+            ));
+            fx.failed = true;
+            false
         }
         Expr::Exec {
             argv,

@@ -3,6 +3,7 @@
 
 use super::{flag, options, value};
 use crate::exec::Cx;
+use crate::fs::FsError;
 
 /// `pwd`: the working directory.
 pub(crate) fn pwd(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
@@ -169,6 +170,165 @@ fn split_prefix(args: &[String]) -> &str {
 
 /// The commands that would change documents: each operand gets GNU's
 /// message for a read-only filesystem, and the status is 1.
+/// `rm`: nothing can be removed, but GNU's answers hold: a name that is
+/// not there is an error only without `-f`; a directory needs `-r` (or
+/// `-d` when empty); with `-r` each file and empty directory at the leaves
+/// is reported and their ancestors are not tried; `/`, `.` and `..` are
+/// refused as GNU refuses them.
+pub(crate) fn rm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let (mut force, mut recursive, mut empty_dirs, mut interactive) = (false, false, false, false);
+    let mut operands = Vec::new();
+    let mut options_done = false;
+    for a in args {
+        if options_done || a == "-" || !a.starts_with('-') {
+            operands.push(a.clone());
+            continue;
+        }
+        match a.as_str() {
+            "--" => options_done = true,
+            "--force" => force = true,
+            "--recursive" => recursive = true,
+            "--dir" => empty_dirs = true,
+            "--verbose" | "--one-file-system" | "--preserve-root" => {}
+            s if s.starts_with("--interactive") => interactive = s != "--interactive=never",
+            s if s.starts_with("--") => {
+                cx.err(format_args!("rm: unrecognized option '{s}'"));
+                cx.err("Try 'rm --help' for more information.");
+                return 1;
+            }
+            s => {
+                for c in s[1..].chars() {
+                    match c {
+                        'f' => (force, interactive) = (true, false),
+                        'r' | 'R' => recursive = true,
+                        'd' => empty_dirs = true,
+                        'i' | 'I' => interactive = true,
+                        'v' => {}
+                        other => {
+                            cx.err(format_args!("rm: invalid option -- '{other}'"));
+                            cx.err("Try 'rm --help' for more information.");
+                            return 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if operands.is_empty() {
+        if force {
+            return 0;
+        }
+        cx.err("rm: missing operand");
+        cx.err("Try 'rm --help' for more information.");
+        return 1;
+    }
+    let quoted = |op: &str| super::quote::quote(op, true);
+    let mut status = 0;
+    for op in &operands {
+        let base = op.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+        if recursive && matches!(base, "." | "..") {
+            cx.err(format_args!(
+                "rm: refusing to remove '.' or '..' directory: skipping {}",
+                quoted(op)
+            ));
+            status = 1;
+            continue;
+        }
+        if recursive && !op.is_empty() && op.bytes().all(|b| b == b'/') {
+            cx.err(format_args!(
+                "rm: it is dangerous to operate recursively on {}",
+                quoted("/")
+            ));
+            cx.err("rm: use --no-preserve-root to override this failsafe");
+            status = 1;
+            continue;
+        }
+        let meta = match cx.fs.metadata(op) {
+            Ok(m) => m,
+            Err(FsError::NotFound(_)) if force => continue,
+            Err(e) => {
+                cx.err(format_args!(
+                    "rm: cannot remove {}: {}",
+                    quoted(op),
+                    e.strerror()
+                ));
+                status = 1;
+                continue;
+            }
+        };
+        // Asked with no answer to read: GNU takes it as no.
+        if interactive {
+            let kind = if meta.is_dir() {
+                "directory"
+            } else {
+                "regular file"
+            };
+            cx.err(format_args!("rm: remove {kind} {}? ", quoted(op)));
+            continue;
+        }
+        status = 1;
+        if !meta.is_dir() {
+            cx.err(format_args!(
+                "rm: cannot remove {}: Read-only file system",
+                quoted(op)
+            ));
+        } else if recursive {
+            rm_leaves(cx, op, &quoted);
+        } else if !empty_dirs {
+            cx.err(format_args!(
+                "rm: cannot remove {}: Is a directory",
+                quoted(op)
+            ));
+        } else if cx.fs.read_dir(op).is_ok_and(|e| e.is_empty()) {
+            cx.err(format_args!(
+                "rm: cannot remove {}: Read-only file system",
+                quoted(op)
+            ));
+        } else {
+            cx.err(format_args!(
+                "rm: cannot remove {}: Directory not empty",
+                quoted(op)
+            ));
+        }
+    }
+    status
+}
+
+/// `rm -r DIR`: the files and empty directories under `dir`, each a
+/// failure; a directory with anything in it is not tried.
+fn rm_leaves(cx: &mut Cx<'_>, dir: &str, quoted: &dyn Fn(&str) -> String) {
+    let entries = match cx.fs.read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            cx.err(format_args!(
+                "rm: cannot remove {}: {}",
+                quoted(dir),
+                e.strerror()
+            ));
+            return;
+        }
+    };
+    if entries.is_empty() {
+        cx.err(format_args!(
+            "rm: cannot remove {}: Read-only file system",
+            quoted(dir)
+        ));
+        return;
+    }
+    let parent = dir.trim_end_matches('/');
+    for e in entries {
+        let path = format!("{parent}/{}", e.name);
+        if e.is_dir() {
+            rm_leaves(cx, &path, quoted);
+        } else {
+            cx.err(format_args!(
+                "rm: cannot remove {}: Read-only file system",
+                quoted(&path)
+            ));
+        }
+    }
+}
+
 pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
     let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     let what = |op: &str| match name {

@@ -363,7 +363,7 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "rm",
-        run: |cx, args| misc::read_only(cx, "rm", args),
+        run: misc::rm,
         usage: "rm ...  (refused: the filesystem is read-only)",
     },
     Command {

@@ -247,7 +247,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Some(f) => match cx.fs.read(f) {
             Ok(d) => d,
             Err(e) => {
-                cx.err(format_args!("xargs: {f}: {}", e.strerror()));
+                cx.err(format_args!(
+                    "xargs: Cannot open input file {}: {}",
+                    super::quote::quote(f, true),
+                    e.strerror()
+                ));
                 return 1;
             }
         },

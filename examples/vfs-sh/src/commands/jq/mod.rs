@@ -873,13 +873,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 Ok(v) => {
                     last = Some(v.as_bool());
                     emit(&mut out, &o, &layout, &v);
-                    // jq's standard output is a C stream: in a pipe it
-                    // goes out 4 KiB at a time, and its errors (standard
-                    // error, unbuffered) come before what it still holds.
-                    if out.len() >= STDOUT_BUFFER {
-                        cx.out(&out);
-                        out.clear();
-                    }
+                    // jq's standard output is a C stream.
+                    cx.out_stdio(&mut out);
                 }
                 Err(e) => match e.get_halt() {
                     Ok(code) => {
@@ -930,9 +925,6 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     0
 }
-
-/// The size of the C library's buffer for a pipe.
-const STDOUT_BUFFER: usize = 4096;
 
 /// Writes one output value as the options ask.
 fn emit(out: &mut Vec<u8>, o: &Options, layout: &Layout, v: &Val) {
