@@ -174,6 +174,10 @@ impl Dec {
     /// digits until they are finer than the number's scale (bc's
     /// `out_num`); lines cut at 70 characters with `\\`.
     fn render_in(self, base: u32) -> String {
+        // bc's `out_num`: zero is `0`, whatever its scale.
+        if self.mant == 0 {
+            return "0".to_owned();
+        }
         let big = base > 16;
         let width = (base - 1).to_string().len();
         let digit = |d: u32| {
@@ -225,8 +229,11 @@ impl Dec {
     }
 
     /// bc's output: no leading zero before the point, digits to the
-    /// number's scale, lines cut at 70 characters with `\`.
+    /// number's scale, lines cut at 70 characters with `\`; zero is `0`.
     fn render(self) -> String {
+        if self.mant == 0 {
+            return "0".to_owned();
+        }
         let neg = self.mant < 0;
         let digits = self.mant.unsigned_abs().to_string();
         let scale = self.scale as usize;
