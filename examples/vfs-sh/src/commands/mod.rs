@@ -809,9 +809,13 @@ pub(crate) fn dispatch(cx: &mut Cx<'_>, argv: &[String]) -> u8 {
     let Some((name, args)) = argv.split_first() else {
         return 0;
     };
-    if args.first().is_some_and(|a| a == "--version")
+    // find also takes its long options with one dash.
+    let base = name.rsplit('/').next().unwrap_or(name);
+    if args
+        .first()
+        .is_some_and(|a| a == "--version" || (base == "find" && a == "-version"))
         && find_command(name).is_some()
-        && let Some(text) = version(name.rsplit('/').next().unwrap_or(name))
+        && let Some(text) = version(base)
     {
         cx.outs(text);
         return 0;
