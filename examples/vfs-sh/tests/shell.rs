@@ -112,6 +112,14 @@ fn writes_fail_like_a_read_only_filesystem() {
         assert_eq!(why, "Read-only file system", "{edit}");
         assert_eq!((r.out.as_str(), r.status), ("", 4), "{edit}");
     }
+    let r = sh("awk 'BEGIN { print 1 > \"out\" }'");
+    assert_eq!(
+        (r.err.as_str(), r.status),
+        (
+            "awk: cmd. line:1: fatal: cannot redirect to `out': Read-only file system\n",
+            2
+        )
+    );
     let r = sh("sed -i p docs");
     assert_eq!(
         (r.err.as_str(), r.status),

@@ -1383,7 +1383,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     }
                     "/dev/null" => Ok(()),
                     _ => fatal(format!(
-                        "awk: cannot redirect to `{name}': the filesystem is read-only"
+                        "awk: fatal: cannot redirect to `{name}': Read-only file system"
                     )),
                 }
             }
