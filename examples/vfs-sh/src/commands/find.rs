@@ -645,9 +645,25 @@ impl Parser<'_, '_, '_> {
                 Expr::Delete
             }
             "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
-                // GNU creates the file as it parses the expression.
+                // GNU creates the file as it parses the expression: only
+                // standard output and /dev/null can be opened.
                 let file = self.arg(&pred)?;
-                return Err(format!("find: '{file}': Read-only file system"));
+                let format = if pred == "-fprintf" {
+                    Some(self.arg(&pred)?)
+                } else {
+                    None
+                };
+                self.has_action = true;
+                match file.as_str() {
+                    "/dev/null" => Expr::Const(true),
+                    "/dev/stdout" => match (pred.as_str(), format) {
+                        ("-fprint0", _) => Expr::Print(0),
+                        ("-fls", _) => Expr::Ls,
+                        (_, Some(f)) => Expr::Printf(printf_directives(&f)?),
+                        _ => Expr::Print(b'\n'),
+                    },
+                    _ => return Err(format!("find: '{file}': Read-only file system")),
+                }
             }
             other if other.starts_with('-') => {
                 return Err(format!("find: unknown predicate `{other}'"));
@@ -1126,7 +1142,8 @@ fn time_field(t: Option<SystemTime>, k: char) -> String {
         'I' => format!("{:02}", (c.hour + 11) % 12 + 1),
         'M' => format!("{:02}", c.minute),
         'S' => format!("{:02}.{:010}", c.second, u64::from(c.nanos) * 10),
-        'T' => format!(
+        // GNU adds the fraction to `%T`, `%X`, `%S`, `%+` and `%@`.
+        'T' | 'X' => format!(
             "{:02}:{:02}:{:02}.{:010}",
             c.hour,
             c.minute,
@@ -1205,8 +1222,16 @@ fn render(
             's' => it.len.to_string(),
             'k' => it.len.div_ceil(4096).saturating_mul(4).to_string(),
             'b' => it.len.div_ceil(4096).saturating_mul(8).to_string(),
-            'd' => it.depth.to_string(),
-            'm' => format!("{mode:o}"),
+            // `%d` and `%m` are C integer conversions, with their flags;
+            // the other numbers are strings.
+            'd' => {
+                out.push_str(&c_integer(spec, it.depth as u64, false));
+                continue;
+            }
+            'm' => {
+                out.push_str(&c_integer(spec, u64::from(mode & 0o7777), true));
+                continue;
+            }
             'M' => crate::fs::mode_string(it.kind, mode),
             'y' | 'Y' => if it.kind == Kind::Dir { "d" } else { "f" }.to_owned(),
             'u' | 'g' => super::OWNER.to_owned(),
@@ -1216,7 +1241,9 @@ fn render(
             'l' => String::new(),
             'D' => "0".to_owned(),
             'F' => "vfs".to_owned(),
-            'S' => "1".to_owned(),
+            // Sparseness: the blocks' bytes over the size (`%g`).
+            'S' if it.len == 0 => "1".to_owned(),
+            'S' => super::awk::format_g6((it.len.div_ceil(4096) * 4096) as f64 / it.len as f64),
             't' | 'a' | 'c' => {
                 let t = match k {
                     'a' => accessed,
@@ -1242,14 +1269,71 @@ fn render(
                     None => String::new(),
                 }
             }
-            'T' | 'B' => time_field(it.modified, sub.unwrap_or('@')),
+            'T' => time_field(it.modified, sub.unwrap_or('@')),
+            // GNU find reads no birth time on Linux: it prints nothing.
+            'B' => String::new(),
             'A' => time_field(accessed, sub.unwrap_or('@')),
             'C' => time_field(changed, sub.unwrap_or('@')),
-            other => format!("%{other}"),
+            // An unknown directive is printed as written.
+            other => {
+                out.push('%');
+                out.push_str(spec);
+                out.push(other);
+                continue;
+            }
         };
         out.push_str(&pad(spec, &text));
     }
     out
+}
+
+/// C's `%d` (or `%o` when `octal`) with `-printf`'s flags, width and
+/// precision: `-` left-aligns, `0` pads with zeros, `+` and ` ` sign a
+/// decimal, `#` puts a `0` before an octal.
+fn c_integer(spec: &str, v: u64, octal: bool) -> String {
+    let flags: String = spec
+        .chars()
+        .take_while(|c| matches!(c, '-' | '+' | ' ' | '#' | '0'))
+        .collect();
+    let rest = &spec[flags.len()..];
+    let (w, prec) = match rest.split_once('.') {
+        Some((w, p)) => (w, Some(p.parse::<usize>().unwrap_or(0))),
+        None => (rest, None),
+    };
+    let width: usize = w.parse().unwrap_or(0);
+    let mut digits = if octal {
+        format!("{v:o}")
+    } else {
+        v.to_string()
+    };
+    if let Some(p) = prec {
+        if p == 0 && v == 0 {
+            digits.clear();
+        }
+        if digits.len() < p {
+            digits = format!("{}{digits}", "0".repeat(p - digits.len()));
+        }
+    }
+    if octal && flags.contains('#') && !digits.starts_with('0') {
+        digits.insert(0, '0');
+    }
+    let sign = match (octal, flags.contains('+'), flags.contains(' ')) {
+        (false, true, _) => "+",
+        (false, false, true) => " ",
+        _ => "",
+    };
+    let len = sign.len() + digits.len();
+    if len >= width {
+        return format!("{sign}{digits}");
+    }
+    let fill = width - len;
+    if flags.contains('-') {
+        format!("{sign}{digits}{}", " ".repeat(fill))
+    } else if flags.contains('0') && prec.is_none() {
+        format!("{sign}{}{digits}", "0".repeat(fill))
+    } else {
+        format!("{}{sign}{digits}", " ".repeat(fill))
+    }
 }
 
 /// Applies a `-printf` width (`-` left-aligns).
