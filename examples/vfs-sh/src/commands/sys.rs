@@ -72,12 +72,43 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     }
                 }
             }
-            "-R" | "--rfc-email" => format = "%a, %d %b %Y %H:%M:%S %z".to_owned(),
-            "-I" | "--iso-8601" | "-Idate" | "--iso-8601=date" => format = "%F".to_owned(),
-            "-Iseconds" | "--iso-8601=seconds" => format = "%FT%T%:z".to_owned(),
-            "-Iminutes" | "--iso-8601=minutes" => format = "%FT%H:%M%:z".to_owned(),
-            "-Ihours" | "--iso-8601=hours" => format = "%FT%H%:z".to_owned(),
-            "-Ins" | "--iso-8601=ns" => format = "%FT%T,%N%:z".to_owned(),
+            "-R" | "--rfc-email" | "--rfc-822" | "--rfc-2822" => {
+                format = "%a, %d %b %Y %H:%M:%S %z".to_owned();
+            }
+            s if s.starts_with("-I") || long_option(s, "--iso-8601") => {
+                let value = s
+                    .strip_prefix("-I")
+                    .or_else(|| s.split_once('=').map(|(_, v)| v))
+                    .unwrap_or("");
+                let precision = if value.is_empty() {
+                    Some("date")
+                } else {
+                    precision(value, &["date", "hours", "minutes", "seconds", "ns"])
+                };
+                format = match precision {
+                    Some("date") => "%F",
+                    Some("hours") => "%FT%H%:z",
+                    Some("minutes") => "%FT%H:%M%:z",
+                    Some("seconds") => "%FT%T%:z",
+                    Some(_) => "%FT%T,%N%:z",
+                    None => return bad_precision(cx, value, s),
+                }
+                .to_owned();
+            }
+            s if long_option(s, "--rfc-3339") => {
+                let Some((_, value)) = s.split_once('=') else {
+                    cx.err("date: option '--rfc-3339' requires an argument");
+                    cx.err("Try 'date --help' for more information.");
+                    return 1;
+                };
+                format = match precision(value, &["date", "seconds", "ns"]) {
+                    Some("date") => "%F",
+                    Some("seconds") => "%F %T%:z",
+                    Some(_) => "%F %T.%N%:z",
+                    None => return bad_precision(cx, value, s),
+                }
+                .to_owned();
+            }
             s if s.starts_with('+') => format = s[1..].to_owned(),
             s => {
                 cx.err(format_args!(
@@ -89,6 +120,41 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     cx.outs(&format!("{}\n", strftime(&format, when.0, when.1)));
     0
+}
+
+/// Whether `arg` is the long option `name` (or an abbreviation of it at
+/// least as long as `--iso` or `--rfc-3`, as getopt takes one), with or
+/// without `=VALUE`.
+fn long_option(arg: &str, name: &str) -> bool {
+    let given = arg.split_once('=').map_or(arg, |(n, _)| n);
+    given.len() >= 5 && name.starts_with(given)
+}
+
+/// The precision a `-I`/`--rfc-3339` value names: the word itself or an
+/// unambiguous start of it, as GNU's argmatch takes it.
+fn precision<'a>(value: &str, words: &[&'a str]) -> Option<&'a str> {
+    let mut found = words.iter().filter(|w| w.starts_with(value));
+    match (found.next(), found.next()) {
+        (Some(w), None) => Some(*w),
+        _ => words.iter().find(|w| **w == value).copied(),
+    }
+}
+
+fn bad_precision(cx: &mut Cx<'_>, value: &str, arg: &str) -> u8 {
+    let (option, valid): (_, &[&str]) = if arg.starts_with("--rfc") {
+        ("--rfc-3339", &["date", "seconds", "ns"])
+    } else {
+        ("--iso-8601", &["hours", "minutes", "date", "seconds", "ns"])
+    };
+    cx.err(format_args!(
+        "date: invalid argument '{value}' for '{option}'"
+    ));
+    cx.err("Valid arguments are:");
+    for v in valid {
+        cx.err(format_args!("  - '{v}'"));
+    }
+    cx.err("Try 'date --help' for more information.");
+    1
 }
 
 /// `which [-a] NAME...`: where each of vfs-sh's commands would be found.
