@@ -123,6 +123,9 @@ fn custom(format: &str, name: &str, m: &Meta, a: &Attrs, links: u64) -> String {
             'b' => blocks(m).to_string(),
             'B' => "512".to_owned(),
             'o' => "4096".to_owned(),
+            // The mount point: the documents sit on one filesystem, as
+            // a container's own trees do.
+            'm' => "/".to_owned(),
             other => format!("?{other}"),
         };
         let pad = width.saturating_sub(piece.chars().count());
