@@ -547,6 +547,17 @@ const BUILTINS: &[&str] = &[
     "dirs",
 ];
 
+/// Whether bash itself has `name` as a builtin: the shell's own, less the
+/// utilities vfs-sh runs in the shell (`timeout`, `env`...) that bash finds
+/// on `$PATH`; with `echo`, `test` and the others that are both.
+pub(crate) fn is_bash_builtin(name: &str) -> bool {
+    const UTILITIES: &[&str] = &[
+        "timeout", "env", "printenv", "nice", "ionice", "nohup", "stdbuf", "time",
+    ];
+    (BUILTINS.contains(&name) && !UTILITIES.contains(&name))
+        || matches!(name, "echo" | "true" | "false" | "pwd" | "test" | "[")
+}
+
 /// Whether `name` is a builtin (for `type` and `command -v`).
 pub(crate) fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name) || matches!(name, "echo" | "true" | "false" | "pwd" | "test" | "[")

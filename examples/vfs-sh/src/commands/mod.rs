@@ -1001,7 +1001,40 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
 
 /// Where `command -v` and `type` say a command lives.
 pub(crate) fn path_of(name: &str) -> String {
+    if name.contains('/') {
+        return name.to_owned();
+    }
     format!("/usr/bin/{name}")
+}
+
+/// Every place on `$PATH` a command is found (`type -a`, `which -a`):
+/// `/usr/bin`, and `/bin` as a merged-/usr system links it; nothing for a
+/// name that is no utility (`help` is bash's builtin only; the wrappers
+/// vfs-sh runs in the shell, such as `timeout`, are utilities).
+pub(crate) fn paths_of(name: &str) -> Vec<String> {
+    // A path names itself, when a utility is there.
+    if name.contains('/') {
+        return if exists(name) {
+            vec![name.to_owned()]
+        } else {
+            Vec::new()
+        };
+    }
+    // bash's builtins have no file, but for coreutils' own.
+    let builtin_only = crate::shell::is_bash_builtin(name)
+        && !matches!(
+            name,
+            "echo" | "printf" | "pwd" | "test" | "[" | "true" | "false"
+        );
+    let utility = (exists(name) && !builtin_only)
+        || matches!(
+            name,
+            "timeout" | "env" | "printenv" | "nice" | "ionice" | "nohup" | "stdbuf"
+        );
+    if !utility {
+        return Vec::new();
+    }
+    vec![path_of(name), format!("/bin/{name}")]
 }
 
 /// Quotes a value as bash's `set` prints it.

@@ -159,14 +159,17 @@ fn bad_precision(cx: &mut Cx<'_>, value: &str, arg: &str) -> u8 {
 
 /// `which [-a] NAME...`: where each of vfs-sh's commands would be found.
 pub(crate) fn which(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let all = args.iter().any(|a| a == "-a");
     let mut status = 0;
     let mut out = String::new();
     for n in args.iter().filter(|a| !a.starts_with('-')) {
-        if super::exists(n) && !matches!(n.as_str(), "help") {
-            out.push_str(&super::path_of(n));
-            out.push('\n');
-        } else {
+        let paths = super::paths_of(n);
+        if paths.is_empty() {
             status = 1;
+        }
+        for p in paths.iter().take(if all { paths.len() } else { 1 }) {
+            out.push_str(p);
+            out.push('\n');
         }
     }
     cx.outs(&out);

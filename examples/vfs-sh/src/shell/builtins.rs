@@ -1333,58 +1333,90 @@ impl Shell<'_> {
         0
     }
 
+    /// What `name` is to bash, first match first: a function, a keyword,
+    /// a builtin, a file on `$PATH`.
     fn describe(&self, name: &str) -> Option<(&'static str, String)> {
-        if self.st.funcs.contains_key(name) {
-            return Some(("function", format!("{name} is a function")));
-        }
-        if KEYWORDS.contains(&name) {
-            return Some(("keyword", format!("{name} is a shell keyword")));
-        }
-        if super::is_builtin(name) && !commands::exists(name)
-            || matches!(
-                name,
-                "echo" | "printf" | "pwd" | "test" | "[" | "true" | "false" | "cd" | "read"
-            )
-        {
-            return Some(("builtin", format!("{name} is a shell builtin")));
-        }
-        if commands::exists(name) {
-            return Some(("file", format!("{name} is {}", commands::path_of(name))));
-        }
-        None
+        self.describe_all(name).into_iter().next()
     }
 
+    /// Everything `name` is, in bash's order (`type -a`): a function, a
+    /// keyword, a builtin, then each file on `$PATH` (`/usr/bin` and, as
+    /// on a merged-/usr system, `/bin`).
+    fn describe_all(&self, name: &str) -> Vec<(&'static str, String)> {
+        let mut found = Vec::new();
+        if self.st.funcs.contains_key(name) {
+            found.push(("function", format!("{name} is a function")));
+        }
+        if KEYWORDS.contains(&name) {
+            found.push(("keyword", format!("{name} is a shell keyword")));
+        }
+        if super::is_bash_builtin(name) {
+            found.push(("builtin", format!("{name} is a shell builtin")));
+        }
+        for path in commands::paths_of(name) {
+            found.push(("file", format!("{name} is {path}")));
+        }
+        found
+    }
+
+    /// `type [-afptP] NAME...`.
     fn type_builtin(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
-        let mut terse = false;
-        let mut path_only = false;
-        let mut status = 0;
+        let (mut all, mut terse, mut path, mut force_path) = (false, false, false, false);
+        let mut names = Vec::new();
+        let mut options_done = false;
         for a in args {
-            match a.as_str() {
-                "-t" => terse = true,
-                "-p" | "-P" => path_only = true,
-                "-a" | "-f" => {}
-                n => match self.describe(n) {
-                    Some((kind, line)) => {
-                        let text = if path_only {
-                            if kind == "file" {
-                                commands::path_of(n)
-                            } else {
-                                continue;
-                            }
-                        } else if terse {
-                            kind.to_owned()
-                        } else {
-                            line
-                        };
-                        let _ = writeln!(io.out, "{text}");
+            if options_done || !a.starts_with('-') || a == "-" {
+                names.push(a.as_str());
+                continue;
+            }
+            if a == "--" {
+                options_done = true;
+                continue;
+            }
+            for c in a[1..].chars() {
+                match c {
+                    'a' => all = true,
+                    't' => terse = true,
+                    'p' => path = true,
+                    'P' => force_path = true,
+                    'f' => {}
+                    other => {
+                        Self::say(io, format_args!("type: -{other}: invalid option"));
+                        let _ = writeln!(io.err, "type: usage: type [-afptP] name [name ...]");
+                        return 2;
                     }
-                    None => {
-                        if !terse && !path_only {
-                            Self::say(io, format_args!("type: {n}: not found"));
-                        }
-                        status = 1;
-                    }
-                },
+                }
+            }
+        }
+        let mut status = 0;
+        for n in names {
+            let mut found = self.describe_all(n);
+            if force_path {
+                found.retain(|(kind, _)| *kind == "file");
+            }
+            if found.is_empty() {
+                if !(terse || path || force_path) {
+                    Self::say(io, format_args!("type: {n}: not found"));
+                }
+                status = 1;
+                continue;
+            }
+            // -p prints a path only when a file is what would run.
+            if path && !force_path && found[0].0 != "file" {
+                continue;
+            }
+            if !all {
+                found.truncate(1);
+            }
+            for (kind, line) in found {
+                let text = if path || force_path {
+                    line.rsplit(' ').next().unwrap_or_default().to_owned()
+                } else if terse {
+                    kind.to_owned()
+                } else {
+                    line
+                };
+                let _ = writeln!(io.out, "{text}");
             }
         }
         status
@@ -1394,7 +1426,8 @@ impl Shell<'_> {
         match args.first().map(String::as_str) {
             Some("-v") | Some("-V") => {
                 let verbose = args[0] == "-V";
-                let mut status = 0;
+                // bash succeeds when any name is found.
+                let mut status = 1;
                 for n in &args[1..] {
                     match self.describe(n) {
                         Some((kind, line)) => {
@@ -1406,12 +1439,12 @@ impl Shell<'_> {
                                 n.clone()
                             };
                             let _ = writeln!(io.out, "{text}");
+                            status = 0;
                         }
                         None => {
                             if verbose {
                                 Self::say(io, format_args!("command: {n}: not found"));
                             }
-                            status = 1;
                         }
                     }
                 }
