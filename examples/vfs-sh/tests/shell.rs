@@ -329,6 +329,10 @@ fn writing_commands_fail_as_on_a_read_only_filesystem() {
             "csplit notes.txt 1",
             "csplit: xx00: Read-only file system\n",
         ),
+        (
+            "dd if=notes.txt of=copy.txt",
+            "dd: failed to open 'copy.txt': Read-only file system\n",
+        ),
     ] {
         let r = sh(script);
         assert_eq!((r.err.as_str(), r.status), (want, 1), "{script}");

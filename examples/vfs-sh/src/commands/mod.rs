@@ -8,6 +8,7 @@ mod bc;
 mod bytes;
 mod cat;
 mod cut;
+mod dd;
 mod diff;
 mod diffseq;
 mod du;
@@ -230,6 +231,11 @@ const COMMANDS: &[Command] = &[
         name: "base64",
         run: text::base64,
         usage: "base64 [-d] [-i] [-w COLS] [FILE]",
+    },
+    Command {
+        name: "dd",
+        run: dd::run,
+        usage: "dd [if=FILE] [of=/dev/stdout|/dev/null] [bs=N] [ibs=N] [obs=N] [skip=N] [count=N] [iflag=skip_bytes,count_bytes] [conv=ucase,lcase,swab,sync] [status=none|noxfer]  (reads only the range it copies)",
     },
     Command {
         name: "cmp",
