@@ -323,6 +323,22 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             all[from..end].to_vec()
         }
     };
+    // `conv=sync` fills every block to its size: a block larger than the
+    // sandbox could hold is refused, as GNU refuses a buffer it cannot
+    // allocate.
+    const MAX_SYNC_BLOCK: u64 = 64 << 20;
+    if c.sync && c.ibs > MAX_SYNC_BLOCK {
+        cx.err(format_args!(
+            "dd: memory exhausted by input buffer of size {} bytes ({})",
+            c.ibs,
+            human(
+                c.ibs as f64,
+                1024.0,
+                &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+            )
+        ));
+        return 1;
+    }
     let ibs = usize::try_from(c.ibs).unwrap_or(usize::MAX);
     let mut out = Vec::with_capacity(data.len());
     let (mut full_in, mut part_in) = (0u64, 0u64);
