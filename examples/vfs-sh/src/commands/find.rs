@@ -206,8 +206,9 @@ struct Effects {
     quit: bool,
     /// A command run by `-exec` failed (find then exits 1).
     failed: bool,
-    /// Paths waiting for each `-exec ... {} +`, by its id.
-    batches: Vec<Vec<String>>,
+    /// Paths waiting for each `-exec ... {} +`, by its id: for
+    /// `-execdir`, each with the directory it is run in.
+    batches: Vec<Vec<(Option<String>, String)>>,
 }
 
 /// Parsing state over the expression's arguments.
@@ -471,7 +472,19 @@ impl Parser<'_, '_, '_> {
                         batch = true;
                         break;
                     }
+                    if a == "+"
+                        && let Some(l) = argv.last().filter(|l: &&String| l.contains("{}"))
+                    {
+                        return Err(format!(
+                            "find: In '{pred} ... {{}} +' the '{{}}' must appear by itself, but you specified '{l}'"
+                        ));
+                    }
                     argv.push(a);
+                }
+                if batch && argv.iter().any(|a| a.contains("{}")) {
+                    return Err(format!(
+                        "find: Only one instance of {{}} is supported with {pred} ... +"
+                    ));
                 }
                 // `-ok ... {} +` is not a form GNU find takes.
                 if argv.is_empty() || (batch && pred.starts_with("-ok")) {
@@ -815,9 +828,9 @@ fn eval(
         } => {
             if *batch {
                 let p = if *in_dir {
-                    format!("./{}", it.name)
+                    (Some(parent_dir(it.path)), format!("./{}", it.name))
                 } else {
-                    it.path.to_owned()
+                    (None, it.path.to_owned())
                 };
                 if let Some(b) = fx.batches.get_mut(*id) {
                     b.push(p);
@@ -828,12 +841,7 @@ fn eval(
             cx.out(out);
             out.clear();
             let (dir, arg) = if *in_dir {
-                let parent = match it.path.rfind('/') {
-                    Some(0) => "/".to_owned(),
-                    Some(k) => it.path[..k].to_owned(),
-                    None => ".".to_owned(),
-                };
-                (Some(parent), format!("./{}", it.name))
+                (Some(parent_dir(it.path)), format!("./{}", it.name))
             } else {
                 (None, it.path.to_owned())
             };
@@ -855,6 +863,15 @@ fn eval(
 /// A path still to visit: path, name, kind, size, modification time,
 /// depth, and whether it is a directory back for its `-depth` turn.
 type Pending = (String, String, Kind, u64, Option<SystemTime>, usize, bool);
+
+/// The directory `-execdir` runs a command in for `path`.
+fn parent_dir(path: &str) -> String {
+    match path.rfind('/') {
+        Some(0) => "/".to_owned(),
+        Some(k) => path[..k].to_owned(),
+        None => ".".to_owned(),
+    }
+}
 
 /// Runs a command for `-exec` (in `dir`, for `-execdir`).
 fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
@@ -1436,6 +1453,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         batches: vec![Vec::new(); batches],
         ..Effects::default()
     };
+    // The level of the walk's last entry.
+    let mut prev_depth = usize::MAX;
     'roots: for root in &paths {
         let meta = match cx.fs.metadata(root) {
             Ok(m) => m,
@@ -1466,6 +1485,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             .map(|(p, n, k, l, m, d)| (p, n, k, l, m, d, false))
             .collect();
         while let Some((path, name, kind, len, modified, depth, revisit)) = stack.pop() {
+            // GNU find runs what `-execdir ... +` holds whenever the walk
+            // changes level (fts's entries, the way out of a directory
+            // included).
+            if depth != prev_depth {
+                run_batches(&expr, &mut fx, cx, true);
+                prev_depth = depth;
+            }
+            if revisit && !post_order {
+                continue;
+            }
             let mut out = Vec::new();
             fx.prune = false;
             let evaluate_now = !post_order || kind != Kind::Dir || revisit;
@@ -1488,10 +1517,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             if revisit {
                 continue;
             }
-            if post_order && kind == Kind::Dir {
+            let descend = kind == Kind::Dir && !fx.prune && maxdepth.is_none_or(|m| depth < m);
+            if post_order && kind == Kind::Dir || descend {
                 stack.push((path.clone(), name.clone(), kind, len, modified, depth, true));
             }
-            if kind == Kind::Dir && !fx.prune && maxdepth.is_none_or(|m| depth < m) {
+            if descend {
                 match cx.fs.read_dir(&path) {
                     Ok(entries) => {
                         for e in entries.into_iter().rev() {
@@ -1516,38 +1546,47 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     }
     // `-exec ... {} +`: the collected paths, in batches.
-    collect_batches(&expr, &mut fx, cx);
+    run_batches(&expr, &mut fx, cx, false);
     if fx.failed {
         status = 1;
     }
     status
 }
 
-/// Runs each `-exec ... {} +` over the paths it collected.
-fn collect_batches(e: &Expr, fx: &mut Effects, cx: &mut Cx<'_>) {
+/// Runs each `-exec ... {} +` over the paths it collected (only the
+/// `-execdir` ones when `execdir_only`).
+fn run_batches(e: &Expr, fx: &mut Effects, cx: &mut Cx<'_>, execdir_only: bool) {
     match e {
         Expr::And(a, b) | Expr::Or(a, b) | Expr::Comma(a, b) => {
-            collect_batches(a, fx, cx);
-            collect_batches(b, fx, cx);
+            run_batches(a, fx, cx, execdir_only);
+            run_batches(b, fx, cx, execdir_only);
         }
-        Expr::Not(a) => collect_batches(a, fx, cx),
+        Expr::Not(a) => run_batches(a, fx, cx, execdir_only),
         Expr::Exec {
             argv,
             batch: true,
             in_dir,
             id,
             ..
-        } => {
+        } if *in_dir || !execdir_only => {
+            // `-execdir ... +` runs once for each directory's run of
+            // entries, in that directory.
             let paths = std::mem::take(&mut fx.batches[*id]);
-            for chunk in paths.chunks(4096) {
-                if chunk.is_empty() {
-                    continue;
-                }
-                let mut full = argv.clone();
-                full.extend(chunk.iter().cloned());
-                let _ = in_dir;
-                if run_in(cx, None, &full) != 0 {
-                    fx.failed = true;
+            let mut rest = paths.as_slice();
+            while let Some((dir, _)) = rest.first() {
+                let same = if *in_dir {
+                    rest.iter().take_while(|(d, _)| d == dir).count()
+                } else {
+                    rest.len()
+                };
+                let (group, after) = rest.split_at(same);
+                rest = after;
+                for chunk in group.chunks(4096) {
+                    let mut full = argv.clone();
+                    full.extend(chunk.iter().map(|(_, p)| p.clone()));
+                    if run_in(cx, dir.as_deref(), &full) != 0 {
+                        fx.failed = true;
+                    }
                 }
             }
         }
