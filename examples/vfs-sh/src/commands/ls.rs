@@ -140,42 +140,6 @@ impl Item {
     }
 }
 
-/// GNU's `argmatch`: a word or an unambiguous prefix of one names its
-/// key; anything else is reported with the valid words.
-fn argmatch(
-    cx: &mut Cx<'_>,
-    option: &str,
-    v: &str,
-    table: &[(&[&str], &'static str)],
-) -> Option<&'static str> {
-    let exact = table.iter().find(|(words, _)| words.contains(&v));
-    let prefixed: Vec<&'static str> = table
-        .iter()
-        .filter(|(words, _)| words.iter().any(|w| w.starts_with(v)))
-        .map(|(_, k)| *k)
-        .collect();
-    let found = match (exact, prefixed.as_slice()) {
-        (Some((_, k)), _) => Some(*k),
-        (None, [k]) if !v.is_empty() => Some(*k),
-        _ => None,
-    };
-    if found.is_none() {
-        let what = if prefixed.len() > 1 {
-            "ambiguous"
-        } else {
-            "invalid"
-        };
-        cx.err(format_args!("ls: {what} argument '{v}' for '{option}'"));
-        cx.err("Valid arguments are:");
-        for (words, _) in table {
-            let list: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
-            cx.err(format_args!("  - {}", list.join(", ")));
-        }
-        cx.err("Try 'ls --help' for more information.");
-    }
-    found
-}
-
 fn sort(items: &mut [Item], o: Opts<'_>) {
     if o.unsorted {
         return;
@@ -689,8 +653,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     // `--sort=WORD` stands for the letter it names. A bad word is a usage
     // error, status 1 (gnulib's `argmatch_die`).
     let sort_word = match p.value("sort") {
-        Some(v) => match argmatch(
+        Some(v) => match super::argmatch(
             cx,
+            "ls",
             "--sort",
             v,
             &[
@@ -708,8 +673,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         None => None,
     };
     let time_word = match p.value("time") {
-        Some(v) => match argmatch(
+        Some(v) => match super::argmatch(
             cx,
+            "ls",
             "--time",
             v,
             &[

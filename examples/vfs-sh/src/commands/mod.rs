@@ -245,7 +245,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "column",
         run: text::column,
-        usage: "column [-t] [-s SEPS] [-o SEP] [-c WIDTH] [-x] [FILE]...",
+        usage: "column [-t] [-s SEPS] [-o SEP] [-c WIDTH] [-x] [-N NAMES [-d] [-J [-n NAME]]] [-R COLS] [-H COLS] [-O COLS] [-l N] [FILE]...",
     },
     Command {
         name: "comm",
@@ -625,7 +625,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "uniq",
         run: uniq::run,
-        usage: "uniq [-c] [-d] [-D] [-u] [-i] [-f N] [-s N] [-w N] [-z] [FILE]",
+        usage: "uniq [-c] [-d] [-D] [-u] [-i] [-f N] [-s N] [-w N] [-z] [--all-repeated[=METHOD]] [--group[=METHOD]] [INPUT [OUTPUT]]",
     },
     Command {
         name: "wc",
@@ -902,6 +902,43 @@ fn interpreter(text: &str) -> Option<&str> {
 /// Whether `name` is a command vfs-sh can run (for `xargs`).
 pub(crate) fn exists(name: &str) -> bool {
     find_command(name).is_some()
+}
+
+/// GNU's `argmatch`: a word or an unambiguous prefix of one names its
+/// key; anything else is reported with the valid words.
+pub(crate) fn argmatch(
+    cx: &mut Cx<'_>,
+    cmd: &str,
+    option: &str,
+    v: &str,
+    table: &[(&[&str], &'static str)],
+) -> Option<&'static str> {
+    let exact = table.iter().find(|(words, _)| words.contains(&v));
+    let prefixed: Vec<&'static str> = table
+        .iter()
+        .filter(|(words, _)| words.iter().any(|w| w.starts_with(v)))
+        .map(|(_, k)| *k)
+        .collect();
+    let found = match (exact, prefixed.as_slice()) {
+        (Some((_, k)), _) => Some(*k),
+        (None, [k]) if !v.is_empty() => Some(*k),
+        _ => None,
+    };
+    if found.is_none() {
+        let what = if prefixed.len() > 1 {
+            "ambiguous"
+        } else {
+            "invalid"
+        };
+        cx.err(format_args!("{cmd}: {what} argument '{v}' for '{option}'"));
+        cx.err("Valid arguments are:");
+        for (words, _) in table {
+            let list: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+            cx.err(format_args!("  - {}", list.join(", ")));
+        }
+        cx.err(format_args!("Try '{cmd} --help' for more information."));
+    }
+    found
 }
 
 /// Parses a command's options; on `--help` prints its usage (status 0), on

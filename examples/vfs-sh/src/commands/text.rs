@@ -1498,6 +1498,12 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('x', "fillrows", "x"),
         value('N', "table-columns", "N"),
         value('R', "table-right", "R"),
+        value('H', "table-hide", "H"),
+        value('O', "table-order", "O"),
+        value('l', "table-columns-limit", "l"),
+        value('n', "table-name", "n"),
+        flag('d', "table-noheadings", "d"),
+        flag('J', "json", "J"),
     ];
     let p = match options(cx, "column", args, SPEC, 1) {
         Ok(p) => p,
@@ -1510,46 +1516,118 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         .collect();
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let mut out = String::new();
-    if p.has("t") {
+    // No input, no table: not even its header.
+    if (p.has("t") || p.has("J")) && !lines.is_empty() {
         let seps: Vec<char> = p
             .value("s")
             .map_or(vec![' ', '\t'], |s| s.chars().collect());
         let osep = p.value("o").unwrap_or("  ").to_owned();
         let whitespace = p.value("s").is_none();
+        // `-l N`: at most N columns, the last keeping the rest of the line.
+        let limit = match p.value("l").map(str::parse::<usize>) {
+            None => usize::MAX,
+            Some(Ok(n)) if n > 0 => n,
+            Some(_) => {
+                cx.err(format_args!(
+                    "column: invalid columns limit argument: '{}'",
+                    p.value("l").unwrap_or_default()
+                ));
+                return 1;
+            }
+        };
         let rows: Vec<Vec<&str>> = lines
             .iter()
-            .map(|l| {
-                if whitespace {
-                    l.split(|c| seps.contains(&c))
-                        .filter(|f| !f.is_empty())
-                        .collect()
-                } else {
-                    l.split(|c| seps.contains(&c)).collect()
-                }
-            })
+            .map(|l| table_cells(l, &seps, whitespace, limit))
             .collect();
-        let ncols = rows.iter().map(Vec::len).max().unwrap_or(0);
-        let mut widths = vec![0usize; ncols];
-        for r in &rows {
-            for (i, f) in r.iter().enumerate() {
-                widths[i] = widths[i].max(f.chars().count());
+        let names: Vec<&str> = p.value("N").map_or(Vec::new(), |n| n.split(',').collect());
+        let ncols = rows
+            .iter()
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0)
+            .max(names.len());
+        // A column named in -R, -H or -O: by its name or its number.
+        let chosen = |id: &str| -> Vec<usize> {
+            p.value(id).map_or(Vec::new(), |list| {
+                list.split(',')
+                    .filter_map(|w| {
+                        names
+                            .iter()
+                            .position(|n| *n == w)
+                            .or_else(|| w.parse::<usize>().ok().filter(|&k| k >= 1).map(|k| k - 1))
+                    })
+                    .collect()
+            })
+        };
+        let (right, hidden) = (chosen("R"), chosen("H"));
+        let mut order = chosen("O");
+        order.retain(|&k| k < ncols);
+        for k in 0..ncols {
+            if !order.contains(&k) {
+                order.push(k);
             }
         }
-        // util-linux's table: a short row's missing cells are empty, and
-        // every column but the last is padded and followed by the
-        // separator, so a short row ends in spaces.
-        for r in &rows {
-            let mut line = String::new();
-            for (i, w) in widths.iter().enumerate() {
-                let f = r.get(i).copied().unwrap_or("");
-                line.push_str(f);
-                if i + 1 < ncols {
-                    line.push_str(&" ".repeat(w - f.chars().count()));
-                    line.push_str(&osep);
+        order.retain(|k| !hidden.contains(k));
+        if p.has("J") {
+            if names.is_empty() {
+                cx.err("column: option --table-columns required for --json");
+                return 1;
+            }
+            if ncols > names.len() {
+                cx.err(format_args!(
+                    "column: line 1: for JSON the name of the column {} is required",
+                    names.len() + 1
+                ));
+                return 1;
+            }
+            out.push_str(&column_json(
+                p.value("n").unwrap_or("table"),
+                &names,
+                &order,
+                &rows,
+            ));
+        } else {
+            let header: Vec<&str> = if names.is_empty() || p.has("d") {
+                Vec::new()
+            } else {
+                names.clone()
+            };
+            let table: Vec<&Vec<&str>> = std::iter::once(&header)
+                .filter(|h| !h.is_empty())
+                .chain(rows.iter())
+                .collect();
+            let mut widths = vec![0usize; ncols];
+            for r in &table {
+                for (i, f) in r.iter().enumerate() {
+                    widths[i] = widths[i].max(f.chars().count());
                 }
             }
-            out.push_str(&line);
-            out.push('\n');
+            // util-linux's table: a short row's missing cells are empty,
+            // and every column but the last is padded and followed by the
+            // separator, so a short row ends in spaces; a right-aligned
+            // column is padded before its text, the last one too.
+            for r in table {
+                let mut line = String::new();
+                for (at, &i) in order.iter().enumerate() {
+                    let f = r.get(i).copied().unwrap_or("");
+                    let pad = " ".repeat(widths[i] - f.chars().count());
+                    let last = at + 1 == order.len();
+                    if right.contains(&i) {
+                        line.push_str(&pad);
+                        line.push_str(f);
+                    } else {
+                        line.push_str(f);
+                        if !last {
+                            line.push_str(&pad);
+                        }
+                    }
+                    if !last {
+                        line.push_str(&osep);
+                    }
+                }
+                out.push_str(&line);
+                out.push('\n');
+            }
         }
     } else {
         let width: usize = p.value("c").and_then(|c| c.parse().ok()).unwrap_or(80);
@@ -1584,6 +1662,76 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     cx.outs(&out);
     u8::from(failed)
+}
+
+/// One line's cells for `column -t`: split at any of `seps` (runs of
+/// blanks count once when no separator was given), the `limit`th cell
+/// keeping the rest of the line as it is.
+fn table_cells<'l>(line: &'l str, seps: &[char], whitespace: bool, limit: usize) -> Vec<&'l str> {
+    let mut cells = Vec::new();
+    let mut rest = line;
+    loop {
+        if whitespace {
+            rest = rest.trim_start_matches(|c| seps.contains(&c));
+            if rest.is_empty() {
+                break;
+            }
+        }
+        if cells.len() + 1 == limit {
+            cells.push(rest);
+            break;
+        }
+        match rest.find(|c| seps.contains(&c)) {
+            Some(k) => {
+                cells.push(&rest[..k]);
+                rest = &rest[k + rest[k..].chars().next().map_or(1, char::len_utf8)..];
+            }
+            None => {
+                cells.push(rest);
+                break;
+            }
+        }
+    }
+    cells
+}
+
+/// `column -J`: the table as util-linux writes it, each row an object of
+/// its cells by the columns' names in lower case (a missing cell `null`).
+fn column_json(table: &str, names: &[&str], order: &[usize], rows: &[Vec<&str>]) -> String {
+    let quote = |s: &str| {
+        let mut q = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => q.push_str("\\\""),
+                '\\' => q.push_str("\\\\"),
+                '\n' => q.push_str("\\n"),
+                '\t' => q.push_str("\\t"),
+                '\r' => q.push_str("\\r"),
+                c if (c as u32) < 0x20 => q.push_str(&format!("\\u{:04x}", c as u32)),
+                c => q.push(c),
+            }
+        }
+        q.push('"');
+        q
+    };
+    let mut out = format!("{{\n   {}: [\n", quote(table));
+    for (k, r) in rows.iter().enumerate() {
+        out.push_str(if k == 0 { "      {\n" } else { "},{\n" });
+        let cells: Vec<String> = order
+            .iter()
+            .map(|&i| {
+                let value = r.get(i).map_or_else(|| "null".to_owned(), |v| quote(v));
+                format!("         {}: {value}", quote(&names[i].to_lowercase()))
+            })
+            .collect();
+        out.push_str(&cells.join(",\n"));
+        out.push_str("\n      ");
+    }
+    if !rows.is_empty() {
+        out.push_str("}\n");
+    }
+    out.push_str("   ]\n}\n");
+    out
 }
 
 /// How `comm` and `join` check their input's order (`--check-order` as

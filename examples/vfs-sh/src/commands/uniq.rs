@@ -1,6 +1,7 @@
-//! `uniq [-c] [-d] [-D] [-u] [-i] [-f N] [-s N] [-w N] [-z] [FILE]`: collapses runs of equal adjacent
-//! lines. A second operand (an output file) is refused: the filesystem is
-//! read-only.
+//! `uniq [-c] [-d] [-D] [-u] [-i] [-f N] [-s N] [-w N] [-z] [--group] [FILE]`:
+//! collapses runs of equal adjacent lines. A second operand (an output
+//! file) fails as on a read-only mount, unless it is standard output or
+//! `/dev/null`.
 
 use super::{flag, optional, options, value};
 use crate::exec::Cx;
@@ -55,6 +56,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('w', "check-chars", "w"),
         flag('D', "", "D"),
         optional("all-repeated", "all"),
+        optional("group", "group"),
         flag('z', "zero-terminated", "z"),
     ];
     let p = match options(cx, "uniq", args, SPEC, 1) {
@@ -94,6 +96,48 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
     };
     let all_repeated = p.has("D") || p.has("all");
+    let method = match p.value("all") {
+        None => "none",
+        Some(v) => match super::argmatch(
+            cx,
+            "uniq",
+            "--all-repeated",
+            v,
+            &[
+                (&["none"], "none"),
+                (&["prepend"], "prepend"),
+                (&["separate"], "separate"),
+            ],
+        ) {
+            Some(m) => m,
+            None => return 1,
+        },
+    };
+    // `--group`: every line, each run set off by an empty line.
+    let group = match (p.has("group"), p.value("group")) {
+        (false, _) => None,
+        (true, None) => Some("separate"),
+        (true, Some(v)) => match super::argmatch(
+            cx,
+            "uniq",
+            "--group",
+            v,
+            &[
+                (&["prepend"], "prepend"),
+                (&["append"], "append"),
+                (&["separate"], "separate"),
+                (&["both"], "both"),
+            ],
+        ) {
+            Some(m) => Some(m),
+            None => return 1,
+        },
+    };
+    if group.is_some() && (all_repeated || p.has("c") || p.has("d") || p.has("u")) {
+        cx.err("uniq: --group is mutually exclusive with -c/-d/-D/-u");
+        cx.err("Try 'uniq --help' for more information.");
+        return 1;
+    }
     let (input, output) = match p.operands.as_slice() {
         [] => ("-".to_owned(), None),
         [one] => (one.clone(), None),
@@ -164,9 +208,22 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     }
     let mut out = Vec::new();
-    let method = p.value("all").unwrap_or("none");
     let mut first_group = true;
-    for (start, n) in runs {
+    let groups = runs.len();
+    for (k, (start, n)) in runs.into_iter().enumerate() {
+        if let Some(g) = group {
+            if matches!(g, "prepend" | "both") || (k > 0 && g == "separate") {
+                out.push(eol);
+            }
+            for l in &lines[start..start + n] {
+                out.extend_from_slice(l);
+                out.push(eol);
+            }
+            if g == "append" || (g == "both" && k + 1 == groups) {
+                out.push(eol);
+            }
+            continue;
+        }
         if all_repeated {
             if n < 2 {
                 continue;
