@@ -72,6 +72,15 @@ fn function_line(re: &regex::Regex, lines: &[String], before: usize) -> Option<S
     ))
 }
 
+/// What `-p`/`-F` add to a hunk's header line: the function line before
+/// the hunk's first old line, or nothing.
+fn hunk_function(o: &Opts, lines: &[String], first: usize) -> String {
+    o.function_re
+        .as_ref()
+        .and_then(|re| function_line(re, lines, first))
+        .unwrap_or_default()
+}
+
 impl Opts {
     /// GNU keeps the largest context any option asked for: `-u -U1` shows
     /// three lines, as `-u` means `-U3`.
@@ -792,13 +801,7 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
                 let (os, oe) = (first.old_range().start, last.old_range().end);
                 let (ns, ne) = (first.new_range().start, last.new_range().end);
                 out.push_str("***************");
-                if let Some(f) = o
-                    .function_re
-                    .as_ref()
-                    .and_then(|re| function_line(re, &la, os))
-                {
-                    out.push_str(&f);
-                }
+                out.push_str(&hunk_function(o, &la, os));
                 out.push('\n');
                 out.push_str(&format!("*** {} ****\n", context_range(os, oe - os)));
                 // Each side's lines are shown only if the hunk changes
@@ -893,13 +896,7 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
                     unified_range(os, oe - os),
                     unified_range(ns, ne - ns)
                 ));
-                if let Some(f) = o
-                    .function_re
-                    .as_ref()
-                    .and_then(|re| function_line(re, &la, os))
-                {
-                    out.push_str(&f);
-                }
+                out.push_str(&hunk_function(o, &la, os));
                 out.push('\n');
                 for op in &group {
                     match *op {

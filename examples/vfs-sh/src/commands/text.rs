@@ -1696,7 +1696,8 @@ fn table_cells<'l>(line: &'l str, seps: &[char], whitespace: bool, limit: usize)
 }
 
 /// `column -J`: the table as util-linux writes it, each row an object of
-/// its cells by the columns' names in lower case (a missing cell `null`).
+/// its cells by the columns' names in lower case (a missing cell `null`),
+/// strings escaped as its `ul_jsonwrt` escapes them (tree's differ).
 fn column_json(table: &str, names: &[&str], order: &[usize], rows: &[Vec<&str>]) -> String {
     let quote = |s: &str| {
         let mut q = String::from("\"");
@@ -1707,6 +1708,8 @@ fn column_json(table: &str, names: &[&str], order: &[usize], rows: &[Vec<&str>])
                 '\n' => q.push_str("\\n"),
                 '\t' => q.push_str("\\t"),
                 '\r' => q.push_str("\\r"),
+                '\u{8}' => q.push_str("\\b"),
+                '\u{c}' => q.push_str("\\f"),
                 c if (c as u32) < 0x20 => q.push_str(&format!("\\u{:04x}", c as u32)),
                 c => q.push(c),
             }
