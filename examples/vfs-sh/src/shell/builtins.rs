@@ -108,6 +108,92 @@ const KEYWORDS: &[&str] = &[
     "esac", "function", "select", "time", "{", "}", "!", "[[", "]]",
 ];
 
+/// The option letters a builtin takes (those after `:` take a value) and
+/// its usage line, as bash's `internal_getopt` checks them; the builtins
+/// that read their own options are not here.
+const BUILTIN_OPTIONS: &[(&str, &str, &str)] = &[
+    ("unset", "fvn", "unset [-f] [-v] [-n] [name ...]"),
+    ("cd", "LPe@", "cd [-L|[-P [-e]] [-@]] [dir]"),
+    (
+        "export",
+        "fnp",
+        "export [-fn] [name[=value] ...] or export -p",
+    ),
+    (
+        "readonly",
+        "aAfp",
+        "readonly [-aAf] [name[=value] ...] or readonly -p",
+    ),
+    (
+        "declare",
+        "aAfFgiIlnrtuxp",
+        "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
+    ),
+    (
+        "typeset",
+        "aAfFgiIlnrtuxp",
+        "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]",
+    ),
+    ("printf", ":v", "printf [-v var] format [arguments]"),
+    ("eval", "", "eval [arg ...]"),
+    ("alias", "p", "alias [-p] [name[=value] ... ]"),
+    ("unalias", "a", "unalias [-a] name [name ...]"),
+    ("wait", "fn:p", "wait [-fn] [-p var] [id ...]"),
+    ("trap", "lp", "trap [-lp] [[arg] signal_spec ...]"),
+    ("umask", "pS", "umask [-p] [-S] [mode]"),
+    ("shopt", "pqsuo", "shopt [-pqsu] [-o] [optname ...]"),
+    (
+        "hash",
+        "lrdt:p",
+        "hash [-lr] [-p pathname] [-dt] [name ...]",
+    ),
+    ("command", "pVv", "command [-pVv] command [arg ...]"),
+    ("source", "", "source filename [arguments]"),
+    (".", "", ". filename [arguments]"),
+    (
+        "enable",
+        "adnps:f",
+        "enable [-a] [-dnps] [-f filename] [name ...]",
+    ),
+    (
+        "mapfile",
+        "t:dnOsuCc",
+        "mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]",
+    ),
+    (
+        "readarray",
+        "t:dnOsuCc",
+        "readarray [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]",
+    ),
+];
+
+/// The first option letter `name` does not take, with its usage line:
+/// options come first, up to `--`, `-` or the first other word.
+fn invalid_option(name: &str, args: &[String]) -> Option<(char, &'static str)> {
+    let &(_, letters, usage) = BUILTIN_OPTIONS.iter().find(|(n, _, _)| *n == name)?;
+    let (flags, valued) = letters.split_once(':').unwrap_or((letters, ""));
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if a == "--" || a == "-" || !a.starts_with('-') {
+            return None;
+        }
+        for (k, c) in a.char_indices().skip(1) {
+            if valued.contains(c) {
+                // The value is the rest of the word or the next one.
+                if k + 1 == a.len() {
+                    i += 1;
+                }
+                break;
+            }
+            if !flags.contains(c) {
+                return Some((c, usage));
+            }
+        }
+    }
+    None
+}
+
 fn status_of(n: i64) -> u8 {
     u8::try_from(n.rem_euclid(256)).unwrap_or(0)
 }
@@ -123,6 +209,11 @@ impl Shell<'_> {
     /// function calls, which must fit the guest's stack.
     #[inline(never)]
     pub(super) fn builtin(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> R<u8> {
+        if let Some((bad, usage)) = invalid_option(name, args) {
+            Self::say(io, format_args!("{name}: -{bad}: invalid option"));
+            let _ = writeln!(io.err, "{name}: usage: {usage}");
+            return Ok(2);
+        }
         match name {
             ":" => Ok(0),
             "." | "source" => self.source(name, args, io),
@@ -160,7 +251,7 @@ impl Shell<'_> {
                         io,
                         "return: can only `return' from a function or sourced script",
                     );
-                    return Ok(1);
+                    return Ok(2);
                 }
                 Err(Flow::Return(code))
             }
@@ -223,6 +314,7 @@ impl Shell<'_> {
             "read" => Ok(self.read(args, io)),
             "mapfile" | "readarray" => Ok(self.mapfile(args, io)),
             "eval" => {
+                let args = args.strip_prefix(&["--".to_owned()][..]).unwrap_or(args);
                 let text = args.join(" ");
                 match syntax::parse_as(&text, self.posix) {
                     Ok(list) => self.list(&list, io),
@@ -280,8 +372,14 @@ impl Shell<'_> {
                 Err(Flow::Exit(s))
             }
             "umask" => {
-                if args.is_empty() {
-                    let _ = writeln!(io.out, "0022");
+                // The sandbox's mask is fixed: shown, never changed.
+                let symbolic = args.iter().any(|a| a.starts_with('-') && a.contains('S'));
+                let with_p = args.iter().any(|a| a.starts_with('-') && a.contains('p'));
+                if args.iter().all(|a| a.starts_with('-')) {
+                    let mask = if symbolic { "u=rwx,g=rx,o=rx" } else { "0022" };
+                    let prefix = if with_p { "umask " } else { "" };
+                    let flag = if with_p && symbolic { "-S " } else { "" };
+                    let _ = writeln!(io.out, "{prefix}{flag}{mask}");
                 }
                 Ok(0)
             }
@@ -1422,38 +1520,65 @@ impl Shell<'_> {
         status
     }
 
+    /// `command [-pVv] NAME [ARG]...`: `-v`/`-V` (the last given wins)
+    /// say what NAME is, `-p` with the default path (where a file is
+    /// `/bin`'s); otherwise NAME runs, functions and aliases aside.
     fn command_builtin(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
-        match args.first().map(String::as_str) {
-            Some("-v") | Some("-V") => {
-                let verbose = args[0] == "-V";
-                // bash succeeds when any name is found.
-                let mut status = 1;
-                for n in &args[1..] {
-                    match self.describe(n) {
-                        Some((kind, line)) => {
-                            let text = if verbose {
-                                line
-                            } else if kind == "file" {
-                                commands::path_of(n)
-                            } else {
-                                n.clone()
-                            };
-                            let _ = writeln!(io.out, "{text}");
-                            status = 0;
-                        }
-                        None => {
-                            if verbose {
-                                Self::say(io, format_args!("command: {n}: not found"));
-                            }
-                        }
+        let (mut default_path, mut describe) = (false, None);
+        let mut rest = args;
+        while let Some((a, after)) = rest.split_first() {
+            if a == "--" {
+                rest = after;
+                break;
+            }
+            if a.len() < 2 || !a.starts_with('-') {
+                break;
+            }
+            for c in a[1..].chars() {
+                match c {
+                    'p' => default_path = true,
+                    'v' => describe = Some(false),
+                    'V' => describe = Some(true),
+                    // Checked against bash's letters before this runs.
+                    _ => {}
+                }
+            }
+            rest = after;
+        }
+        let Some(verbose) = describe else {
+            return if rest.is_empty() {
+                Ok(0)
+            } else {
+                self.invoke(rest, io, true)
+            };
+        };
+        // bash succeeds when any name is found.
+        let mut status = 1;
+        for n in rest {
+            match self.describe(n) {
+                Some((kind, line)) => {
+                    let path = if default_path && !n.contains('/') {
+                        format!("/bin/{n}")
+                    } else {
+                        commands::path_of(n)
+                    };
+                    let text = match (verbose, kind) {
+                        (true, "file") => format!("{n} is {path}"),
+                        (true, _) => line,
+                        (false, "file") => path,
+                        (false, _) => n.clone(),
+                    };
+                    let _ = writeln!(io.out, "{text}");
+                    status = 0;
+                }
+                None => {
+                    if verbose {
+                        Self::say(io, format_args!("command: {n}: not found"));
                     }
                 }
-                Ok(status)
             }
-            Some("-p") => self.invoke(&args[1..], io, true),
-            Some(_) => self.invoke(args, io, true),
-            None => Ok(0),
         }
+        Ok(status)
     }
 
     fn printf(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
