@@ -166,6 +166,8 @@ struct State {
     /// The variables exported to commands and child shells (`export`,
     /// `declare -x`, the environment the script started with).
     exported: std::collections::HashSet<String>,
+    /// `umask`: kept and shown; nothing is ever created.
+    pub(crate) umask: u32,
 }
 
 /// A variable's `declare` attributes.
@@ -606,6 +608,7 @@ impl<'a> Shell<'a> {
                 locals: Vec::new(),
                 attrs: HashMap::new(),
                 aliases: Default::default(),
+                umask: 0o022,
                 exported: ["HOME", "PATH", "SHELL", "LC_ALL", "TZ"]
                     .iter()
                     .map(|s| (*s).to_owned())

@@ -372,15 +372,43 @@ impl Shell<'_> {
                 Err(Flow::Exit(s))
             }
             "umask" => {
-                // The sandbox's mask is fixed: shown, never changed.
-                let symbolic = args.iter().any(|a| a.starts_with('-') && a.contains('S'));
-                let with_p = args.iter().any(|a| a.starts_with('-') && a.contains('p'));
-                if args.iter().all(|a| a.starts_with('-')) {
-                    let mask = if symbolic { "u=rwx,g=rx,o=rx" } else { "0022" };
-                    let prefix = if with_p { "umask " } else { "" };
-                    let flag = if with_p && symbolic { "-S " } else { "" };
-                    let _ = writeln!(io.out, "{prefix}{flag}{mask}");
+                // The mask is kept and shown; the filesystem creates nothing.
+                let (flags, modes): (Vec<&String>, Vec<&String>) =
+                    args.iter().partition(|a| a.starts_with('-') && a.len() > 1);
+                let symbolic = flags.iter().any(|a| a.contains('S'));
+                let with_p = flags.iter().any(|a| a.contains('p'));
+                if let Some(mode) = modes.first() {
+                    match u32::from_str_radix(mode, 8) {
+                        Ok(m) if m <= 0o7777 => self.st.umask = m & 0o777,
+                        _ if !mode.bytes().all(|b| b.is_ascii_digit()) => {}
+                        _ => {
+                            Self::say(io, format_args!("umask: {mode}: octal number out of range"));
+                            return Ok(1);
+                        }
+                    }
+                    return Ok(0);
                 }
+                let m = self.st.umask;
+                let text = if symbolic {
+                    let who = |shift: u32| {
+                        let allowed = !(m >> shift) & 7;
+                        ["r", "w", "x"]
+                            .iter()
+                            .zip([4, 2, 1])
+                            .filter(|(_, bit)| allowed & bit != 0)
+                            .map(|(l, _)| *l)
+                            .collect::<String>()
+                    };
+                    format!("u={},g={},o={}", who(6), who(3), who(0))
+                } else {
+                    format!("{m:04o}")
+                };
+                let prefix = match (with_p, symbolic) {
+                    (true, true) => "umask -S ",
+                    (true, false) => "umask ",
+                    _ => "",
+                };
+                let _ = writeln!(io.out, "{prefix}{text}");
                 Ok(0)
             }
             "ulimit" => {
