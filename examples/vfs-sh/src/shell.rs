@@ -549,14 +549,17 @@ const BUILTINS: &[&str] = &[
     "dirs",
 ];
 
+/// Utilities vfs-sh runs in the shell (they take a command to run) that
+/// bash finds as files on `$PATH`.
+pub(crate) const IN_SHELL_UTILITIES: &[&str] = &[
+    "timeout", "env", "printenv", "nice", "ionice", "nohup", "stdbuf",
+];
+
 /// Whether bash itself has `name` as a builtin: the shell's own, less the
 /// utilities vfs-sh runs in the shell (`timeout`, `env`...) that bash finds
 /// on `$PATH`; with `echo`, `test` and the others that are both.
 pub(crate) fn is_bash_builtin(name: &str) -> bool {
-    const UTILITIES: &[&str] = &[
-        "timeout", "env", "printenv", "nice", "ionice", "nohup", "stdbuf", "time",
-    ];
-    (BUILTINS.contains(&name) && !UTILITIES.contains(&name))
+    (BUILTINS.contains(&name) && !IN_SHELL_UTILITIES.contains(&name) && name != "time")
         || matches!(name, "echo" | "true" | "false" | "pwd" | "test" | "[")
 }
 

@@ -172,6 +172,10 @@ fn parse(cx: &mut Cx<'_>, args: &[String]) -> Result<Copy, u8> {
     Ok(c)
 }
 
+/// The units of sizes in powers of 1000 and of 1024.
+const SI: [&str; 7] = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+const IEC: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+
 /// A size as dd's summary shows it: `1.5 kB` (powers of 1000) or
 /// `1.5 KiB` (of 1024), rounded to the nearest, one decimal below 10.
 fn human(n: f64, base: f64, units: &[&str]) -> String {
@@ -202,15 +206,11 @@ fn summary(cx: &mut Cx<'_>, level: u8, records: [(u64, u64); 2], bytes: u64, sec
     let amount = match bytes {
         1 => "1 byte".to_owned(),
         b if b < 1000 => format!("{b} bytes"),
-        b if b < 1024 => format!("{b} bytes ({})", human(b as f64, 1000.0, &["B", "kB"])),
+        b if b < 1024 => format!("{b} bytes ({})", human(b as f64, 1000.0, &SI)),
         b => format!(
             "{b} bytes ({}, {})",
-            human(b as f64, 1000.0, &["B", "kB", "MB", "GB", "TB", "PB", "EB"]),
-            human(
-                b as f64,
-                1024.0,
-                &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-            )
+            human(b as f64, 1000.0, &SI),
+            human(b as f64, 1024.0, &IEC)
         ),
     };
     let secs = secs.max(1e-6);
@@ -218,7 +218,7 @@ fn summary(cx: &mut Cx<'_>, level: u8, records: [(u64, u64); 2], bytes: u64, sec
     let rate = if rate < 1000.0 {
         format!("{:.1} kB", rate / 1000.0)
     } else {
-        human(rate, 1000.0, &["B", "kB", "MB", "GB", "TB", "PB", "EB"])
+        human(rate, 1000.0, &SI)
     };
     cx.err(format_args!(
         "{amount} copied, {} s, {rate}/s",
@@ -331,11 +331,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.err(format_args!(
             "dd: memory exhausted by input buffer of size {} bytes ({})",
             c.ibs,
-            human(
-                c.ibs as f64,
-                1024.0,
-                &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-            )
+            human(c.ibs as f64, 1024.0, &IEC)
         ));
         return 1;
     }
@@ -415,8 +411,7 @@ mod tests {
 
     #[test]
     fn sizes_read_as_dd_prints_them() {
-        let si = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
-        let iec = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+        let (si, iec) = (SI, IEC);
         assert_eq!(human(1500.0, 1000.0, &si), "1.5 kB");
         assert_eq!(human(10000.0, 1024.0, &iec), "9.8 KiB");
         assert_eq!(human(123_456.0, 1024.0, &iec), "121 KiB");

@@ -1069,11 +1069,8 @@ pub(crate) fn paths_of(name: &str) -> Vec<String> {
             name,
             "echo" | "printf" | "pwd" | "test" | "[" | "true" | "false"
         );
-    let utility = (exists(name) && !builtin_only)
-        || matches!(
-            name,
-            "timeout" | "env" | "printenv" | "nice" | "ionice" | "nohup" | "stdbuf"
-        );
+    let utility =
+        (exists(name) && !builtin_only) || crate::shell::IN_SHELL_UTILITIES.contains(&name);
     if !utility {
         return Vec::new();
     }
