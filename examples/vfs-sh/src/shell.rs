@@ -25,7 +25,7 @@ use crate::fs::Fs;
 use crate::glob;
 use crate::lex::{Word as GlobWord, WordChar};
 use crate::syntax::{
-    self, AndOr, Assign, AssignValue, CaseNext, Command, Compound, Cond, Conn, List, Param,
+    self, AndOr, Assign, AssignValue, CaseNext, CaseOp, Command, Compound, Cond, Conn, List, Param,
     ParamOp, Part, Pipeline, Redir, RedirOp, ReplaceMode, Word,
 };
 
@@ -589,6 +589,10 @@ impl<'a> Shell<'a> {
         ] {
             vars.insert(k.to_owned(), Value::Str(v.to_owned()));
         }
+        // Read through `scalar`, which asks the filesystem; kept in `vars`
+        // too (and by `cd`) so that listings and commands' environments
+        // show it, exported as bash has it.
+        vars.insert("PWD".to_owned(), Value::Str(fs.cwd()));
         vars.insert(
             "BASH_VERSINFO".to_owned(),
             Value::Array(
@@ -612,7 +616,7 @@ impl<'a> Shell<'a> {
                 attrs: HashMap::new(),
                 aliases: Default::default(),
                 umask: 0o022,
-                exported: ["HOME", "PATH", "SHELL", "LC_ALL", "TZ"]
+                exported: ["HOME", "PATH", "SHELL", "LC_ALL", "TZ", "PWD", "OLDPWD"]
                     .iter()
                     .map(|s| (*s).to_owned())
                     .collect(),
@@ -988,6 +992,7 @@ impl<'a> Shell<'a> {
     fn unset_var(&mut self, name: &str) {
         self.st.vars.remove(name);
         self.st.exported.remove(name);
+        self.st.attrs.remove(name);
     }
 
     fn ifs(&self) -> String {
@@ -2355,25 +2360,9 @@ impl<'a> Shell<'a> {
                 };
                 emit(self, out, v);
             }
-            ParamOp::Case(upper, all) => {
-                let f = |s: &str| {
-                    let conv = |c: char| -> String {
-                        if *upper {
-                            c.to_uppercase().collect()
-                        } else {
-                            c.to_lowercase().collect()
-                        }
-                    };
-                    if *all {
-                        s.chars().map(conv).collect()
-                    } else {
-                        let mut cs = s.chars();
-                        match cs.next() {
-                            Some(c) => conv(c) + cs.as_str(),
-                            None => String::new(),
-                        }
-                    }
-                };
+            ParamOp::Case(op, all, pat) => {
+                let pat = self.expand_pattern(pat)?;
+                let f = |s: &str| change_case(s, *op, *all, &pat);
                 emit(self, out, map_val(value, f));
             }
             ParamOp::Names(_) => emit(self, out, value),
@@ -2694,6 +2683,31 @@ fn boundaries(s: &str) -> Vec<usize> {
     let mut b: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
     b.push(s.len());
     b
+}
+
+/// `${x^p}` and its kin: each character (only the first unless `all`)
+/// that the pattern matches, as a whole, changes case; no pattern is `?`.
+fn change_case(s: &str, op: CaseOp, all: bool, pat: &str) -> String {
+    let p = glob::Pattern::new(if pat.is_empty() { "?" } else { pat });
+    let mut out = String::with_capacity(s.len());
+    let mut buf = [0u8; 4];
+    for (i, c) in s.chars().enumerate() {
+        if (i > 0 && !all) || !p.matches(c.encode_utf8(&mut buf), false) {
+            out.push(c);
+            continue;
+        }
+        let upper = match op {
+            CaseOp::Upper => true,
+            CaseOp::Lower => false,
+            CaseOp::Toggle => !c.is_uppercase(),
+        };
+        if upper {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
 }
 
 /// `${x#p}`, `${x##p}`, `${x%p}`, `${x%%p}`.

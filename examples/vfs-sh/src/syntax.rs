@@ -94,8 +94,11 @@ pub(crate) enum ParamOp {
     Replace(ReplaceMode, Word, Word),
     /// `${x:offset}`, `${x:offset:length}` (arithmetic text)
     Slice(Word, Option<Word>),
-    /// `${x^}`, `${x^^}`, `${x,}`, `${x,,}`: (upper, all)
-    Case(bool, bool),
+    /// `${x^p}`, `${x^^p}`, `${x,p}`, `${x,,p}`, `${x~p}`, `${x~~p}`: the
+    /// first (or, doubled, every) character that matches the pattern
+    /// (any character when there is none) changed to upper case, lower
+    /// case, or the other case.
+    Case(CaseOp, bool, Word),
     /// `${x@U}` and the other `@` operators: `U u L Q E K a`.
     Transform(char),
     /// `${!prefix*}`, `${!prefix@}`: the names of the variables that start
@@ -104,6 +107,14 @@ pub(crate) enum ParamOp {
     /// In `sh` (dash), any of bash's own forms (`${x:1}`, `${x/a/b}`,
     /// `${a[0]}`, `${!x}`...): `Bad substitution` when it is expanded.
     Bad,
+}
+
+/// What `${x^}`, `${x,}` and `${x~}` do to a character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CaseOp {
+    Upper,
+    Lower,
+    Toggle,
 }
 
 /// Which matches of `${x/p/r}` are replaced.
@@ -1884,13 +1895,18 @@ impl Parser {
                 };
                 ParamOp::Replace(mode, pat, rep)
             }
-            '^' | ',' => {
+            '^' | ',' | '~' => {
                 self.i += 1;
                 let all = self.peek() == Some(c);
                 if all {
                     self.i += 1;
                 }
-                ParamOp::Case(c == '^', all)
+                let op = match c {
+                    '^' => CaseOp::Upper,
+                    ',' => CaseOp::Lower,
+                    _ => CaseOp::Toggle,
+                };
+                ParamOp::Case(op, all, word_until(self, Until::Brace { dq })?)
             }
             '@' => match self.peek_at(1) {
                 Some(op @ ('U' | 'u' | 'L' | 'Q' | 'E' | 'K' | 'a')) => {

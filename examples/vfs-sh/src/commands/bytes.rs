@@ -7,6 +7,7 @@ use md5::Md5;
 use sha1::Sha1;
 use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
 
+use super::quote::quote;
 use super::{flag, options, value};
 use crate::exec::Cx;
 
@@ -59,7 +60,7 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
             let list = match read(cx, op) {
                 Ok(d) => String::from_utf8_lossy(&d).into_owned(),
                 Err(why) => {
-                    cx.err(format_args!("{cmd}: {op}: {why}"));
+                    cx.err(format_args!("{cmd}: {}: {why}", quote(op, false)));
                     status = 1;
                     continue;
                 }
@@ -95,7 +96,7 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
                         missing += 1;
                         if !p.has("status") {
                             cx.outs(&std::mem::take(&mut out));
-                            cx.err(format_args!("{cmd}: {name}: {why}"));
+                            cx.err(format_args!("{cmd}: {}: {why}", quote(name, false)));
                             out.push_str(&format!("{name}: FAILED open or read\n"));
                         }
                     }
@@ -103,8 +104,10 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
             }
             if !any {
                 cx.outs(&std::mem::take(&mut out));
+                let list = if op == "-" { "standard input" } else { op };
                 cx.err(format_args!(
-                    "{cmd}: {op}: no properly formatted checksum lines found"
+                    "{cmd}: {}: no properly formatted checksum lines found",
+                    quote(list, false)
                 ));
                 status = 1;
             }
@@ -153,7 +156,7 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
             }
             Err(why) => {
                 cx.outs(&std::mem::take(&mut out));
-                cx.err(format_args!("{cmd}: {op}: {why}"));
+                cx.err(format_args!("{cmd}: {}: {why}", quote(op, false)));
                 status = 1;
             }
         }
@@ -700,7 +703,7 @@ fn checksums(
             Ok(d) => out.push_str(&line(&d, (op != "-").then_some(op.as_str()))),
             Err(why) => {
                 cx.outs(&std::mem::take(&mut out));
-                cx.err(format_args!("{cmd}: {op}: {why}"));
+                cx.err(format_args!("{cmd}: {}: {why}", quote(op, false)));
                 status = 1;
             }
         }

@@ -559,6 +559,7 @@ impl Shell<'_> {
             Ok(now) => {
                 self.cd_log.push(before.clone());
                 self.set_scalar("OLDPWD", before);
+                self.set_scalar("PWD", now.clone());
                 if print {
                     let _ = writeln!(io.out, "{now}");
                 }
@@ -994,11 +995,30 @@ impl Shell<'_> {
         }
         if print || (operands.is_empty() && name != "local") {
             let mut names: Vec<String> = if operands.is_empty() {
+                // Every variable with a value or an attribute; with
+                // attribute options, those that have any of them (as
+                // bash lists `declare -xi`).
+                let want = |n: &String, st: &super::State| {
+                    let value = st.vars.get(n);
+                    let a = st.attrs.get(n).copied().unwrap_or_default();
+                    let filters = [
+                        (kind == Some('a'), matches!(value, Some(Value::Array(_)))),
+                        (kind == Some('A'), matches!(value, Some(Value::Assoc(_)))),
+                        (set.integer, a.integer),
+                        (set.readonly, a.readonly),
+                        (set.lower, a.lower),
+                        (set.upper, a.upper),
+                        (export == Some(true), st.exported.contains(n)),
+                    ];
+                    !filters.iter().any(|f| f.0) || filters.iter().any(|f| f.0 && f.1)
+                };
                 let mut v: Vec<String> = self
                     .st
                     .vars
                     .keys()
-                    .filter(|k| name != "export" || self.st.exported.contains(*k))
+                    .chain(self.st.attrs.keys())
+                    .chain(self.st.exported.iter())
+                    .filter(|k| want(k, &self.st))
                     .cloned()
                     .collect();
                 v.sort();
@@ -1009,10 +1029,29 @@ impl Shell<'_> {
             names.dedup();
             let mut text = String::new();
             for n in &names {
-                match self.st.vars.get(n) {
+                let value = self.st.vars.get(n);
+                // bash's order: a A i r x l u; `--` when there are none.
+                let attrs = self.st.attrs.get(n).copied().unwrap_or_default();
+                let mut flags = String::from("-");
+                for (on, c) in [
+                    (matches!(value, Some(Value::Array(_))), 'a'),
+                    (matches!(value, Some(Value::Assoc(_))), 'A'),
+                    (attrs.integer, 'i'),
+                    (attrs.readonly, 'r'),
+                    (self.st.exported.contains(n), 'x'),
+                    (attrs.lower, 'l'),
+                    (attrs.upper, 'u'),
+                ] {
+                    if on {
+                        flags.push(c);
+                    }
+                }
+                if flags == "-" {
+                    flags.push('-');
+                }
+                match value {
                     Some(Value::Str(v)) => {
-                        let flag = if name == "export" { "-x" } else { "--" };
-                        text.push_str(&format!("declare {flag} {n}=\"{}\"\n", dq_escape(v)));
+                        text.push_str(&format!("declare {flags} {n}=\"{}\"\n", dq_escape(v)));
                     }
                     Some(Value::Array(a)) => {
                         let items: Vec<String> = a
@@ -1022,13 +1061,18 @@ impl Shell<'_> {
                                 v.as_ref().map(|v| format!("[{i}]=\"{}\"", dq_escape(v)))
                             })
                             .collect();
-                        text.push_str(&format!("declare -a {n}=({})\n", items.join(" ")));
+                        text.push_str(&format!("declare {flags} {n}=({})\n", items.join(" ")));
                     }
                     Some(Value::Assoc(m)) => {
                         let items: Vec<String> = super::assoc_order(m)
                             .map(|(k, v)| format!("[{}]=\"{}\" ", assoc_key(k), dq_escape(v)))
                             .collect();
-                        text.push_str(&format!("declare -A {n}=({})\n", items.concat()));
+                        text.push_str(&format!("declare {flags} {n}=({})\n", items.concat()));
+                    }
+                    // Declared with an attribute (`declare -i n`, `export
+                    // n`) but given no value.
+                    None if self.st.attrs.contains_key(n) || self.st.exported.contains(n) => {
+                        text.push_str(&format!("declare {flags} {n}\n"));
                     }
                     None if !operands.is_empty() => {
                         Self::say(io, format_args!("declare: {n}: not found"));
