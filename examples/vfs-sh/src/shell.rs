@@ -330,6 +330,10 @@ pub(crate) struct Shell<'a> {
     /// The output of each `<(...)`, by the path it expanded to.
     files: HashMap<String, Rc<Vec<u8>>>,
     next_fd: u32,
+    /// The status a fatal expansion error (`${x:?}`, `set -u`) ends the
+    /// shell with: 127, but 1 inside `( ... )` and `$( ... )`, as bash
+    /// has it.
+    fatal_status: u8,
     /// The shell's own standard input, which background jobs do not read.
     script_input: Option<Input>,
     /// Input descriptors 3 to 9 (`3< FILE`, `exec 3< FILE`), for `read -u`
@@ -630,6 +634,7 @@ impl<'a> Shell<'a> {
             cd_log: Vec::new(),
             files: HashMap::new(),
             next_fd: 63,
+            fatal_status: 127,
             jobs_started: 0,
             jobs: Vec::new(),
             seed,
@@ -1307,7 +1312,7 @@ impl<'a> Shell<'a> {
         match e {
             ExpError::Fatal(msg) => {
                 let _ = writeln!(io.err, "{msg}");
-                Err(Flow::Exit(127))
+                Err(Flow::Exit(self.fatal_status))
             }
             ExpError::Arith(msg) => {
                 let _ = writeln!(io.err, "{msg}");
@@ -1523,7 +1528,10 @@ impl<'a> Shell<'a> {
             Compound::Group(list) => self.list(list, io),
             Compound::Subshell(list) => {
                 let status = self.status;
-                Ok(self.subshell(|sh| flow_status(sh.list(list, io), status)))
+                let fatal = std::mem::replace(&mut self.fatal_status, 1);
+                let s = self.subshell(|sh| flow_status(sh.list(list, io), status));
+                self.fatal_status = fatal;
+                Ok(s)
             }
             Compound::If(arms, otherwise) => {
                 for (cond, body) in arms {
@@ -2144,6 +2152,7 @@ impl<'a> Shell<'a> {
         let input = self.cur_input.clone();
         let status = self.status;
         // Standard error of a substitution goes to the script's.
+        let fatal = std::mem::replace(&mut self.fatal_status, 1);
         let s = self.subshell(|sh| {
             let mut sink = StderrProxy::default();
             let mut io = Io {
@@ -2155,6 +2164,7 @@ impl<'a> Shell<'a> {
             (s, sink.0)
         });
         self.env.nesting -= 1;
+        self.fatal_status = fatal;
         self.subst_status = Some(s.0);
         self.status = s.0;
         self.pending_err.extend_from_slice(&s.1);
@@ -2246,19 +2256,26 @@ impl<'a> Shell<'a> {
                 }
             }
         };
+        // `set -u`: an unset variable is an error but where a default
+        // or an alternative is given (`${x:-d}`, `${x+a}`...).
+        let guarded = matches!(
+            p.op,
+            ParamOp::Default(..)
+                | ParamOp::Assign(..)
+                | ParamOp::Error(..)
+                | ParamOp::Alternative(..)
+                | ParamOp::Names(_)
+                | ParamOp::Bad
+        );
+        let positional_list = matches!(name.as_str(), "@" | "*") && p.op != ParamOp::Length;
+        if !is_set && self.st.opts.nounset && !guarded && !positional_list {
+            return Err(ExpError::Fatal(format!("vfs-sh: {name}: unbound variable")));
+        }
         match &p.op {
             // Refused by `lookup` before anything is emitted.
             ParamOp::Bad => {}
-            ParamOp::Get => {
-                if !is_set && self.st.opts.nounset && !matches!(name.as_str(), "@" | "*") {
-                    return Err(ExpError::Fatal(format!("vfs-sh: {name}: unbound variable")));
-                }
-                emit(self, out, value);
-            }
+            ParamOp::Get => emit(self, out, value),
             ParamOp::Length => {
-                if !is_set && self.st.opts.nounset {
-                    return Err(ExpError::Fatal(format!("vfs-sh: {name}: unbound variable")));
-                }
                 let n = match value {
                     PVal::Unset => 0,
                     PVal::One(s) => s.chars().count(),
@@ -2310,6 +2327,11 @@ impl<'a> Shell<'a> {
                 let rep = self.expand_string(rep)?;
                 let f = |s: &str| replace(s, &pat, &rep, *mode);
                 emit(self, out, map_val(value, f));
+            }
+            // bash takes an unset variable's slice as empty without
+            // reading the offset and length (`${x:0:-3:1}` is no error).
+            ParamOp::Slice(..) if matches!(value, PVal::Unset) && name != "@" && name != "*" => {
+                emit(self, out, value);
             }
             ParamOp::Slice(off, len) => {
                 let off_text = self.expand_string(off)?;

@@ -317,6 +317,9 @@ enum Until {
     Colon,
     /// The end of the text (a here-document body, arithmetic).
     End,
+    /// The end of an array subscript's text: quotes are removed, as bash
+    /// does (`m["a b"]=1` is the key `a b`), and blanks are kept.
+    Subscript,
 }
 
 /// The parser: the script's characters and where it is in them.
@@ -375,6 +378,19 @@ pub(crate) fn parse_expanding_text(src: &str, heredoc: bool) -> Res<Word> {
         posix: false,
     };
     let parts = p.parts(Until::End, heredoc)?;
+    Ok(Word { parts })
+}
+
+/// Parses the text of an array subscript (`a[...]`, `${a[...]}`): expanded,
+/// its quotes removed, its blanks kept.
+fn parse_subscript_text(src: &str) -> Res<Word> {
+    let mut p = Parser {
+        s: src.chars().collect(),
+        i: 0,
+        depth: 0,
+        posix: false,
+    };
+    let parts = p.parts(Until::Subscript, false)?;
     Ok(Word { parts })
 }
 
@@ -1129,11 +1145,14 @@ impl Parser {
                 }
                 return Err(unexpected("("));
             }
-            if words.is_empty()
-                && let Some(a) = self.try_assignment()?
-            {
-                assigns.push(a);
-                continue;
+            if words.is_empty() {
+                if let Some(a) = self.try_assignment()? {
+                    assigns.push(a);
+                    continue;
+                }
+                if !self.posix {
+                    self.keep_subscript_whole()?;
+                }
             }
             let decl = words.first().and_then(Word::as_lit).is_some_and(|w| {
                 matches!(w, "export" | "local" | "declare" | "typeset" | "readonly")
@@ -1154,6 +1173,98 @@ impl Parser {
             words,
             redirs,
         })
+    }
+
+    /// Where an assignment may stand, bash reads `NAME[` up to its matching
+    /// `]` as part of one word, blanks and operators included (so that
+    /// `a[i + 1]=x` assigns); when no `=` follows, the word is still one
+    /// command name: `run[ls | wc -l]` is a command that is not found, not a
+    /// pipeline. Quotes the unquoted blanks and operators between the
+    /// brackets so that the word reader keeps them; quotes, `$(...)`,
+    /// `${...}` and backquotes inside are read as they are.
+    fn keep_subscript_whole(&mut self) -> Res<()> {
+        let mut k = self.i;
+        if !self.s.get(k).copied().is_some_and(is_name_start) {
+            return Ok(());
+        }
+        while self.s.get(k).copied().is_some_and(is_name_char) {
+            k += 1;
+        }
+        if self.s.get(k) != Some(&'[') {
+            return Ok(());
+        }
+        let mut depth = 0usize;
+        let mut bare = Vec::new();
+        while let Some(&c) = self.s.get(k) {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                '\\' => k += 1,
+                '\'' | '"' | '`' => k = self.closing_quote(k, c),
+                '$' if matches!(self.s.get(k + 1), Some('(' | '{')) => {
+                    k = self.closing_bracket(k + 1);
+                }
+                ' ' | '\t' | '\n' | '|' | '&' | ';' | '(' | ')' | '<' | '>' => bare.push(k),
+                _ => {}
+            }
+            k += 1;
+        }
+        if self.s.get(k) != Some(&']') {
+            return Err("vfs-sh: unexpected EOF while looking for matching `]'".to_owned());
+        }
+        for &p in bare.iter().rev() {
+            let c = self.s[p];
+            self.s.splice(p..=p, ['\'', c, '\'']);
+        }
+        Ok(())
+    }
+
+    /// The index of the quote that closes the one at `k` (`'`, `"` or a
+    /// backquote; a backslash escapes in the last two), or the end.
+    fn closing_quote(&self, mut k: usize, q: char) -> usize {
+        k += 1;
+        while let Some(&c) = self.s.get(k) {
+            if c == q {
+                return k;
+            }
+            if c == '\\' && q != '\'' {
+                k += 1;
+            }
+            k += 1;
+        }
+        self.s.len()
+    }
+
+    /// The index of the bracket that closes the `(` or `{` at `k`, quotes
+    /// inside skipped, or the end.
+    fn closing_bracket(&self, mut k: usize) -> usize {
+        let (open, close) = if self.s[k] == '(' {
+            ('(', ')')
+        } else {
+            ('{', '}')
+        };
+        let mut depth = 0usize;
+        while let Some(&c) = self.s.get(k) {
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                depth -= 1;
+                if depth == 0 {
+                    return k;
+                }
+            } else if c == '\\' {
+                k += 1;
+            } else if matches!(c, '\'' | '"' | '`') {
+                k = self.closing_quote(k, c);
+            }
+            k += 1;
+        }
+        self.s.len()
     }
 
     /// `NAME=`, `NAME+=`, `NAME[...]=` at the cursor: the assignment.
@@ -1188,7 +1299,7 @@ impl Parser {
                 return Ok(None);
             }
             let text: String = self.s[open + 1..k].iter().collect();
-            index = Some(parse_expanding_text(&text, false)?);
+            index = Some(parse_subscript_text(&text)?);
             k += 1;
         }
         let append = self.s.get(k) == Some(&'+');
@@ -1798,7 +1909,7 @@ impl Parser {
             index = Some(if text == "@" || text == "*" {
                 Word::lit(&text)
             } else {
-                parse_expanding_text(&text, false)?
+                parse_subscript_text(&text)?
             });
         }
         let mk = |op| Param {

@@ -188,43 +188,83 @@ pub(crate) fn strftime(fmt: &str, secs: i64, nanos: u32) -> String {
     let yday = days - days_from_civil(c.year, 1, 1) + 1;
     let h12 = (c.hour + 11) % 12 + 1;
     let mut out = String::new();
-    let mut cs = fmt.chars();
+    let mut cs = fmt.chars().peekable();
     while let Some(ch) = cs.next() {
         if ch != '%' {
             out.push(ch);
             continue;
         }
+        // GNU's flags (`-` no padding, `_` spaces, `0` zeros, `^` upper
+        // case, `#` the other case), a width, and the ignored `E`/`O`.
+        let mut flags = String::new();
+        while let Some(&f) = cs.peek().filter(|f| "-_0^#".contains(**f)) {
+            flags.push(f);
+            cs.next();
+        }
+        let mut width = String::new();
+        while let Some(&d) = cs.peek().filter(|d| d.is_ascii_digit()) {
+            width.push(d);
+            cs.next();
+        }
+        if matches!(cs.peek(), Some('E' | 'O')) {
+            cs.next();
+        }
         let Some(k) = cs.next() else {
             out.push('%');
+            out.push_str(&flags);
+            out.push_str(&width);
             break;
         };
+        let width: Option<usize> = width.parse().ok();
+        // A number with its usual width and padding, or text.
+        let num = |n: i64, w: usize, pad: char| Piece::Num(n, w, pad);
         let piece = match k {
-            'Y' => c.year.to_string(),
-            'C' => format!("{:02}", c.year.div_euclid(100)),
-            'y' => format!("{:02}", c.year.rem_euclid(100)),
-            'm' => format!("{:02}", c.month),
-            'd' => format!("{:02}", c.day),
-            'e' => format!("{:2}", c.day),
-            'H' => format!("{:02}", c.hour),
-            'k' => format!("{:2}", c.hour),
-            'I' => format!("{h12:02}"),
-            'l' => format!("{h12:2}"),
-            'M' => format!("{:02}", c.minute),
-            'S' => format!("{:02}", c.second),
-            'N' => format!("{:09}", c.nanos),
-            'p' => if c.hour < 12 { "AM" } else { "PM" }.to_owned(),
-            'P' => if c.hour < 12 { "am" } else { "pm" }.to_owned(),
-            'F' => format!("{}-{:02}-{:02}", c.year, c.month, c.day),
-            'D' => format!("{:02}/{:02}/{:02}", c.month, c.day, c.year.rem_euclid(100)),
-            'T' => format!("{:02}:{:02}:{:02}", c.hour, c.minute, c.second),
-            'R' => format!("{:02}:{:02}", c.hour, c.minute),
-            'r' => format!(
+            'Y' => num(c.year, 1, '0'),
+            'C' => num(c.year.div_euclid(100), 2, '0'),
+            'y' => num(c.year.rem_euclid(100), 2, '0'),
+            'm' => num(i64::from(c.month), 2, '0'),
+            'd' => num(i64::from(c.day), 2, '0'),
+            'e' => num(i64::from(c.day), 2, ' '),
+            'H' => num(i64::from(c.hour), 2, '0'),
+            'k' => num(i64::from(c.hour), 2, ' '),
+            'I' => num(i64::from(h12), 2, '0'),
+            'l' => num(i64::from(h12), 2, ' '),
+            'M' => num(i64::from(c.minute), 2, '0'),
+            'S' => num(i64::from(c.second), 2, '0'),
+            'j' => num(yday, 3, '0'),
+            'u' => num(if wnum == 0 { 7 } else { wnum }, 1, '0'),
+            'w' => num(wnum, 1, '0'),
+            // Weeks: from the first Sunday, from the first Monday, ISO 8601.
+            'U' => num((yday - 1 + 7 - wnum) / 7, 2, '0'),
+            'W' => num((yday - 1 + 7 - (wnum + 6) % 7) / 7, 2, '0'),
+            'V' => num(iso_week(c.year, yday, wnum).1, 2, '0'),
+            'G' => num(iso_week(c.year, yday, wnum).0, 1, '0'),
+            'g' => num(iso_week(c.year, yday, wnum).0.rem_euclid(100), 2, '0'),
+            's' => num(secs, 1, '0'),
+            'q' => num(i64::from((c.month.max(1) - 1) / 3 + 1), 1, '0'),
+            // `%3N`: the first three digits (milliseconds).
+            'N' => {
+                let digits = format!("{:09}", c.nanos);
+                Piece::Text(digits[..width.unwrap_or(9).clamp(1, 9)].to_owned())
+            }
+            'p' => Piece::Text(if c.hour < 12 { "AM" } else { "PM" }.to_owned()),
+            'P' => Piece::Text(if c.hour < 12 { "am" } else { "pm" }.to_owned()),
+            'F' => Piece::Text(format!("{}-{:02}-{:02}", c.year, c.month, c.day)),
+            'D' | 'x' => Piece::Text(format!(
+                "{:02}/{:02}/{:02}",
+                c.month,
+                c.day,
+                c.year.rem_euclid(100)
+            )),
+            'T' | 'X' => Piece::Text(format!("{:02}:{:02}:{:02}", c.hour, c.minute, c.second)),
+            'R' => Piece::Text(format!("{:02}:{:02}", c.hour, c.minute)),
+            'r' => Piece::Text(format!(
                 "{h12:02}:{:02}:{:02} {}",
                 c.minute,
                 c.second,
                 if c.hour < 12 { "AM" } else { "PM" }
-            ),
-            'c' => format!(
+            )),
+            'c' => Piece::Text(format!(
                 "{} {} {:2} {:02}:{:02}:{:02} {}",
                 &wd[..3],
                 &month[..3],
@@ -233,37 +273,85 @@ pub(crate) fn strftime(fmt: &str, secs: i64, nanos: u32) -> String {
                 c.minute,
                 c.second,
                 c.year
-            ),
-            'x' => format!("{:02}/{:02}/{:02}", c.month, c.day, c.year.rem_euclid(100)),
-            'X' => format!("{:02}:{:02}:{:02}", c.hour, c.minute, c.second),
-            'a' => wd[..3].to_owned(),
-            'A' => wd.to_owned(),
-            'b' | 'h' => month[..3].to_owned(),
-            'B' => month.to_owned(),
-            'j' => format!("{yday:03}"),
-            'u' => (if wnum == 0 { 7 } else { wnum }).to_string(),
-            // Weeks: from the first Sunday, from the first Monday, ISO 8601.
-            'U' => format!("{:02}", (yday - 1 + 7 - wnum) / 7),
-            'W' => format!("{:02}", (yday - 1 + 7 - (wnum + 6) % 7) / 7),
-            'V' => format!("{:02}", iso_week(c.year, yday, wnum).1),
-            'G' => iso_week(c.year, yday, wnum).0.to_string(),
-            'g' => format!("{:02}", iso_week(c.year, yday, wnum).0.rem_euclid(100)),
-            'w' => wnum.to_string(),
-            's' => secs.to_string(),
-            'Z' => "UTC".to_owned(),
-            'z' => "+0000".to_owned(),
-            ':' if cs.clone().next() == Some('z') => {
-                cs.next();
-                "+00:00".to_owned()
+            )),
+            'a' => Piece::Text(wd[..3].to_owned()),
+            'A' => Piece::Text(wd.to_owned()),
+            'b' | 'h' => Piece::Text(month[..3].to_owned()),
+            'B' => Piece::Text(month.to_owned()),
+            'Z' => Piece::Text("UTC".to_owned()),
+            'z' => Piece::Text("+0000".to_owned()),
+            ':' => {
+                // `%:z`, `%::z`, `%:::z`.
+                let mut colons = 1;
+                while cs.peek() == Some(&':') {
+                    colons += 1;
+                    cs.next();
+                }
+                if cs.peek() == Some(&'z') && colons <= 3 {
+                    cs.next();
+                    Piece::Text(["+00:00", "+00:00:00", "+00"][colons - 1].to_owned())
+                } else {
+                    Piece::Text(format!("%{flags}{}", ":".repeat(colons)))
+                }
             }
-            'n' => "\n".to_owned(),
-            't' => "\t".to_owned(),
-            '%' => "%".to_owned(),
-            other => format!("%{other}"),
+            'n' => Piece::Text("\n".to_owned()),
+            't' => Piece::Text("\t".to_owned()),
+            '%' => Piece::Text("%".to_owned()),
+            other => Piece::Text(format!("%{flags}{other}")),
         };
-        out.push_str(&piece);
+        let no_pad = flags.contains('-');
+        let pad_with = if flags.contains('_') {
+            Some(' ')
+        } else if flags.contains('0') {
+            Some('0')
+        } else {
+            None
+        };
+        let text = match piece {
+            Piece::Num(n, w, pad) => {
+                let digits = n.unsigned_abs().to_string();
+                let sign = if n < 0 { "-" } else { "" };
+                let w = if no_pad { 0 } else { width.unwrap_or(w) };
+                let pad = pad_with.unwrap_or(pad);
+                let fill = w.saturating_sub(digits.len() + sign.len());
+                if pad == '0' {
+                    format!("{sign}{}{digits}", "0".repeat(fill))
+                } else {
+                    format!("{}{sign}{digits}", " ".repeat(fill))
+                }
+            }
+            Piece::Text(t) if k == 'N' => t,
+            Piece::Text(t) => {
+                let w = if no_pad { 0 } else { width.unwrap_or(0) };
+                let fill = w.saturating_sub(t.chars().count());
+                let pad = pad_with.unwrap_or(' ');
+                format!("{}{t}", pad.to_string().repeat(fill))
+            }
+        };
+        let text = if flags.contains('^') {
+            text.to_uppercase()
+        } else if flags.contains('#') {
+            // The other case: names in capitals, `%Z` and `%p` in small.
+            if matches!(k, 'Z' | 'p') {
+                text.to_lowercase()
+            } else if matches!(k, 'a' | 'A' | 'b' | 'B' | 'h') {
+                text.to_uppercase()
+            } else {
+                text
+            }
+        } else {
+            text
+        };
+        out.push_str(&text);
     }
     out
+}
+
+/// One conversion's value before the flags shape it.
+enum Piece {
+    /// A number, its usual width and the padding that fills it.
+    Num(i64, usize, char),
+    Text(String),
 }
 
 #[cfg(test)]

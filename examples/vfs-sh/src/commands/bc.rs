@@ -279,14 +279,17 @@ impl Dec {
     }
 }
 
-/// A number written in base `ibase`: a single digit is its own value
-/// whatever the base; a fraction keeps as many decimal places as it has
-/// digits, as bc keeps them.
+/// A number written in base `ibase`, its digits 0-9 and A-Z: a single
+/// digit is its own value whatever the base (`Z` is 35); in a longer
+/// number a digit past the base counts as `ibase - 1`, as GNU bc reads it
+/// (so `28K` is 289, `ZZZ` 999). A fraction keeps as many decimal places
+/// as it has digits, as bc keeps them.
 fn parse_in_base(s: &str, ibase: u32) -> Res<Dec> {
-    let value = |c: char| i128::from(c.to_digit(16).unwrap_or(0));
+    let digit = |c: char| i128::from(c.to_digit(36).unwrap_or(0));
     if s.chars().count() == 1 && s != "." {
-        return Ok(Dec::int(value(s.chars().next().unwrap_or('0'))));
+        return Ok(Dec::int(digit(s.chars().next().unwrap_or('0'))));
     }
+    let value = |c: char| digit(c).min(i128::from(ibase) - 1);
     if ibase == 10 && !s.contains(|c: char| c.is_ascii_uppercase()) {
         return parse_number(s);
     }
@@ -370,8 +373,8 @@ fn tokenize(src: &str) -> Res<Vec<Tok>> {
             i += 1;
             continue;
         }
-        // Digits are 0-9 and A-F (for `ibase` above 10).
-        let digit = |c: &char| c.is_ascii_digit() || ('A'..='F').contains(c) || *c == '.';
+        // Digits are 0-9 and A-Z (for `ibase` above 10, and clamped to it).
+        let digit = |c: &char| c.is_ascii_digit() || c.is_ascii_uppercase() || *c == '.';
         if digit(&c) {
             let start = i;
             while cs.get(i).is_some_and(digit) {

@@ -52,6 +52,27 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
     } else {
         p.operands.clone()
     };
+    // `-b` and `-t`: the last one given wins.
+    let mut binary = false;
+    for a in args.iter().take_while(|a| *a != "--") {
+        match a.as_str() {
+            "--binary" => binary = true,
+            "--text" => binary = false,
+            s if s.starts_with('-') && !s.starts_with("--") => {
+                if let Some(c) = s.chars().rev().find(|c| matches!(c, 'b' | 't')) {
+                    binary = c == 'b';
+                }
+            }
+            _ => {}
+        }
+    }
+    if p.has("c") && (p.has("b") || p.has("t")) {
+        cx.err(format_args!(
+            "{cmd}: the --binary and --text options are meaningless when verifying checksums"
+        ));
+        cx.err(format_args!("Try '{cmd} --help' for more information."));
+        return 1;
+    }
     let mut status = 0;
     if p.has("c") {
         let (mut bad, mut missing, mut malformed) = (0, 0, 0);
@@ -150,7 +171,7 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
                 if p.has("tag") {
                     out.push_str(&format!("{} ({op}) = {h}\n", algo.to_uppercase()));
                 } else {
-                    let star = if p.has("b") { "*" } else { " " };
+                    let star = if binary { "*" } else { " " };
                     out.push_str(&format!("{h} {star}{op}\n"));
                 }
             }
@@ -168,6 +189,46 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
 pub(crate) fn md5sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     sum(cx, "md5sum", "md5", args)
 }
+/// `shasum [-a ALG]`: Perl's front to the SHA family, which prints as
+/// `sha1sum` and its kin do.
+pub(crate) fn shasum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut algo = "sha1";
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        let value = match a.as_str() {
+            "--" => {
+                rest.extend(args[i - 1..].iter().cloned());
+                break;
+            }
+            "-a" | "--algorithm" => {
+                i += 1;
+                args.get(i - 1).map(String::as_str)
+            }
+            s if s.starts_with("--algorithm=") => Some(&s["--algorithm=".len()..]),
+            s if s.starts_with("-a") => Some(&s[2..]),
+            _ => {
+                rest.push(a.clone());
+                continue;
+            }
+        };
+        algo = match value {
+            Some("1") => "sha1",
+            Some("224") => "sha224",
+            Some("256") => "sha256",
+            Some("384") => "sha384",
+            Some("512") => "sha512",
+            _ => {
+                cx.err("shasum: Unrecognized algorithm");
+                cx.err("Type shasum -h for help");
+                return 1;
+            }
+        };
+    }
+    sum(cx, "shasum", algo, &rest)
+}
+
 pub(crate) fn sha1sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     sum(cx, "sha1sum", "sha1", args)
 }
@@ -279,6 +340,55 @@ pub(crate) fn dotted(chunk: &[u8]) -> String {
         .collect()
 }
 
+/// xxd's own reading of its options, as `getopt` does not: an option is
+/// known by its first two characters (`-ps`, `-plain` and `-postscript`
+/// are all `-p`; `-pu` is `-p` alone), a value follows in the same word
+/// (`-c8`) or, after the long spelling or none (`-cols 8`, `-c 8`), in the
+/// next; options end at the first word that is not one. Rewritten as
+/// `-X [VALUE]` words for the common parser.
+fn xxd_args(args: &[String]) -> Vec<String> {
+    // Each valued option and the long spellings that take the next word.
+    const VALUED: &[(char, &[&str])] = &[
+        ('c', &["ols"]),
+        ('g', &["roup"]),
+        ('l', &["en"]),
+        ('s', &["kip", "eek"]),
+        ('o', &["ffset"]),
+        ('n', &["ame"]),
+    ];
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        let mut chars = a.chars();
+        let (Some('-'), Some(k)) = (chars.next(), chars.next()) else {
+            out.extend(args[i - 1..].iter().cloned());
+            break;
+        };
+        let rest = chars.as_str();
+        if k == '-' && rest.is_empty() {
+            out.extend(args[i - 1..].iter().cloned());
+            break;
+        }
+        match VALUED.iter().find(|(c, _)| *c == k) {
+            Some(_) if k == 'c' && rest.starts_with("apitalize") => out.push("-C".to_owned()),
+            Some((_, long)) => {
+                out.push(format!("-{k}"));
+                if rest.is_empty() || long.iter().any(|l| rest.starts_with(l)) {
+                    if let Some(v) = args.get(i) {
+                        out.push(v.clone());
+                        i += 1;
+                    }
+                } else {
+                    out.push(rest.to_owned());
+                }
+            }
+            None => out.push(format!("-{k}")),
+        }
+    }
+    out
+}
+
 /// `xxd [-p] [-u] [-c N] [-g N] [-l N] [-s N] [-i] [FILE]`
 pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
@@ -292,7 +402,8 @@ pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('l', "len", "l"),
         value('s', "seek", "s"),
     ];
-    let p = match options(cx, "xxd", args, SPEC, 1) {
+    let args = xxd_args(args);
+    let p = match options(cx, "xxd", &args, SPEC, 1) {
         Ok(p) => p,
         Err(c) => return c,
     };

@@ -13,6 +13,9 @@ use crate::fs::Kind;
 struct Opts {
     /// The lines of context of `-u` and `-c`.
     unified: Option<usize>,
+    /// A length was given (`-U N`, `-C N`, `--unified=N`, `--context=N`),
+    /// which the obsolete `-NUM` may lengthen but not shorten.
+    explicit_context: bool,
     /// `-c`, `-C N`: the context format, not the unified one.
     context_format: bool,
     /// `-y`: the output width (`-W`, 130 by default).
@@ -104,6 +107,7 @@ impl Opts {
                 .parse()
                 .map_or(CONTEXT_MAX, |n: usize| n.min(CONTEXT_MAX)),
         );
+        self.explicit_context = true;
         true
     }
 
@@ -1072,6 +1076,7 @@ fn missing_argument(cx: &mut Cx<'_>, option: char) -> u8 {
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut o = Opts {
         unified: None,
+        explicit_context: false,
         context_format: false,
         side_by_side: None,
         suppress_common: false,
@@ -1099,11 +1104,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut i = 0;
     let mut flags = String::new();
     let (mut side, mut width) = (false, 130usize);
+    // The obsolete `-NUM` (`-u0`, `-5`): its digits run on from one option
+    // to the next, as getopt hands them to GNU diff one by one.
+    let mut ocontext: Option<usize> = None;
+    let mut prev_digit = false;
     // The output formats asked for: more than one is an error.
     let mut styles = std::collections::BTreeSet::new();
     while let Some(a) = args.get(i) {
         let start = i;
         i += 1;
+        let carried = std::mem::replace(&mut prev_digit, false);
         match a.as_str() {
             "--" => {
                 ops.extend(args[i..].iter().cloned());
@@ -1233,8 +1243,18 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
             s if s.starts_with("--color") => {}
             s if s.starts_with('-') && s.len() > 1 && !s.starts_with("--") => {
+                prev_digit = carried;
                 for (at, c) in s.char_indices().skip(1) {
+                    let digit = c.to_digit(10).map(|d| d as usize);
+                    if let Some(d) = digit {
+                        ocontext = Some(match ocontext {
+                            Some(n) if prev_digit => n.saturating_mul(10).saturating_add(d),
+                            _ => d,
+                        });
+                    }
+                    prev_digit = digit.is_some();
                     match c {
+                        '0'..='9' => {}
                         // An option that takes a value takes the rest of
                         // the word, or the next word (getopt's rule).
                         'x' | 'U' | 'C' | 'W' | 'F' => {
@@ -1300,6 +1320,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
             _ => {
                 ops.push(a.clone());
+                prev_digit = carried;
                 continue;
             }
         }
@@ -1321,6 +1342,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if styles.is_empty() && o.show_c_function {
         o.widen_context(3);
         o.context_format = true;
+    }
+    // GNU's rule for `-NUM`: it counts only with a context or unified
+    // format, and replaces a length that was not given explicitly.
+    if let (Some(oc), Some(ctx)) = (ocontext, o.unified)
+        && (ctx < oc || (oc < ctx && !o.explicit_context))
+    {
+        o.unified = Some(oc);
     }
     if !o.function.is_empty() {
         let mut alternatives = Vec::new();

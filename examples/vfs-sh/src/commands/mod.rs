@@ -318,6 +318,11 @@ const COMMANDS: &[Command] = &[
         usage: "seq [-s SEP] [-w] [-f FORMAT] [FIRST [INCREMENT]] LAST",
     },
     Command {
+        name: "shasum",
+        run: bytes::shasum,
+        usage: "shasum [-a 1|224|256|384|512] [-b] [-c] [--quiet] [--status] [FILE]...",
+    },
+    Command {
         name: "sha1sum",
         run: bytes::sha1sum,
         usage: "sha1sum [-c] [--quiet] [--status] [FILE]...",
@@ -1023,10 +1028,7 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
                     p.extend(args[i + 1..].iter().cloned());
                     (String::from_utf8_lossy(&data).into_owned(), p)
                 }
-                Err(e) => {
-                    cx.err(format_args!("vfs-sh: {file}: {}", e.strerror()));
-                    return 127;
-                }
+                Err(e) => return script_unreadable(cx, name, file, &e),
             },
             None => (
                 String::from_utf8_lossy(&cx.stdin()).into_owned(),
@@ -1040,6 +1042,38 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
         params
     };
     cx.run_shell(&format!("{prelude}{text}"), params, name != "bash")
+}
+
+/// `bash FILE` or `sh FILE` when FILE cannot be read, as each shell
+/// answers. bash looks a name without a `/` up on `$PATH` too, so `bash
+/// tr` finds `/usr/bin/tr` and refuses it as a binary; dash does not.
+fn script_unreadable(cx: &mut Cx<'_>, shell: &str, file: &str, e: &crate::fs::FsError) -> u8 {
+    use crate::fs::FsError;
+    match (shell, e) {
+        ("sh", FsError::IsADirectory(_)) => 0,
+        ("sh", _) => {
+            cx.err(format_args!("sh: 0: cannot open {file}: No such file"));
+            2
+        }
+        (_, FsError::IsADirectory(_)) => {
+            cx.err(format_args!("vfs-sh: {file}: {file}: Is a directory"));
+            126
+        }
+        (_, FsError::NotFound(_)) if !file.contains('/') => match paths_of(file).first() {
+            Some(path) => {
+                cx.err(format_args!("{path}: {path}: cannot execute binary file"));
+                126
+            }
+            None => {
+                cx.err(format_args!("vfs-sh: {file}: No such file or directory"));
+                127
+            }
+        },
+        _ => {
+            cx.err(format_args!("vfs-sh: {file}: {}", e.strerror()));
+            127
+        }
+    }
 }
 
 /// Where `command -v` and `type` say a command lives.

@@ -126,6 +126,14 @@ enum SedRegex {
 type Groups = Vec<Option<std::ops::Range<usize>>>;
 
 impl SedRegex {
+    /// How many groups a match has, the whole match included.
+    fn groups(&self) -> usize {
+        match self {
+            SedRegex::Linear(re) => re.captures_len(),
+            SedRegex::Backtracking(re) => re.captures_len(),
+        }
+    }
+
     fn is_match(&self, s: &str) -> bool {
         match self {
             SedRegex::Linear(re) => re.is_match(s),
@@ -165,6 +173,9 @@ struct Parser {
     i: usize,
     syntax: Syntax,
     fold_default: bool,
+    /// The groups of the last regex compiled, which an empty regex (`s//\1/`)
+    /// stands for: GNU checks its references against them.
+    last_groups: Option<usize>,
 }
 
 /// GNU's character escapes after a backslash: `\a \f \v \r`, `\cX`,
@@ -360,6 +371,7 @@ impl Parser {
             return Ok(None);
         }
         compile(&src, self.syntax, fold, multi)
+            .inspect(|re| self.last_groups = Some(re.groups()))
             .map(Some)
             .map_err(
                 |e| match e.strip_prefix("sed: -e expression #1, char 0: ") {
@@ -723,10 +735,29 @@ impl Parser {
                         }
                         self.i += 1;
                     }
-                    if !src.is_empty() {
-                        sub.re = Some(
-                            compile(&src, self.syntax, fold, multi).map_err(|e| self.placed(&e))?,
-                        );
+                    let groups = if src.is_empty() {
+                        self.last_groups
+                    } else {
+                        let re =
+                            compile(&src, self.syntax, fold, multi).map_err(|e| self.placed(&e))?;
+                        let groups = re.groups();
+                        sub.re = Some(re);
+                        self.last_groups = Some(groups);
+                        Some(groups)
+                    };
+                    // A reference past the regex's groups is an error
+                    // (`s/(a)/\1/` in a basic regex, whose parentheses are
+                    // literal); GNU places it at the end of the command, or,
+                    // for an empty regex, at char 0.
+                    let past = sub.repl.iter().find_map(|r| match r {
+                        Repl::Group(n) if groups.is_some_and(|g| *n >= g) => Some(*n),
+                        _ => None,
+                    });
+                    if let Some(n) = past {
+                        let at = if src.is_empty() { 0 } else { self.i };
+                        return Err(format!(
+                            "sed: -e expression #1, char {at}: invalid reference \\{n} on `s' command's RHS"
+                        ));
                     }
                     Kind::Subst(Box::new(sub))
                 }
@@ -1552,6 +1583,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         i: 0,
         syntax,
         fold_default: false,
+        last_groups: None,
     };
     let mut cmds = match parser.script() {
         Ok(c) => c,
@@ -1688,6 +1720,7 @@ mod tests {
             i: 0,
             syntax: Syntax::Basic,
             fold_default: false,
+            last_groups: None,
         }
         .script()
     }
@@ -1742,6 +1775,7 @@ mod tests {
                 i: 0,
                 syntax: Syntax::Extended,
                 fold_default: false,
+                last_groups: None,
             };
             let s = Subst {
                 re: None,

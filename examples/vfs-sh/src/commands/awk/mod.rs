@@ -840,6 +840,9 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
 
     fn call(&mut self, slot: usize, args: &[Expr]) -> Flow<Val> {
         let f: &Function = &self.prog.functions[slot];
+        if !f.defined {
+            return fatal(format!("awk: fatal: function `{}' not defined", f.name));
+        }
         if self.frames.len() >= MAX_CALLS {
             return fatal(format!(
                 "awk: function `{}' calls itself more than {MAX_CALLS} deep",
@@ -2014,6 +2017,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     sources.push(String::from_utf8_lossy(&d).into_owned());
                     program_files.push(value.clone());
                 }
+                // gawk counts a directory as an error, not a fatal one,
+                // and ends with status 1.
+                Err(crate::fs::FsError::IsADirectory(_)) => {
+                    cx.err(format_args!(
+                        "awk: {value}:1: error: cannot read source file `{value}': Is a directory"
+                    ));
+                    return 1;
+                }
                 Err(e) => {
                     cx.err(format_args!(
                         "awk: fatal: cannot open source file `{value}' for reading: {}",
@@ -2190,8 +2201,12 @@ mod tests {
                 panic!("{src}: {e}");
             }
         }
-        for bad in ["{ print ", "BEGIN", "{ x = }", "{ f(1) }", "/unterminated"] {
+        for bad in ["{ print ", "BEGIN", "{ x = }", "/unterminated"] {
             assert!(syntax::parse(bad).is_err(), "{bad}");
         }
+        // A call to a function never defined parses, as in gawk: only
+        // reaching it is fatal.
+        let prog = syntax::parse("{ f(1) }").expect("parses");
+        assert!(prog.functions.iter().any(|f| f.name == "f" && !f.defined));
     }
 }

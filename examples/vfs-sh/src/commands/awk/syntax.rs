@@ -170,6 +170,9 @@ pub(crate) struct Function {
     pub(crate) name: String,
     pub(crate) params: usize,
     pub(crate) body: Vec<Stmt>,
+    /// `false` for a name that is called but never defined: gawk parses
+    /// such a program and fails only if the call is reached.
+    pub(crate) defined: bool,
 }
 
 /// A parsed program.
@@ -518,8 +521,6 @@ struct Scope {
     globals: Vec<String>,
     locals: Option<Vec<String>>,
     functions: HashMap<String, usize>,
-    /// Calls to functions not defined yet: name and where it is used.
-    pending_calls: Vec<String>,
 }
 
 impl Scope {
@@ -602,7 +603,6 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
             globals: SPECIALS.iter().map(|s| (*s).to_owned()).collect(),
             locals: None,
             functions,
-            pending_calls: Vec::new(),
         },
         depth: 0,
     };
@@ -648,6 +648,7 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
                 name,
                 params: params.len(),
                 body,
+                defined: true,
             });
             continue;
         }
@@ -707,17 +708,21 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
             line,
         });
     }
-    if let Some(name) = p.scope.pending_calls.first() {
-        return Err(format!("awk: function `{name}' called but never defined"));
+    // The names called but never defined, by slot.
+    let mut names = vec![String::new(); p.scope.functions.len()];
+    for (name, &slot) in &p.scope.functions {
+        names[slot].clone_from(name);
     }
+    funcs.resize(names.len(), None);
     prog.functions = funcs
         .into_iter()
-        .enumerate()
-        .map(|(i, f)| {
+        .zip(names)
+        .map(|(f, name)| {
             f.unwrap_or(Function {
-                name: format!("#{i}"),
-                params: 0,
+                name,
+                params: usize::MAX,
                 body: Vec::new(),
+                defined: false,
             })
         })
         .collect();
@@ -1418,13 +1423,9 @@ impl Parser {
             Tok::FuncName(n) => {
                 self.expect("(")?;
                 let args = self.expr_list(")")?;
-                match self.scope.functions.get(&n) {
-                    Some(&slot) => Ok(Expr::Call(slot, args)),
-                    None => {
-                        self.scope.pending_calls.push(n.clone());
-                        Err(format!("awk: function `{n}' is not defined"))
-                    }
-                }
+                let next = self.scope.functions.len();
+                let slot = *self.scope.functions.entry(n).or_insert(next);
+                Ok(Expr::Call(slot, args))
             }
             Tok::Builtin(b) => {
                 if self.peek() == &Tok::Punct("(") {
