@@ -2434,7 +2434,11 @@ impl<'a> Shell<'a> {
     fn lookup(&mut self, p: &Param) -> E<PVal> {
         let name = p.name.as_str();
         if p.op == ParamOp::Bad {
-            return Err(ExpError::Posix("sh: 1: Bad substitution".to_owned()));
+            if self.posix {
+                return Err(ExpError::Posix("sh: 1: Bad substitution".to_owned()));
+            }
+            // bash ends the script with status 1.
+            return Err(ExpError::Arith(format!("vfs-sh: {name}: bad substitution")));
         }
         if let ParamOp::Names(star) = p.op {
             let mut names: Vec<String> = self

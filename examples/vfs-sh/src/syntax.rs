@@ -105,7 +105,8 @@ pub(crate) enum ParamOp {
     /// with `prefix` (`true`: `*`, joined in double quotes).
     Names(bool),
     /// In `sh` (dash), any of bash's own forms (`${x:1}`, `${x/a/b}`,
-    /// `${a[0]}`, `${!x}`...): `Bad substitution` when it is expanded.
+    /// `${a[0]}`, `${!x}`...): `Bad substitution` when it is expanded. In
+    /// bash, a form it does not know (`${/x}`), the name holding its text.
     Bad,
 }
 
@@ -1747,7 +1748,27 @@ impl Parser {
             Some('{') => {
                 self.i += 2;
                 self.nest()?;
-                let mut p = self.brace_param(in_dq)?;
+                let open = self.i;
+                let mut p = match self.brace_param(in_dq) {
+                    Ok(p) => p,
+                    // bash reads any `${...}` whose braces match and fails
+                    // only when it expands it: `echo hi; echo ${/x}` prints
+                    // `hi` first, then ends the script with status 1.
+                    Err(e) if e == "vfs-sh: bad substitution" && !self.posix => {
+                        let close = self.closing_bracket(open - 1);
+                        if close >= self.s.len() {
+                            return Err(e);
+                        }
+                        self.i = close + 1;
+                        Param {
+                            name: self.s[open - 2..=close].iter().collect(),
+                            index: None,
+                            indirect: false,
+                            op: ParamOp::Bad,
+                        }
+                    }
+                    Err(e) => return Err(e),
+                };
                 self.depth -= 1;
                 let posix_form = p.index.is_none()
                     && !p.indirect

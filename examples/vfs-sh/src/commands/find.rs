@@ -876,8 +876,9 @@ fn parent_dir(path: &str) -> String {
 /// Runs a command for `-exec` (in `dir`, for `-execdir`).
 fn run_in(cx: &mut Cx<'_>, dir: Option<&str>, argv: &[String]) -> u8 {
     let name = argv.first().cloned().unwrap_or_default();
-    // A path is a script in the documents, which `dispatch` runs.
-    if !name.contains('/') && !super::exists(&name) {
+    // A path is a script in the documents, which `dispatch` runs; a name
+    // must be a program on `$PATH` (`cd` is bash's builtin only).
+    if !name.contains('/') && super::paths_of(&name).is_empty() {
         cx.err(format_args!("find: '{name}': No such file or directory"));
         return 127;
     }

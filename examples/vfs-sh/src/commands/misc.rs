@@ -6,7 +6,19 @@ use crate::exec::Cx;
 use crate::fs::FsError;
 
 /// `pwd`: the working directory.
-pub(crate) fn pwd(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+pub(crate) fn pwd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    // bash's builtin takes `-L` and `-P` (the same here: no links) and
+    // ignores operands.
+    for a in args {
+        if a == "--" || a == "-" || !a.starts_with('-') {
+            break;
+        }
+        if let Some(c) = a.chars().skip(1).find(|c| !matches!(c, 'L' | 'P')) {
+            cx.err(format_args!("vfs-sh: pwd: -{c}: invalid option"));
+            cx.err("pwd: usage: pwd [-LP]");
+            return 2;
+        }
+    }
     let cwd = cx.fs.cwd();
     cx.outs(&format!("{cwd}\n"));
     0

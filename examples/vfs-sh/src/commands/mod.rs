@@ -548,6 +548,16 @@ const COMMANDS: &[Command] = &[
         usage: "gawk ...  (as awk)",
     },
     Command {
+        name: "mawk",
+        run: awk::run,
+        usage: "mawk ...  (as awk: gawk's language, which takes mawk's programs)",
+    },
+    Command {
+        name: "nawk",
+        run: awk::run,
+        usage: "nawk ...  (as awk)",
+    },
+    Command {
         name: "grep",
         run: grep::grep,
         usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s -Z -z -a -I -b] [--binary-files=binary|text|without-match] [-A N -B N -C N -NUM] [-m N] [-d read|skip|recurse] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] [--smart-case] PATTERN [FILE]...  (back-references in -G and -E; -P: Perl syntax with look-around and \\K)",
@@ -575,7 +585,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "pwd",
         run: misc::pwd,
-        usage: "pwd",
+        usage: "pwd [-LP]",
     },
     Command {
         name: "rg",
@@ -834,6 +844,12 @@ pub(crate) fn dispatch(cx: &mut Cx<'_>, argv: &[String]) -> u8 {
     match find_command(name) {
         Some(c) => (c.run)(cx, args),
         None if name.contains('/') => run_script_file(cx, name, args),
+        // The wrappers the shell runs itself (`timeout`, `env`, `nice`...),
+        // named by xargs or find -exec: a shell runs the command line.
+        None if crate::shell::IN_SHELL_UTILITIES.contains(&name.as_str()) => {
+            let line: Vec<String> = argv.iter().map(|a| shell_quote(a)).collect();
+            cx.run_shell(&line.join(" "), vec!["bash".to_owned()], false)
+        }
         None => {
             cx.err(format_args!("vfs-sh: unsupported command: {name}"));
             127

@@ -4,7 +4,7 @@
 //! blanks and newlines, with quotes and backslashes, or on NUL (`-0`), a
 //! delimiter (`-d`) or lines (`-I`).
 
-use super::{dispatch, exists, flag, options, value};
+use super::{dispatch, flag, options, value};
 use crate::exec::Cx;
 
 /// Options of xargs that take a value (needed to find where the command
@@ -335,8 +335,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut status = 0;
     for argv in runs {
         let name = argv.first().cloned().unwrap_or_default();
-        // A path is a script in the documents, which `dispatch` runs.
-        if !name.contains('/') && !exists(&name) {
+        // A path is a script in the documents, which `dispatch` runs; a
+        // name must be a program on `$PATH` (`cd` and `export` are bash's
+        // builtins only).
+        if !name.contains('/') && super::paths_of(&name).is_empty() {
             cx.err(format_args!("xargs: {name}: No such file or directory"));
             return 127;
         }
