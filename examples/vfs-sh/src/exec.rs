@@ -256,7 +256,7 @@ impl Cx<'_> {
         input: Option<Input>,
         out: Option<&mut Vec<u8>>,
     ) -> u8 {
-        let list = match syntax::parse_as(script, posix) {
+        let list = match lines_then_error(script, posix) {
             Ok(l) => l,
             Err(msg) => {
                 self.err(msg);
@@ -418,8 +418,40 @@ impl Fs for Overlay<'_> {
     }
 }
 
+/// A script to run as bash runs one, a line at a time: the lines that
+/// parse before a syntax error run, then the error is reported and the
+/// shell exits with status 2 (unless a line exits first). `Err` when the
+/// first line does not parse: nothing runs.
+fn lines_then_error(script: &str, posix: bool) -> Result<syntax::List, String> {
+    match syntax::parse_lines(script, posix) {
+        (lines, None) => Ok(lines),
+        (lines, Some(msg)) if lines.is_empty() => Err(msg),
+        (mut lines, Some(msg)) => {
+            // A quote left open to the end of the text ends bash with the
+            // last command's status if it failed; any other error, or a
+            // quote after a success, with 2.
+            let open_quote = !posix
+                && ["`''", "`\"'", "``'"]
+                    .iter()
+                    .any(|q| msg.ends_with(&format!("looking for matching {q}")));
+            let report = format!(
+                "{{ vfs_sh_status=$?; printf '%s\\n' {} >&2; exit {}; }}",
+                crate::commands::shell_quote(&msg),
+                if open_quote {
+                    "$(( vfs_sh_status ? vfs_sh_status : 2 ))"
+                } else {
+                    "2"
+                }
+            );
+            lines.extend(syntax::parse(&report).map_err(|_| msg)?);
+            Ok(lines)
+        }
+    }
+}
+
 /// Runs a script; returns its exit status. A script that does not parse
-/// prints why on `err` and returns 2 without running anything.
+/// runs its lines up to the one that does not, then prints why on `err`
+/// and returns 2.
 pub fn run(
     fs: &mut dyn Fs,
     script: &str,
@@ -427,7 +459,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    let list = match syntax::parse(script) {
+    let list = match lines_then_error(script, false) {
         Ok(l) => l,
         Err(msg) => {
             let _ = writeln!(err, "{msg}");

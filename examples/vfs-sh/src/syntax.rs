@@ -368,6 +368,41 @@ pub(crate) fn parse_as(src: &str, posix: bool) -> Res<List> {
     Ok(list)
 }
 
+/// Parses a script a line at a time, as bash reads one before it runs
+/// it: the lines before the first that does not parse, and that line's
+/// error. A line is the commands up to a newline outside any compound
+/// command, so `echo a; fi` fails whole, and in `echo a` + newline +
+/// `fi` the first line stands.
+pub(crate) fn parse_lines(src: &str, posix: bool) -> (List, Option<String>) {
+    let mut p = Parser {
+        s: src.chars().collect(),
+        i: 0,
+        depth: 0,
+        posix,
+    };
+    let mut all = Vec::new();
+    loop {
+        p.skip_space(true);
+        if p.peek().is_none() {
+            return (all, None);
+        }
+        match p.line() {
+            Ok(line) if !line.is_empty() => all.extend(line),
+            Ok(_) => {
+                // Nothing parsed: a word no command can start with.
+                let tok = p.peek_token().unwrap_or_default();
+                let err = if posix {
+                    posix_unexpected(&tok)
+                } else {
+                    unexpected(&tok)
+                };
+                return (all, Some(err));
+            }
+            Err(e) => return (all, Some(e)),
+        }
+    }
+}
+
 /// Parses text as the inside of double quotes without the quotes (a
 /// here-document body, an arithmetic expression): `$` expansions and
 /// backquotes, backslash before `$`, `` ` ``, `\` and newline.
@@ -549,6 +584,58 @@ impl Parser {
                     }
                 }
                 _ => break,
+            }
+        }
+        Ok(list)
+    }
+
+    /// One line of a script (see [`parse_lines`]): its commands, the
+    /// newline that ends it read; an error if something else follows.
+    fn line(&mut self) -> Res<List> {
+        let mut list = Vec::new();
+        loop {
+            self.skip_space(false);
+            if self.peek().is_none() {
+                break;
+            }
+            if self
+                .peek_reserved()
+                .is_some_and(|r| TERMINATORS.contains(&r))
+                || self.peek() == Some(')')
+            {
+                if list.is_empty() {
+                    break;
+                }
+                let tok = self.peek_token().unwrap_or_default();
+                return Err(if self.posix {
+                    posix_unexpected(&tok)
+                } else {
+                    unexpected(&tok)
+                });
+            }
+            list.push(self.and_or()?);
+            self.skip_space(false);
+            match self.peek() {
+                Some(';') if !self.starts(";;") && !self.starts(";&") => self.i += 1,
+                Some('\n') => {
+                    self.i += 1;
+                    break;
+                }
+                Some('&') if !self.starts("&&") && (self.posix || !self.starts("&>")) => {
+                    self.i += 1;
+                    if let Some(last) = list.last_mut() {
+                        last.background = true;
+                    }
+                }
+                None => break,
+                Some(_) => {
+                    let tok = self.peek_token().unwrap_or_default();
+                    return Err(if self.posix {
+                        posix_unexpected(&tok)
+                    } else {
+                        unexpected(&tok)
+                    });
+                }
             }
         }
         Ok(list)
@@ -1679,7 +1766,21 @@ impl Parser {
                     }
                 }
                 self.nest()?;
-                let list = parse(&text)?;
+                // bash reads a backquoted command only when it runs it: a
+                // syntax error inside fails that substitution (status 2,
+                // no output), not the script. dash rejects the script.
+                let list = match parse(&text) {
+                    Ok(list) => list,
+                    Err(e) if !self.posix => {
+                        let msg = e.strip_prefix("vfs-sh: ").unwrap_or(&e);
+                        let msg = format!("vfs-sh: command substitution: {msg}");
+                        parse(&format!(
+                            "printf '%s\\n' {} >&2; exit 2",
+                            crate::commands::shell_quote(&msg)
+                        ))?
+                    }
+                    Err(e) => return Err(e),
+                };
                 self.depth -= 1;
                 flush(parts, lit);
                 parts.push(Part::Command(Rc::new(list)));
