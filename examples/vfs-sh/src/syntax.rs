@@ -354,12 +354,7 @@ pub(crate) fn parse(src: &str) -> Res<List> {
 /// Parses a whole script as bash does or, with `posix`, as `sh` (dash)
 /// does.
 pub(crate) fn parse_as(src: &str, posix: bool) -> Res<List> {
-    let mut p = Parser {
-        s: src.chars().collect(),
-        i: 0,
-        depth: 0,
-        posix,
-    };
+    let mut p = Parser::new(src, posix);
     let list = p.list()?;
     p.skip_space(true);
     if let Some(tok) = p.peek_token() {
@@ -374,12 +369,7 @@ pub(crate) fn parse_as(src: &str, posix: bool) -> Res<List> {
 /// command, so `echo a; fi` fails whole, and in `echo a` + newline +
 /// `fi` the first line stands.
 pub(crate) fn parse_lines(src: &str, posix: bool) -> (List, Option<String>) {
-    let mut p = Parser {
-        s: src.chars().collect(),
-        i: 0,
-        depth: 0,
-        posix,
-    };
+    let mut p = Parser::new(src, posix);
     let mut all = Vec::new();
     loop {
         p.skip_space(true);
@@ -407,12 +397,7 @@ pub(crate) fn parse_lines(src: &str, posix: bool) -> (List, Option<String>) {
 /// here-document body, an arithmetic expression): `$` expansions and
 /// backquotes, backslash before `$`, `` ` ``, `\` and newline.
 pub(crate) fn parse_expanding_text(src: &str, heredoc: bool) -> Res<Word> {
-    let mut p = Parser {
-        s: src.chars().collect(),
-        i: 0,
-        depth: 0,
-        posix: false,
-    };
+    let mut p = Parser::new(src, false);
     let parts = p.parts(Until::End, heredoc)?;
     Ok(Word { parts })
 }
@@ -420,12 +405,7 @@ pub(crate) fn parse_expanding_text(src: &str, heredoc: bool) -> Res<Word> {
 /// Parses the text of an array subscript (`a[...]`, `${a[...]}`): expanded,
 /// its quotes removed, its blanks kept.
 fn parse_subscript_text(src: &str) -> Res<Word> {
-    let mut p = Parser {
-        s: src.chars().collect(),
-        i: 0,
-        depth: 0,
-        posix: false,
-    };
+    let mut p = Parser::new(src, false);
     let parts = p.parts(Until::Subscript, false)?;
     Ok(Word { parts })
 }
@@ -433,12 +413,7 @@ fn parse_subscript_text(src: &str) -> Res<Word> {
 /// Parses one word as a full shell word (quotes and all): for `eval`-like
 /// reparsing of brace-expanded text.
 fn parse_word_text(src: &str) -> Res<Word> {
-    let mut p = Parser {
-        s: src.chars().collect(),
-        i: 0,
-        depth: 0,
-        posix: false,
-    };
+    let mut p = Parser::new(src, false);
     let parts = p.parts(Until::Word, false)?;
     if p.i < p.s.len() {
         return Err(unexpected(&p.s[p.i..].iter().collect::<String>()));
@@ -447,6 +422,15 @@ fn parse_word_text(src: &str) -> Res<Word> {
 }
 
 impl Parser {
+    fn new(src: &str, posix: bool) -> Parser {
+        Parser {
+            s: src.chars().collect(),
+            i: 0,
+            depth: 0,
+            posix,
+        }
+    }
+
     fn peek(&self) -> Option<char> {
         self.s.get(self.i).copied()
     }
