@@ -422,7 +422,7 @@ impl Fs for Overlay<'_> {
 /// parse before a syntax error run, then the error is reported and the
 /// shell exits with status 2 (unless a line exits first). `Err` when the
 /// first line does not parse: nothing runs.
-fn lines_then_error(script: &str, posix: bool) -> Result<syntax::List, String> {
+fn lines_then_error(script: &str, posix: bool) -> Result<Vec<syntax::List>, String> {
     match syntax::parse_lines(script, posix) {
         (lines, None) => Ok(lines),
         (lines, Some(msg)) if lines.is_empty() => Err(msg),
@@ -443,7 +443,7 @@ fn lines_then_error(script: &str, posix: bool) -> Result<syntax::List, String> {
                     "2"
                 }
             );
-            lines.extend(syntax::parse(&report).map_err(|_| msg)?);
+            lines.push(syntax::parse(&report).map_err(|_| msg)?);
             Ok(lines)
         }
     }

@@ -40,6 +40,11 @@ pub(crate) enum Flow {
     Break(u32),
     /// `continue N`
     Continue(u32),
+    /// An expansion error that abandons the line being run, as bash's
+    /// `DISCARD` does (`$((1/0))`, `${/x}`, assigning a readonly
+    /// variable): the shell goes on with the next line with status 1; a
+    /// subshell, a function's caller on the same line, a loop, all end.
+    Discard,
 }
 
 type R<T> = Result<T, Flow>;
@@ -284,13 +289,31 @@ enum Tok {
 enum ExpError {
     /// Ends the script with status 127 (`${x:?}`, `set -u`).
     Fatal(String),
-    /// Ends the script with status 1 (arithmetic errors).
+    /// Abandons the line being run with status 1 (arithmetic errors, a
+    /// bad substitution, a readonly variable): [`Flow::Discard`].
     Arith(String),
+    /// Ends the script with status 1 (an arithmetic error in an array
+    /// subscript or an integer variable's value).
+    Exit(String),
+    /// Fails the command with this status (an arithmetic error inside
+    /// `(( ))` or `[[ ]]`).
+    Status(String, u8),
     /// Ends the script with status 2: what dash ends a script for (`Bad
     /// substitution`, an arithmetic error in `sh`).
     Posix(String),
     Command(String),
     Flow(Flow),
+}
+
+impl ExpError {
+    /// An arithmetic error inside `(( ))` or `[[ ]]`: the command fails
+    /// with status 1, the line goes on.
+    fn failing_command(self) -> ExpError {
+        match self {
+            ExpError::Arith(m) => ExpError::Status(m, 1),
+            e => e,
+        }
+    }
 }
 
 impl From<Flow> for ExpError {
@@ -388,6 +411,7 @@ fn flow_status(r: R<u8>, status: u8) -> u8 {
     match r {
         Ok(s) => s,
         Err(Flow::Exit(c) | Flow::Return(c)) => c,
+        Err(Flow::Discard) => 1,
         Err(Flow::Break(_) | Flow::Continue(_)) => status,
     }
 }
@@ -683,7 +707,7 @@ impl<'a> Shell<'a> {
     /// Runs a script to its end; returns its exit status.
     pub(crate) fn run_script(
         &mut self,
-        list: &List,
+        lines: &[List],
         input: Input,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -710,7 +734,7 @@ impl<'a> Shell<'a> {
             out: &mut w1,
             err: &mut w2,
         };
-        let r = self.list(list, &mut io);
+        let r = self.lines(lines, &mut io);
         let mut status = flow_status(r, self.status);
         if let Some(trap) = self.exit_trap.take()
             && let Ok(l) = syntax::parse_as(&trap, self.posix)
@@ -808,7 +832,7 @@ impl<'a> Shell<'a> {
             }
             return Ok(());
         }
-        let idx = self.arith(key)?;
+        let idx = self.arith_ending(key)?;
         let v = self
             .st
             .vars
@@ -855,6 +879,15 @@ impl<'a> Shell<'a> {
         arith::eval(text, self).map_err(|e| ExpError::Arith(format!("vfs-sh: {e}")))
     }
 
+    /// Evaluates an array subscript or an integer variable's value: an
+    /// error there ends the script with status 1, as in bash.
+    fn arith_ending(&mut self, text: &str) -> E<i64> {
+        self.arith(text).map_err(|e| match e {
+            ExpError::Arith(m) => ExpError::Exit(m),
+            e => e,
+        })
+    }
+
     /// What assigning `value` to `name` stores, by its attributes: a
     /// readonly variable ends the script (status 1) as in bash, an integer
     /// one takes the arithmetic value (added to the old one for `+=`).
@@ -870,10 +903,10 @@ impl<'a> Shell<'a> {
         let mut value = value;
         let mut append = append;
         if at.integer {
-            let n = self.arith(if value.is_empty() { "0" } else { &value })?;
+            let n = self.arith_ending(if value.is_empty() { "0" } else { &value })?;
             let old = if append {
                 let cur = self.scalar(name).unwrap_or_default();
-                self.arith(if cur.is_empty() { "0" } else { &cur })?
+                self.arith_ending(if cur.is_empty() { "0" } else { &cur })?
             } else {
                 0
             };
@@ -966,7 +999,7 @@ impl<'a> Shell<'a> {
                 self.st.vars.insert(a.name.clone(), Value::Array(arr));
                 for (k, vals) in elems {
                     if let Some(k) = k {
-                        at = self.arith(&k)?;
+                        at = self.arith_ending(&k)?;
                     }
                     for v in vals {
                         self.set_element(&a.name, &at.to_string(), v)?;
@@ -981,9 +1014,9 @@ impl<'a> Shell<'a> {
     fn element(&mut self, name: &str, key: &str) -> E<Option<String>> {
         match self.st.vars.get(name).cloned() {
             None => Ok(None),
-            Some(Value::Str(s)) => Ok((self.arith(key)? == 0).then_some(s)),
+            Some(Value::Str(s)) => Ok((self.arith_ending(key)? == 0).then_some(s)),
             Some(Value::Array(a)) => {
-                let idx = self.arith(key)?;
+                let idx = self.arith_ending(key)?;
                 let len = a.len() as i64;
                 let i = if idx < 0 { idx + len } else { idx };
                 Ok(usize::try_from(i)
@@ -1008,6 +1041,23 @@ impl<'a> Shell<'a> {
     }
 
     // ----- running -----
+
+    /// Runs a script's lines in turn, as bash's read loop does: an
+    /// expansion error that discards a line (see [`Flow::Discard`]) ends
+    /// only that line.
+    fn lines(&mut self, lines: &[List], io: &mut Io<'_>) -> R<u8> {
+        let mut status = 0;
+        for line in lines {
+            status = match self.list(line, io) {
+                Err(Flow::Discard) => {
+                    self.status = 1;
+                    1
+                }
+                r => r?,
+            };
+        }
+        Ok(status)
+    }
 
     fn list(&mut self, list: &List, io: &mut Io<'_>) -> R<u8> {
         if self.env.frames >= MAX_FRAMES {
@@ -1316,7 +1366,16 @@ impl<'a> Shell<'a> {
             }
             ExpError::Arith(msg) => {
                 let _ = writeln!(io.err, "{msg}");
+                Err(Flow::Discard)
+            }
+            ExpError::Exit(msg) => {
+                let _ = writeln!(io.err, "{msg}");
                 Err(Flow::Exit(1))
+            }
+            ExpError::Status(msg, status) => {
+                let _ = writeln!(io.err, "{msg}");
+                self.status = status;
+                Ok(status)
             }
             ExpError::Posix(msg) => {
                 let _ = writeln!(io.err, "{msg}");
@@ -1384,6 +1443,12 @@ impl<'a> Shell<'a> {
         let mut saved = Vec::new();
         let exported_before = (!assigns.is_empty()).then(|| self.st.exported.clone());
         for a in assigns {
+            // A readonly name before a command keeps its value; the
+            // command runs.
+            if self.st.attrs.get(&a.name).is_some_and(|at| at.readonly) {
+                let _ = writeln!(io.err, "vfs-sh: {}: readonly variable", a.name);
+                continue;
+            }
             saved.push((a.name.clone(), self.st.vars.get(&a.name).cloned()));
             if let Err(e) = self.assign(a) {
                 if let Some(before) = exported_before {
@@ -1686,9 +1751,11 @@ impl<'a> Shell<'a> {
         r
     }
 
+    /// The value of `(( ))` or a part of `for (( ))`: an error in
+    /// expanding the text discards the line, one in the expression fails
+    /// the command.
     fn arith_word(&mut self, w: &Word) -> E<i64> {
-        let text = self.expand_string(w)?;
-        self.arith(&text)
+        self.arith_word_or(w, 0)
     }
 
     fn arith_word_or(&mut self, w: &Word, empty: i64) -> E<i64> {
@@ -1696,7 +1763,7 @@ impl<'a> Shell<'a> {
         if text.trim().is_empty() {
             return Ok(empty);
         }
-        self.arith(&text)
+        self.arith(&text).map_err(ExpError::failing_command)
     }
 
     // ----- redirections -----
@@ -1795,6 +1862,8 @@ impl<'a> Shell<'a> {
                 ExpError::Fatal(m)
                 | ExpError::Command(m)
                 | ExpError::Arith(m)
+                | ExpError::Exit(m)
+                | ExpError::Status(m, _)
                 | ExpError::Posix(m) => m,
                 ExpError::Flow(_) => "vfs-sh: redirection failed".to_owned(),
             })
@@ -2597,8 +2666,8 @@ impl<'a> Shell<'a> {
                     }
                     "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => {
                         let right = self.expand_string(b)?;
-                        let x = self.arith(&left)?;
-                        let y = self.arith(&right)?;
+                        let x = self.arith(&left).map_err(ExpError::failing_command)?;
+                        let y = self.arith(&right).map_err(ExpError::failing_command)?;
                         match op.as_str() {
                             "-eq" => x == y,
                             "-ne" => x != y,

@@ -368,7 +368,7 @@ pub(crate) fn parse_as(src: &str, posix: bool) -> Res<List> {
 /// error. A line is the commands up to a newline outside any compound
 /// command, so `echo a; fi` fails whole, and in `echo a` + newline +
 /// `fi` the first line stands.
-pub(crate) fn parse_lines(src: &str, posix: bool) -> (List, Option<String>) {
+pub(crate) fn parse_lines(src: &str, posix: bool) -> (Vec<List>, Option<String>) {
     let mut p = Parser::new(src, posix);
     let mut all = Vec::new();
     loop {
@@ -377,7 +377,7 @@ pub(crate) fn parse_lines(src: &str, posix: bool) -> (List, Option<String>) {
             return (all, None);
         }
         match p.line() {
-            Ok(line) if !line.is_empty() => all.extend(line),
+            Ok(line) if !line.is_empty() => all.push(line),
             Ok(_) => {
                 // Nothing parsed: a word no command can start with.
                 let tok = p.peek_token().unwrap_or_default();
@@ -579,8 +579,14 @@ impl Parser {
         let mut list = Vec::new();
         loop {
             self.skip_space(false);
-            if self.peek().is_none() {
-                break;
+            match self.peek() {
+                None => break,
+                // The newline after a last `;` or `&`.
+                Some('\n') if !list.is_empty() => {
+                    self.i += 1;
+                    break;
+                }
+                _ => {}
             }
             if self
                 .peek_reserved()

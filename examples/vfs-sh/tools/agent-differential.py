@@ -79,6 +79,14 @@ def main():
     if not shutil.which("bwrap"):
         sys.exit("bwrap (bubblewrap) is required: agents' commands must not touch this machine")
     trees = os.path.abspath(trees)
+    # bwrap mounts the trees over a read-only root, where their mount
+    # points must already exist (empty directories).
+    for m in MOUNTS:
+        if not os.path.isdir(f"/{m}"):
+            try:
+                os.mkdir(f"/{m}")
+            except OSError as e:
+                sys.exit(f"/{m} must exist as an empty directory for bwrap to mount on: {e}")
     env = dict(os.environ, LC_ALL="C", TZ="UTC")
     mounts = ",".join(f"{m}={trees}/{m}" for m in MOUNTS)
 

@@ -316,13 +316,7 @@ impl Shell<'_> {
             "eval" => {
                 let args = args.strip_prefix(&["--".to_owned()][..]).unwrap_or(args);
                 let text = args.join(" ");
-                match syntax::parse_as(&text, self.posix) {
-                    Ok(list) => self.list(&list, io),
-                    Err(msg) => {
-                        let _ = writeln!(io.err, "{msg}");
-                        Ok(2)
-                    }
-                }
+                self.run_text(&text, io)
             }
             "let" => {
                 if args.is_empty() {
@@ -337,6 +331,8 @@ impl Shell<'_> {
                             ExpError::Command(m)
                             | ExpError::Fatal(m)
                             | ExpError::Arith(m)
+                            | ExpError::Exit(m)
+                            | ExpError::Status(m, _)
                             | ExpError::Posix(m),
                         ) => {
                             let _ = writeln!(io.err, "{m}");
@@ -472,17 +468,10 @@ impl Shell<'_> {
                 return Ok(1);
             }
         };
-        let list = match syntax::parse_as(&String::from_utf8_lossy(&text), self.posix) {
-            Ok(l) => l,
-            Err(msg) => {
-                let _ = writeln!(io.err, "{msg}");
-                return Ok(2);
-            }
-        };
         let saved =
             (!rest.is_empty()).then(|| std::mem::replace(&mut self.st.positional, rest.to_vec()));
         self.sourcing += 1;
-        let r = self.list(&list, io);
+        let r = self.run_text(&String::from_utf8_lossy(&text), io);
         self.sourcing -= 1;
         if let Some(p) = saved {
             self.st.positional = p;
@@ -490,6 +479,22 @@ impl Shell<'_> {
         match r {
             Err(Flow::Return(c)) => Ok(c),
             other => other,
+        }
+    }
+
+    /// Runs the text of `eval` or a sourced file a line at a time, as
+    /// bash does: the lines before a syntax error run, then the error
+    /// gives status 2.
+    fn run_text(&mut self, text: &str, io: &mut Io<'_>) -> R<u8> {
+        let (lines, error) = syntax::parse_lines(text, self.posix);
+        let status = self.lines(&lines, io)?;
+        match error {
+            Some(msg) => {
+                let _ = writeln!(io.err, "{msg}");
+                self.status = 2;
+                Ok(2)
+            }
+            None => Ok(status),
         }
     }
 
@@ -1166,6 +1171,8 @@ impl Shell<'_> {
                         ExpError::Command(m)
                         | ExpError::Fatal(m)
                         | ExpError::Arith(m)
+                        | ExpError::Exit(m)
+                        | ExpError::Status(m, _)
                         | ExpError::Posix(m),
                     ) => {
                         let _ = writeln!(io.err, "{m}");

@@ -100,13 +100,14 @@ impl Reader {
                 Err("Invalid literal")
             }
         };
-        // Any word from `n` is checked against `null`, `nan` included, as
-        // Debian's jq 1.6 (1.6-2.1+deb12u1, with upstream's CVE-2025-48060
-        // fix) reads it; `NaN` and `-nan` are numbers.
+        // A word from `n` is checked against `null` unless it has three
+        // letters, which are read as a number (so `nan` is NaN, `nul` an
+        // invalid number), as Debian's jq 1.6 reads it since 1.6-2.1+deb12u3
+        // (upstream's `check_literal`); `NaN` and `-nan` are numbers too.
         let v = match token[0] {
             b't' => word("true", Val::Bool(true))?,
             b'f' => word("false", Val::Bool(false))?,
-            b'n' => word("null", Val::Null)?,
+            b'n' if token.len() != 3 => word("null", Val::Null)?,
             _ => number(&token).ok_or("Invalid numeric literal")?,
         };
         self.value(v)
@@ -408,7 +409,10 @@ mod tests {
             "Unfinished JSON term at EOF at line 1, column 4"
         );
         assert_eq!(first_error("tru\n"), "Invalid literal at line 2, column 0");
-        assert_eq!(first_error("[nan]"), "Invalid literal at line 1, column 5");
+        assert_eq!(
+            first_error("[nul]"),
+            "Invalid numeric literal at line 1, column 5"
+        );
         assert_eq!(
             first_error("{1:2}"),
             "Object keys must be strings at line 1, column 3"
