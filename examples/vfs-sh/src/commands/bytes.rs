@@ -42,6 +42,7 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
         flag('\0', "strict", "strict"),
         flag('\0', "tag", "tag"),
         flag('z', "zero", "z"),
+        flag('\0', "ignore-missing", "ignore-missing"),
     ];
     let p = match options(cx, cmd, args, SPEC, 1) {
         Ok(p) => p,
@@ -66,13 +67,28 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
             _ => {}
         }
     }
-    if p.has("c") && (p.has("b") || p.has("t")) {
-        cx.err(format_args!(
-            "{cmd}: the --binary and --text options are meaningless when verifying checksums"
-        ));
+    // GNU's checks of the options, in its order.
+    let check = p.has("c");
+    let misuse = if check && p.has("z") {
+        Some("the --zero option is not supported when verifying checksums".to_owned())
+    } else if check && p.has("tag") {
+        Some("the --tag option is meaningless when verifying checksums".to_owned())
+    } else if check && (p.has("b") || p.has("t")) {
+        Some("the --binary and --text options are meaningless when verifying checksums".to_owned())
+    } else if check {
+        None
+    } else {
+        ["ignore-missing", "status", "warn", "quiet", "strict"]
+            .iter()
+            .find(|o| p.has(if **o == "warn" { "w" } else { o }))
+            .map(|o| format!("the --{o} option is meaningful only when verifying checksums"))
+    };
+    if let Some(why) = misuse {
+        cx.err(format_args!("{cmd}: {why}"));
         cx.err(format_args!("Try '{cmd} --help' for more information."));
         return 1;
     }
+    let tag = algo.to_uppercase();
     let mut status = 0;
     if p.has("c") {
         let (mut bad, mut missing, mut malformed) = (0, 0, 0);
@@ -87,20 +103,43 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
                 }
             };
             let mut any = false;
-            for line in list.lines() {
-                let Some((hash, name)) = line.split_once(' ') else {
+            let mut verified_here = 0;
+            for (n, line) in list.lines().enumerate() {
+                // `HASH  NAME`, `HASH *NAME`, or the tagged `ALGO (NAME) = HASH`.
+                let parsed = line
+                    .strip_prefix(tag.as_str())
+                    .and_then(|r| r.strip_prefix(" ("))
+                    .and_then(|r| r.rsplit_once(") = "))
+                    .map(|(name, hash)| (hash, name))
+                    .or_else(|| {
+                        let (hash, name) = line.split_once(' ')?;
+                        Some((hash, name.strip_prefix(['*', ' ']).unwrap_or(name)))
+                    })
+                    .filter(|(hash, _)| {
+                        hash.len() == digest(algo, b"").len()
+                            && hash.bytes().all(|b| b.is_ascii_hexdigit())
+                    });
+                let Some((hash, name)) = parsed else {
                     malformed += 1;
+                    if p.has("w") {
+                        cx.outs(&std::mem::take(&mut out));
+                        let list = if op == "-" { "standard input" } else { op };
+                        cx.err(format_args!(
+                            "{cmd}: {}: {}: improperly formatted {tag} checksum line",
+                            quote(list, false),
+                            n + 1
+                        ));
+                    }
                     continue;
                 };
-                let name = name.strip_prefix(['*', ' ']).unwrap_or(name);
-                if hash.len() != digest(algo, b"").len()
-                    || !hash.bytes().all(|b| b.is_ascii_hexdigit())
+                any = true;
+                let data = cx.read_file_operand(name);
+                if p.has("ignore-missing") && matches!(&data, Err(crate::fs::FsError::NotFound(_)))
                 {
-                    malformed += 1;
                     continue;
                 }
-                any = true;
-                match read(cx, name) {
+                verified_here += 1;
+                match data.map_err(|e| e.strerror().to_owned()) {
                     Ok(d) => {
                         if digest(algo, &d).eq_ignore_ascii_case(hash) {
                             if !p.has("quiet") && !p.has("status") {
@@ -128,6 +167,14 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
                 let list = if op == "-" { "standard input" } else { op };
                 cx.err(format_args!(
                     "{cmd}: {}: no properly formatted checksum lines found",
+                    quote(list, false)
+                ));
+                status = 1;
+            } else if p.has("ignore-missing") && verified_here == 0 {
+                cx.outs(&std::mem::take(&mut out));
+                let list = if op == "-" { "standard input" } else { op };
+                cx.err(format_args!(
+                    "{cmd}: {}: no file was verified",
                     quote(list, false)
                 ));
                 status = 1;
@@ -161,18 +208,19 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
                 ));
             }
         }
-        return u8::from(bad + missing > 0 || status != 0);
+        return u8::from(bad + missing > 0 || status != 0 || (p.has("strict") && malformed > 0));
     }
     let mut out = String::new();
     for op in &ops {
         match read(cx, op) {
             Ok(d) => {
                 let h = digest(algo, &d);
+                let end = if p.has("z") { '\0' } else { '\n' };
                 if p.has("tag") {
-                    out.push_str(&format!("{} ({op}) = {h}\n", algo.to_uppercase()));
+                    out.push_str(&format!("{tag} ({op}) = {h}{end}"));
                 } else {
                     let star = if binary { "*" } else { " " };
-                    out.push_str(&format!("{h} {star}{op}\n"));
+                    out.push_str(&format!("{h} {star}{op}{end}"));
                 }
             }
             Err(why) => {

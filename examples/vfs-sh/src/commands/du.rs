@@ -265,6 +265,19 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.err("Try 'du --help' for more information.");
         return 1;
     }
+    match o.max_depth {
+        Some(0) if o.summarize => {
+            cx.err("du: warning: summarizing is the same as using --max-depth=0");
+        }
+        Some(d) if o.summarize => {
+            cx.err(format_args!(
+                "du: warning: summarizing conflicts with --max-depth={d}"
+            ));
+            cx.err("Try 'du --help' for more information.");
+            return 1;
+        }
+        _ => {}
+    }
     let ops = if let Some(from) = p.value("files0") {
         match super::files0_from(cx, "du", from, &p.operands) {
             Ok((names, _)) => names,

@@ -280,7 +280,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "md5sum",
         run: bytes::md5sum,
-        usage: "md5sum [-c] [--quiet] [--status] [--tag] [FILE]...",
+        usage: "md5sum [-c [--quiet] [--status] [-w] [--strict] [--ignore-missing]] [-b|-t] [--tag] [-z] [FILE]...",
     },
     Command {
         name: "nl",
@@ -325,27 +325,27 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sha1sum",
         run: bytes::sha1sum,
-        usage: "sha1sum [-c] [--quiet] [--status] [FILE]...",
+        usage: "sha1sum [-c [--quiet] [--status] [-w] [--strict] [--ignore-missing]] [-b|-t] [--tag] [-z] [FILE]...",
     },
     Command {
         name: "sha224sum",
         run: bytes::sha224sum,
-        usage: "sha224sum [-c] [--quiet] [--status] [FILE]...",
+        usage: "sha224sum [-c [--quiet] [--status] [-w] [--strict] [--ignore-missing]] [-b|-t] [--tag] [-z] [FILE]...",
     },
     Command {
         name: "sha256sum",
         run: bytes::sha256sum,
-        usage: "sha256sum [-c] [--quiet] [--status] [FILE]...",
+        usage: "sha256sum [-c [--quiet] [--status] [-w] [--strict] [--ignore-missing]] [-b|-t] [--tag] [-z] [FILE]...",
     },
     Command {
         name: "sha384sum",
         run: bytes::sha384sum,
-        usage: "sha384sum [-c] [--quiet] [--status] [FILE]...",
+        usage: "sha384sum [-c [--quiet] [--status] [-w] [--strict] [--ignore-missing]] [-b|-t] [--tag] [-z] [FILE]...",
     },
     Command {
         name: "sha512sum",
         run: bytes::sha512sum,
-        usage: "sha512sum [-c] [--quiet] [--status] [FILE]...",
+        usage: "sha512sum [-c [--quiet] [--status] [-w] [--strict] [--ignore-missing]] [-b|-t] [--tag] [-z] [FILE]...",
     },
     Command {
         name: "jq",
