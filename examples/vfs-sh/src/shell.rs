@@ -2345,8 +2345,10 @@ impl<'a> Shell<'a> {
             ParamOp::Bad => {}
             ParamOp::Get => emit(self, out, value),
             ParamOp::Length => {
+                // Characters in a UTF-8 locale, bytes in the C one.
                 let n = match value {
                     PVal::Unset => 0,
+                    PVal::One(s) if !self.utf8_locale() => s.len(),
                     PVal::One(s) => s.chars().count(),
                     PVal::Many(v, _) => v.len(),
                 };
@@ -2422,9 +2424,16 @@ impl<'a> Shell<'a> {
                 let v = match value {
                     PVal::Unset => PVal::Unset,
                     PVal::One(s) => {
+                        // Characters in a UTF-8 locale, bytes in the C one
+                        // (a piece of a character shows as U+FFFD).
+                        let utf8 = self.utf8_locale();
                         let chars: Vec<char> = s.chars().collect();
-                        match slice_range(chars.len(), offset, length) {
-                            Some((a, b)) => PVal::One(chars[a..b].iter().collect()),
+                        let len = if utf8 { chars.len() } else { s.len() };
+                        match slice_range(len, offset, length) {
+                            Some((a, b)) if utf8 => PVal::One(chars[a..b].iter().collect()),
+                            Some((a, b)) => {
+                                PVal::One(String::from_utf8_lossy(&s.as_bytes()[a..b]).into_owned())
+                            }
                             None if length.is_some_and(|l| l < 0) => {
                                 return Err(ExpError::Command(format!(
                                     "vfs-sh: {}: substring expression < 0",

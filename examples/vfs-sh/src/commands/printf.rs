@@ -271,8 +271,10 @@ fn trim_zeros(s: &str) -> String {
 }
 
 /// Pads `body` (with its sign or prefix `lead`) to the conversion's width.
+/// Widths count bytes, as the C library's `printf` counts them in every
+/// locale.
 fn pad(conv: &Conv, width: usize, lead: &str, body: &str, numeric: bool) -> String {
-    let len = lead.chars().count() + body.chars().count();
+    let len = lead.len() + body.len();
     if len >= width {
         return format!("{lead}{body}");
     }
@@ -328,12 +330,25 @@ fn apply(
         let arg = next(&mut used).cloned();
         let arg_s = arg.as_deref().unwrap_or("");
         let text = match conv.kind {
-            's' => {
-                let s: String = match prec {
-                    Some(p) => arg_s.chars().take(p).collect(),
-                    None => arg_s.to_owned(),
+            's' | 'c' => {
+                // A precision (and `%c`) cuts bytes, even inside a
+                // character, as the C library does.
+                let bytes = arg_s.as_bytes();
+                let keep = match (conv.kind, prec) {
+                    ('c', _) => 1,
+                    (_, Some(p)) => p,
+                    _ => bytes.len(),
                 };
-                pad(conv, width, "", &s, false)
+                let body = &bytes[..keep.min(bytes.len())];
+                let fill = " ".repeat(width.saturating_sub(body.len()));
+                if conv.left {
+                    out.extend_from_slice(body);
+                    out.extend_from_slice(fill.as_bytes());
+                } else {
+                    out.extend_from_slice(fill.as_bytes());
+                    out.extend_from_slice(body);
+                }
+                continue;
             }
             'q' => pad(conv, width, "", &shell_quote(arg_s), false),
             'T' => {
@@ -359,16 +374,22 @@ fn apply(
             }
             'b' => {
                 let (bytes, stop) = unescape(arg_s, Dialect::Echo, utf8);
-                let s = String::from_utf8_lossy(&bytes).into_owned();
-                out.extend_from_slice(pad(conv, width, "", &s, false).as_bytes());
+                let body = match prec {
+                    Some(p) => &bytes[..p.min(bytes.len())],
+                    None => &bytes[..],
+                };
+                let fill = " ".repeat(width.saturating_sub(body.len()));
+                if conv.left {
+                    out.extend_from_slice(body);
+                    out.extend_from_slice(fill.as_bytes());
+                } else {
+                    out.extend_from_slice(fill.as_bytes());
+                    out.extend_from_slice(body);
+                }
                 if stop {
                     return (used, true);
                 }
                 continue;
-            }
-            'c' => {
-                let s: String = arg_s.chars().take(1).collect();
-                pad(conv, width, "", &s, false)
             }
             'd' | 'i' | 'u' | 'o' | 'x' | 'X' => {
                 let (v, err) = int_arg(arg_s);

@@ -901,50 +901,57 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let spaces = p.has("s");
+    let bytes = p.has("b");
+    // GNU fold's `adjust_column`: bytes are columns (fold knows no
+    // multibyte characters); a tab goes to the next multiple of 8, a
+    // backspace back one, a carriage return to 0.
+    let adjust = |col: usize, c: u8| -> usize {
+        match c {
+            _ if bytes => col + 1,
+            b'\x08' => col.saturating_sub(1),
+            b'\r' => 0,
+            b'\t' => col + 8 - col % 8,
+            _ => col + 1,
+        }
+    };
     let failed = each_input(cx, &p.operands, plain_why("fold"), |cx, _, d| {
-        let mut out = String::new();
-        let text = String::from_utf8_lossy(d);
-        for line in text.split_inclusive('\n') {
-            let (body, nl) = match line.strip_suffix('\n') {
-                Some(b) => (b, true),
-                None => (line, false),
-            };
-            let mut cur: Vec<char> = Vec::new();
-            let mut col = 0usize;
-            for c in body.chars() {
-                let w = if c == '\t' {
-                    8 - col % 8
-                } else if c == '\u{8}' {
-                    0
-                } else {
-                    1
-                };
-                if col + w > width && !cur.is_empty() {
-                    if spaces && let Some(k) = cur.iter().rposition(|c| *c == ' ' || *c == '\t') {
-                        let rest: Vec<char> = cur.split_off(k + 1);
-                        out.extend(cur.iter());
-                        out.push('\n');
-                        cur = rest;
-                        col = cur
-                            .iter()
-                            .fold(0, |c, ch| if *ch == '\t' { c + 8 - c % 8 } else { c + 1 });
-                    } else {
-                        out.extend(cur.iter());
-                        out.push('\n');
-                        cur.clear();
-                        col = 0;
-                    }
-                }
-                let w = if c == '\t' { 8 - col % 8 } else { w };
-                cur.push(c);
-                col += w;
+        // `fold_file`, byte by byte.
+        let mut out = Vec::with_capacity(d.len() + d.len() / width.max(1));
+        let mut line: Vec<u8> = Vec::new();
+        let mut col = 0usize;
+        for &c in d {
+            if c == b'\n' {
+                out.extend_from_slice(&line);
+                out.push(b'\n');
+                line.clear();
+                col = 0;
+                continue;
             }
-            out.extend(cur.iter());
-            if nl {
-                out.push('\n');
+            loop {
+                col = adjust(col, c);
+                if col <= width {
+                    line.push(c);
+                    break;
+                }
+                if spaces && let Some(k) = line.iter().rposition(|b| *b == b' ' || *b == b'\t') {
+                    out.extend_from_slice(&line[..=k]);
+                    out.push(b'\n');
+                    line.drain(..=k);
+                    col = line.iter().fold(0, |col, &b| adjust(col, b));
+                    continue;
+                }
+                if line.is_empty() {
+                    line.push(c);
+                    break;
+                }
+                out.extend_from_slice(&line);
+                out.push(b'\n');
+                line.clear();
+                col = 0;
             }
         }
-        cx.outs(&out);
+        out.extend_from_slice(&line);
+        cx.out(&out);
     });
     u8::from(failed)
 }
