@@ -144,21 +144,52 @@ fn writes_fail_like_a_read_only_filesystem() {
     // implies -depth; `.` is left alone); with nothing to delete, find
     // succeeds. What -print wrote comes before the message, as GNU's
     // `error()` flushes standard output first.
+    // Siblings come in the directory's own order, which the filesystem
+    // picks.
     let r = sh("find docs/archive -print -delete 2>&1");
+    let lines: Vec<&str> = r.out.lines().collect();
+    let mut printed: Vec<&str> = lines
+        .chunks(2)
+        .map(|pair| {
+            assert_eq!(
+                pair[1],
+                format!("find: cannot delete '{}': Read-only file system", pair[0]),
+                "{}",
+                r.out
+            );
+            pair[0]
+        })
+        .collect();
+    assert_eq!(printed.pop(), Some("docs/archive"), "{}", r.out);
+    printed.sort_unstable();
     assert_eq!(
-        r.out,
-        "docs/archive/2019-report.md\n\
-         find: cannot delete 'docs/archive/2019-report.md': Read-only file system\n\
-         docs/archive/old.txt\n\
-         find: cannot delete 'docs/archive/old.txt': Read-only file system\n\
-         docs/archive\n\
-         find: cannot delete 'docs/archive': Read-only file system\n"
+        printed,
+        [
+            "docs/archive/2019-report.md",
+            "docs/archive/handbook.zip",
+            "docs/archive/old.txt"
+        ]
     );
     assert_eq!(r.status, 1);
     let r = sh("find . -name '*.nothing' -delete");
     assert_eq!((r.out.as_str(), r.err.as_str(), r.status), ("", "", 0));
     let r = sh("cd inbox && find . -delete");
     assert_eq!((r.out.as_str(), r.err.as_str(), r.status), ("", "", 0));
+    // unzip extracts by default: refused with a way to read instead, and
+    // with a status of its own (Info-ZIP's are 0 to 82; 50 is "disk
+    // full", the nearest to "cannot write").
+    for script in [
+        "unzip docs/archive/handbook.zip",
+        "unzip -o -q docs/archive/handbook -d /tmp/x handbook/intro.md",
+    ] {
+        let r = sh(script);
+        assert_eq!((r.out.as_str(), r.status), ("", 50), "{script}");
+        assert!(
+            r.err.contains("read-only") && r.err.contains("unzip -p"),
+            "{script}: {}",
+            r.err
+        );
+    }
     let r = sh("find . -fprint list.txt");
     assert_eq!(
         (r.err.as_str(), r.status),
@@ -183,13 +214,19 @@ fn writes_fail_like_a_read_only_filesystem() {
         (r.err.as_str(), r.status),
         ("rm: cannot remove 'docs': Is a directory\n", 1)
     );
+    // (The files of a directory in its own order, which the filesystem
+    // picks.)
     let r = sh("rm -r docs/archive/ inbox");
+    let mut lines: Vec<&str> = r.err.lines().collect();
+    lines[..3].sort_unstable();
     assert_eq!(
-        (r.err.as_str(), r.status),
+        (lines.join("\n"), r.status),
         (
             "rm: cannot remove 'docs/archive/2019-report.md': Read-only file system\n\
+             rm: cannot remove 'docs/archive/handbook.zip': Read-only file system\n\
              rm: cannot remove 'docs/archive/old.txt': Read-only file system\n\
-             rm: cannot remove 'inbox': Read-only file system\n",
+             rm: cannot remove 'inbox': Read-only file system"
+                .to_owned(),
             1
         )
     );
@@ -563,12 +600,12 @@ fn partial_searches_say_so() {
     );
     assert_eq!(
         r.err,
-        "grep: stopped after 3 of 20 files; matches are partial — narrow the paths\n"
+        "grep: stopped after 3 of 21 files; matches are partial — narrow the paths\n"
     );
     assert_eq!(r.status, 0);
     let r = run_on(&mut fs, "grep -r refund /files/docs");
     assert_eq!(r.out, "");
-    assert!(r.err.contains("stopped after 0 of 5 files"), "{}", r.err);
+    assert!(r.err.contains("stopped after 0 of 6 files"), "{}", r.err);
     assert_eq!(
         r.status, 2,
         "no match in a partial search is not a clean 'no match'"
@@ -591,6 +628,7 @@ fn tree_format() {
 ├── docs
 │\u{a0}\u{a0} ├── archive
 │\u{a0}\u{a0} │\u{a0}\u{a0} ├── 2019-report.md
+│\u{a0}\u{a0} │\u{a0}\u{a0} ├── handbook.zip
 │\u{a0}\u{a0} │\u{a0}\u{a0} └── old.txt
 │\u{a0}\u{a0} ├── guide.md
 │\u{a0}\u{a0} ├── my notes.md
@@ -607,7 +645,7 @@ fn tree_format() {
     ├── notes.sh
     └── report
 
-7 directories, 19 files
+7 directories, 20 files
 ";
     assert_eq!(r.out, want);
     assert_eq!(
@@ -746,7 +784,7 @@ fn output_streams_before_each_host_call() {
     );
     assert!(
         at("grep /files/notes.txt /files/docs/policy.md")
-            .ends_with("docs/archive:\n2019-report.md\nold.txt\n")
+            .ends_with("docs/archive:\n2019-report.md\nhandbook.zip\nold.txt\n")
     );
 }
 

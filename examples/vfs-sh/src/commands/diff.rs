@@ -706,10 +706,9 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
         }
         return 0;
     }
+    // GNU diff names no `diff -r` line over binary files: the verdict is
+    // the whole output.
     if !o.text && (da.contains(&0) || db.contains(&0)) {
-        if let Some(h) = header {
-            cx.outs(h);
-        }
         // `-q` says only that they differ, binary or not.
         let what = if o.brief { "Files" } else { "Binary files" };
         cx.outs(&format!("{what} {a} and {b} differ\n"));

@@ -37,6 +37,7 @@ mod text;
 mod tr;
 mod tree;
 mod uniq;
+mod unzip;
 mod wc;
 mod xargs;
 
@@ -226,6 +227,16 @@ const COMMANDS: &[Command] = &[
         name: "tar",
         run: archive::tar,
         usage: "tar (-t | -xO) [-v] [-z] [--wildcards] -f ARCHIVE [MEMBER]...  (lists or prints members; gzip detected)",
+    },
+    Command {
+        name: "unzip",
+        run: unzip::unzip,
+        usage: "unzip (-l | -p | -t | -Z1) [-q[q]] [-C] ARCHIVE[.zip] [MEMBER]... [-x MEMBER...]  (lists or prints members; Office files are zip archives)",
+    },
+    Command {
+        name: "zipinfo",
+        run: unzip::zipinfo,
+        usage: "zipinfo -1 ARCHIVE[.zip] [MEMBER]...",
     },
     Command {
         name: "base64",

@@ -60,6 +60,57 @@ fn big_log() -> String {
         .collect()
 }
 
+/// A zip archive as agents meet them: stored and deflated members, a
+/// directory entry, names in mixed case (for `unzip -C`), DOS timestamps.
+fn handbook_zip() -> Vec<u8> {
+    use std::io::Write as _;
+    use zip::write::SimpleFileOptions;
+    use zip::{CompressionMethod, DateTime};
+
+    let at = |y, mo, d, h, mi, s| {
+        DateTime::from_date_and_time(y, mo, d, h, mi, s).expect("a valid DOS time")
+    };
+    let stored = |t| {
+        SimpleFileOptions::default()
+            .compression_method(CompressionMethod::Stored)
+            .last_modified_time(t)
+    };
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    w.add_directory("handbook/", stored(at(2023, 1, 2, 9, 0, 0)))
+        .expect("adds a directory");
+    let members: [(&str, String, bool, DateTime); 4] = [
+        (
+            "handbook/intro.md",
+            "# Handbook\nWelcome aboard.\nRead the refund policy first.\n".to_owned(),
+            false,
+            at(2024, 3, 5, 10, 20, 30),
+        ),
+        (
+            "handbook/policy.txt",
+            "refund within 30 days\n".repeat(40),
+            true,
+            at(2023, 12, 31, 23, 59, 58),
+        ),
+        (
+            "Images/Logo.SVG",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n".to_owned(),
+            false,
+            at(2022, 6, 7, 8, 9, 10),
+        ),
+        ("empty.txt", String::new(), false, at(2021, 2, 3, 4, 5, 6)),
+    ];
+    for (name, body, deflate, t) in members {
+        let options = if deflate {
+            stored(t).compression_method(CompressionMethod::Deflated)
+        } else {
+            stored(t)
+        };
+        w.start_file(name, options).expect("starts a member");
+        w.write_all(body.as_bytes()).expect("writes a member");
+    }
+    w.finish().expect("finishes the archive").into_inner()
+}
+
 impl Fixture {
     pub(crate) fn new() -> Fixture {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
@@ -167,6 +218,9 @@ impl Fixture {
             fs::write(&p, body).expect("writes fixture file");
             set_time(&p, when, now);
         }
+        let zip = files.join("docs/archive/handbook.zip");
+        fs::write(&zip, handbook_zip()).expect("writes the fixture archive");
+        set_time(&zip, &When::At(1_600_000_000), now);
         fs::create_dir_all(files.join("inbox")).expect("creates the empty dir");
         let dirs = [
             ("data", When::Ago(3 * DAY)),
