@@ -1051,3 +1051,50 @@ fn the_readme_quotes_help_as_it_is() {
     assert_eq!(ran.status, 0);
     assert_eq!(ran.out.trim_end(), shown);
 }
+
+#[test]
+fn damaged_archives_fail_with_unzips_statuses() {
+    // Every truncation and many single-byte corruptions of a real
+    // archive: unzip reports each with one of Info-ZIP's statuses (0 when
+    // the damage missed what it reads, 1 and 2 for a damaged member, 9 for
+    // an archive it cannot read, 11 for names it did not find), never a
+    // panic or a hang.
+    let f = common::Fixture::new();
+    let zip = std::fs::read(f.files().join("docs/archive/handbook.zip")).expect("the archive");
+    let dir = f.files().join("damaged");
+    std::fs::create_dir(&dir).expect("a directory for the damaged copies");
+    for cut in (0..zip.len()).step_by(7) {
+        std::fs::write(dir.join(format!("cut{cut}.zip")), &zip[..cut]).expect("writes a copy");
+    }
+    for at in (0..zip.len()).step_by(3) {
+        let mut bad = zip.clone();
+        bad[at] ^= 0xA5;
+        std::fs::write(dir.join(format!("flip{at}.zip")), bad).expect("writes a copy");
+    }
+    let r = run_on(
+        &mut fixture_fs(&f),
+        "for z in damaged/*.zip; do for o in -t -l -p -Z1; do \
+         unzip -qq $o $z >/dev/null 2>&1; echo \"$o $?\"; done; done | sort | uniq -c",
+    );
+    assert_eq!(r.status, 0, "{}", r.err);
+    let mut runs = 0;
+    for line in r.out.lines() {
+        let mut words = line.split_whitespace();
+        let (count, status) = (words.next(), words.nth(1));
+        runs += count
+            .and_then(|c| c.parse::<usize>().ok())
+            .expect("a count");
+        assert!(
+            matches!(status, Some("0" | "1" | "2" | "9" | "11")),
+            "{}",
+            r.out
+        );
+    }
+    assert_eq!(runs, 4 * (zip.len().div_ceil(7) + zip.len().div_ceil(3)));
+    // The damage is seen: most copies fail.
+    assert!(
+        r.out.contains("-t 9") && r.out.contains("-t 2"),
+        "{}",
+        r.out
+    );
+}
