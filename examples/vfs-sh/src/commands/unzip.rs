@@ -185,7 +185,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], mut zipinfo: bool) -> u8 {
     let mut matched = vec![false; members.len()];
     let mut status = 0;
     let mut out = Vec::new();
-    let (mut total, mut count, mut bad) = (0u64, 0usize, false);
+    let (mut total, mut count) = (0u64, 0usize);
     if mode == Mode::Test && quiet == 0 {
         out.extend_from_slice(format!("Archive:  {name}\n").as_bytes());
     }
@@ -246,12 +246,6 @@ fn run(cx: &mut Cx<'_>, args: &[String], mut zipinfo: bool) -> u8 {
                 count += 1;
             }
             Mode::Pipe if entry.is_dir() => {}
-            Mode::Test if entry.is_dir() => {
-                count += 1;
-                if quiet == 0 {
-                    out.extend_from_slice(format!("    testing: {member:<22}   OK\n").as_bytes());
-                }
-            }
             Mode::Pipe | Mode::Test => {
                 count += 1;
                 if entry.encrypted() {
@@ -260,7 +254,6 @@ fn run(cx: &mut Cx<'_>, args: &[String], mut zipinfo: bool) -> u8 {
                         "unzip: {member}: encrypted members are not supported"
                     ));
                     status = 1;
-                    bad = true;
                     continue;
                 }
                 let before = out.len();
@@ -280,7 +273,6 @@ fn run(cx: &mut Cx<'_>, args: &[String], mut zipinfo: bool) -> u8 {
                     Err(e) => Some(format!("error: {e}")),
                 };
                 if problem.is_some() {
-                    bad = true;
                     status = 2;
                 }
                 match (mode, problem) {
@@ -313,9 +305,8 @@ fn run(cx: &mut Cx<'_>, args: &[String], mut zipinfo: bool) -> u8 {
     }
     if mode == Mode::List && quiet < 2 {
         out.extend_from_slice(b"---------                     -------\n");
-        let files = if count == 1 { "file" } else { "files" };
         out.extend_from_slice(
-            format!("{total:>9}                     {count} {files}\n").as_bytes(),
+            format!("{total:>9}                     {count} {}\n", files(count)).as_bytes(),
         );
     }
     cx.out(&out);
@@ -336,13 +327,15 @@ fn run(cx: &mut Cx<'_>, args: &[String], mut zipinfo: bool) -> u8 {
         }
     }
     if mode == Mode::Test && quiet < 2 {
-        let summary = if bad || !unmatched.is_empty() {
+        let summary = if status != 0 || !unmatched.is_empty() {
             format!("At least one error was detected in {name}.")
         } else if whole {
             format!("No errors detected in compressed data of {name}.")
         } else {
-            let files = if count == 1 { "file" } else { "files" };
-            format!("No errors detected in {name} for the {count} {files} tested.")
+            format!(
+                "No errors detected in {name} for the {count} {} tested.",
+                files(count)
+            )
         };
         cx.outs(&format!("{summary}\n"));
     }
@@ -351,4 +344,9 @@ fn run(cx: &mut Cx<'_>, args: &[String], mut zipinfo: bool) -> u8 {
         _ => !names.is_empty() && !matched.iter().any(|m| *m),
     };
     if fails { NONE_MATCHED } else { status }
+}
+
+/// "1 file", "2 files".
+fn files(count: usize) -> &'static str {
+    if count == 1 { "file" } else { "files" }
 }
