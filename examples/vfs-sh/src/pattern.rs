@@ -17,6 +17,10 @@ pub(crate) enum Syntax {
     Basic,
     /// POSIX extended (`grep -E`, `sed -E`).
     Extended,
+    /// awk's: extended, where a backslash inside a bracket expression
+    /// escapes the next character (gawk's `RE_BACKSLASH_ESCAPE_IN_LISTS`),
+    /// so `[\]]` is `]` and `[/\]` is unmatched.
+    Awk,
 }
 
 /// A translated pattern, with GNU's warnings (such as "stray \ before d").
@@ -45,7 +49,7 @@ fn class_lit(out: &mut String, c: char) {
 
 /// Translates a bracket expression starting after `[`; returns the index
 /// after its `]`.
-fn bracket(chars: &[char], mut i: usize, out: &mut String) -> Result<usize, String> {
+fn bracket(chars: &[char], mut i: usize, out: &mut String, escapes: bool) -> Result<usize, String> {
     const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
     out.push('[');
     if chars.get(i) == Some(&'^') {
@@ -56,7 +60,13 @@ fn bracket(chars: &[char], mut i: usize, out: &mut String) -> Result<usize, Stri
     let mut items = 0;
     loop {
         let Some(&c) = chars.get(i) else {
-            return Err(UNMATCHED.to_owned());
+            // GNU words a pattern that ends at `[` or `[^` differently.
+            return Err(if first {
+                "Invalid regular expression"
+            } else {
+                UNMATCHED
+            }
+            .to_owned());
         };
         if c == ']' && !first {
             if items == 0 {
@@ -67,7 +77,14 @@ fn bracket(chars: &[char], mut i: usize, out: &mut String) -> Result<usize, Stri
         }
         first = false;
         items += 1;
-        if c == '[' && matches!(chars.get(i + 1), Some(':' | '=' | '.')) {
+        let (c, width) = match c {
+            '\\' if escapes => match chars.get(i + 1) {
+                Some(&n) => (n, 2),
+                None => return Err(UNMATCHED.to_owned()),
+            },
+            c => (c, 1),
+        };
+        if width == 1 && c == '[' && matches!(chars.get(i + 1), Some(':' | '=' | '.')) {
             let kind = chars[i + 1];
             let rest = &chars[i + 2..];
             let Some(end) = rest.windows(2).position(|w| w[0] == kind && w[1] == ']') else {
@@ -88,16 +105,21 @@ fn bracket(chars: &[char], mut i: usize, out: &mut String) -> Result<usize, Stri
             continue;
         }
         class_lit(out, c);
-        if chars.get(i + 1) == Some(&'-') && chars.get(i + 2).is_some_and(|&n| n != ']') {
-            let hi = chars[i + 2];
+        i += width;
+        if chars.get(i) == Some(&'-') && chars.get(i + 1).is_some_and(|&n| n != ']') {
+            let (hi, width) = match chars[i + 1] {
+                '\\' if escapes => match chars.get(i + 2) {
+                    Some(&n) => (n, 2),
+                    None => return Err(UNMATCHED.to_owned()),
+                },
+                hi => (hi, 1),
+            };
             if hi < c {
                 return Err("Invalid range end".to_owned());
             }
             out.push('-');
             class_lit(out, hi);
-            i += 3;
-        } else {
-            i += 1;
+            i += 1 + width;
         }
     }
 }
@@ -275,7 +297,7 @@ pub(crate) fn translate(pat: &str, syntax: Syntax) -> Result<Translated, String>
             }
             '[' => {
                 let mut s = String::new();
-                i = bracket(&chars, i + 1, &mut s)?;
+                i = bracket(&chars, i + 1, &mut s, syntax == Syntax::Awk)?;
                 out.atom(|o| o.push_str(&s));
                 continue;
             }

@@ -330,6 +330,15 @@ impl Attrs {
     }
 }
 
+/// A root as tree names it on its own line: escaped, and quoted under `-Q`.
+fn root_name(root: &str, o: &Opts) -> String {
+    if o.quote {
+        format!("\"{}\"", escape(root, o))
+    } else {
+        escape(root, o)
+    }
+}
+
 fn classify(cx: &mut Cx<'_>, o: &Opts, path: &str, kind: Kind) -> &'static str {
     if !o.classify {
         ""
@@ -666,23 +675,18 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 } else {
                     ""
                 };
-                let name = if o.quote {
-                    format!("\"{}\"", escape(root, &o))
-                } else {
-                    escape(root, &o)
-                };
-                cx.outs(&format!("{cols}{name}{mark}{note}\n"));
+                cx.outs(&format!("{cols}{}{mark}{note}\n", root_name(root, &o)));
                 if !nodes.is_empty() || !note.is_empty() {
                     t.dirs += 1;
                 }
                 print(cx, &o, &nodes, "", &mut t);
             }
             Ok(_) => {
-                cx.outs(&format!("{root}  [error opening dir]\n"));
+                cx.outs(&format!("{}  [error opening dir]\n", root_name(root, &o)));
                 t.files += 1;
             }
             Err(e) => {
-                cx.outs(&format!("{root}  [error opening dir]\n"));
+                cx.outs(&format!("{}  [error opening dir]\n", root_name(root, &o)));
                 if matches!(e, FsError::NotFound(_)) {
                     status = 2;
                 }

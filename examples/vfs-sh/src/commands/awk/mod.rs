@@ -194,6 +194,9 @@ struct Awk<'p, 'c, 'x> {
     /// (the common separators, without copying), or owned strings (other
     /// separators, or after a field was assigned).
     fields: Option<Fields>,
+    /// A field separator that does not compile: gawk's fatal error, raised
+    /// where the fields are next read.
+    fs_error: Option<String>,
     regexes: HashMap<(String, bool), Regex>,
     ranges: Vec<bool>,
     out: Vec<u8>,
@@ -278,9 +281,9 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         if let Some(r) = self.regexes.get(&(src.to_owned(), fold)) {
             return Ok(r.clone());
         }
-        let t = match translate(src, Syntax::Extended) {
+        let t = match translate(src, Syntax::Awk) {
             Ok(t) => t,
-            Err(e) => return fatal(format!("awk: regular expression /{src}/: {e}")),
+            Err(e) => return fatal(format!("awk: fatal: invalid regexp: {e}: /{src}/")),
         };
         let re = RegexBuilder::new(&t.regex)
             .case_insensitive(fold)
@@ -362,7 +365,12 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
             _ => Fields::Owned(match self.split_with(&rec, &fs, paragraph) {
                 Ok(f) => f,
-                Err(_) => vec![rec.clone()],
+                Err(e) => {
+                    if let Ctl::Fatal(msg) = e {
+                        self.fs_error = Some(msg);
+                    }
+                    vec![rec.clone()]
+                }
             }),
         };
         self.set_global(NF, Val::Num(fields.len() as f64));
@@ -441,6 +449,9 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             return Ok(Val::input(&self.record.clone()));
         }
         self.split_record();
+        if let Some(msg) = self.fs_error.take() {
+            return fatal(msg);
+        }
         Ok(match &self.fields {
             Some(Fields::Ranges(r)) => r
                 .get(i - 1)
@@ -537,9 +548,20 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         Ok(Some(rec))
     }
 
-    /// Applies a `var=value` operand or `-v` assignment.
-    fn assign_operand(&mut self, name: &str, value: &str) {
-        let v = Val::input(&unescape(value));
+    /// Applies a `var=value` operand or a `-v` assignment (whose value
+    /// `run` has already unescaped).
+    fn assign_operand(&mut self, name: &str, value: &str, escaped: bool) {
+        let value = if escaped {
+            value.to_owned()
+        } else {
+            let mut warnings = Vec::new();
+            let value = unescape(value, &mut warnings);
+            for w in warnings {
+                self.cx.err(w);
+            }
+            value
+        };
+        let v = Val::input(&value);
         if let Some(slot) = self.prog.global(name) {
             match slot {
                 NF => {
@@ -580,7 +602,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             if let Some((name, value)) = op.split_once('=')
                 && syntax_is_name(name)
             {
-                self.assign_operand(name, value);
+                self.assign_operand(name, value, false);
                 continue;
             }
             if op.is_empty() {
@@ -671,6 +693,9 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
     fn get_var(&mut self, v: Var) -> Flow<Val> {
         if v == Var::Global(NF) {
             self.split_record();
+            if let Some(msg) = self.fs_error.take() {
+                return fatal(msg);
+            }
         }
         match self.cell(v) {
             Cell::Val(x) => Ok(x.clone()),
@@ -682,6 +707,13 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         if v == Var::Global(NF) {
             self.set_nf(x.num());
             return Ok(());
+        }
+        if v == Var::Global(FS) {
+            // gawk compiles a field separator when it is assigned.
+            let fs = self.sval(&x);
+            if fs.chars().count() > 1 {
+                self.regex(&fs)?;
+            }
         }
         let c = self.cell(v);
         if matches!(c, Cell::Arr(_)) {
@@ -1917,33 +1949,39 @@ fn gensub(re: &Regex, text: &str, repl: &str, which: usize) -> String {
     out
 }
 
-/// Escape sequences in `-v` and operand assignments, as in strings.
-fn unescape(s: &str) -> String {
+/// Escape sequences in `-F`, `-v` and operand assignments, as in strings;
+/// gawk's warnings go to `warnings`.
+fn unescape(s: &str, warnings: &mut Vec<String>) -> String {
     if !s.contains('\\') {
         return s.to_owned();
     }
     let mut out = String::new();
-    let mut cs = s.chars();
-    while let Some(c) = cs.next() {
+    let mut cs = s.char_indices();
+    while let Some((at, c)) = cs.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match cs.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('\\') => out.push('\\'),
-            Some('"') => out.push('"'),
-            Some('/') => out.push('/'),
-            Some(o) => {
-                out.push('\\');
-                out.push(o);
-            }
-            None => out.push('\\'),
+        let Some((_, e)) = cs.next() else {
+            out.push('\\');
+            break;
+        };
+        let rest: String = s[at + 1 + e.len_utf8()..].chars().take(2).collect();
+        let (text, used) = syntax::unescape_one(e, &rest, |w| warnings.push(format!("awk: {w}")));
+        out.push_str(&text);
+        for _ in 0..used {
+            cs.next();
         }
     }
     out
+}
+
+/// gawk names a program file where it names the command line.
+fn located_in(msg: &str, program_files: &[String], sources: usize) -> String {
+    match (program_files, sources) {
+        ([file], 1) => msg.replace("awk: cmd. line:", &format!("awk: {file}:")),
+        _ => msg.to_owned(),
+    }
 }
 
 const USAGE: &str = "Usage: awk [-F fs][-v var=value][prog | -f progfile][file ...]";
@@ -1952,6 +1990,9 @@ const USAGE: &str = "Usage: awk [-F fs][-v var=value][prog | -f progfile][file .
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut fs = None;
     let mut assigns = Vec::new();
+    // Warnings about escape sequences in `-F` and `-v`, printed in order
+    // before the program's own.
+    let mut warnings = Vec::new();
     let mut sources = Vec::new();
     let mut program_files: Vec<String> = Vec::new();
     let mut i = 0;
@@ -2000,11 +2041,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 fs = Some(if value == "t" {
                     "\t".to_owned()
                 } else {
-                    unescape(&value)
+                    unescape(&value, &mut warnings)
                 });
             }
             "-v" | "--assign" => match value.split_once('=') {
-                Some((n, v)) if syntax_is_name(n) => assigns.push((n.to_owned(), v.to_owned())),
+                Some((n, v)) if syntax_is_name(n) => {
+                    assigns.push((n.to_owned(), unescape(v, &mut warnings)));
+                }
                 _ => {
                     cx.err(format_args!(
                         "awk: `{value}' argument to `-v' not in `var=value' form"
@@ -2065,15 +2108,18 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     let sources_count = sources.len();
     let text = sources.join("\n");
+    for w in warnings {
+        cx.err(w);
+    }
     let prog = match syntax::parse(&text) {
-        Ok(p) => p,
+        Ok(p) => {
+            for w in &p.warnings {
+                cx.err(located_in(w, &program_files, sources.len()));
+            }
+            p
+        }
         Err(e) => {
-            // gawk names a program file where it names the command line.
-            let e = match (&program_files[..], sources.len()) {
-                ([file], 1) => e.replace("awk: cmd. line:", &format!("awk: {file}:")),
-                _ => e,
-            };
-            cx.err(e);
+            cx.err(located_in(&e, &program_files, sources.len()));
             return 1;
         }
     };
@@ -2086,6 +2132,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         frames: Vec::new(),
         record: "".into(),
         fields: None,
+        fs_error: None,
         regexes: HashMap::new(),
         ranges: vec![false; prog.rules.len()],
         out: Vec::new(),
@@ -2140,10 +2187,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     awk.globals[ENVIRON] = Cell::Arr(Rc::new(RefCell::new(environ)));
     if let Some(fs) = fs {
+        // gawk compiles `-F` before it runs anything.
+        if fs.chars().count() > 1
+            && fs != "\\t"
+            && let Err(Ctl::Fatal(msg)) = awk.regex(&fs)
+        {
+            return u8::try_from(awk.die(&msg)).unwrap_or(2);
+        }
         awk.set_global(FS, Val::str(&fs));
     }
     for (n, v) in assigns {
-        awk.assign_operand(&n, &v);
+        awk.assign_operand(&n, &v, true);
     }
     let code = awk.run();
     u8::try_from(code.rem_euclid(256)).unwrap_or(2)

@@ -182,6 +182,8 @@ pub(crate) struct Program {
     pub(crate) functions: Vec<Function>,
     /// Global names, by slot.
     pub(crate) globals: Vec<String>,
+    /// Warnings to print before running (escape sequences).
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Program {
@@ -241,6 +243,8 @@ struct Lexer {
     after_operand: bool,
     /// Where the token being read starts.
     start: usize,
+    /// gawk's warnings about escape sequences, in source order.
+    warnings: Vec<String>,
 }
 
 fn err_at(line: &str) -> String {
@@ -250,6 +254,47 @@ fn err_at(line: &str) -> String {
 /// A syntax error as gawk shows it: the source line, then a caret under
 /// column `at` of `src` (a character offset) and the message, each after
 /// `awk: cmd. line:N:`.
+/// One escape sequence in a string, after its backslash: `e` is the
+/// character after the backslash and `rest` up to two more. Returns the text
+/// it stands for and how many characters of `rest` it used. As gawk does, an
+/// unknown escape stands for its character and draws a warning (gawk drops
+/// the backslash, so `"\."` is `.`), and `\/` is `/` with the same warning.
+pub(crate) fn unescape_one(e: char, rest: &str, mut warn: impl FnMut(String)) -> (String, usize) {
+    let plain = |c: char| c.to_string();
+    match e {
+        'n' => (plain('\n'), 0),
+        't' => (plain('\t'), 0),
+        'r' => (plain('\r'), 0),
+        '\\' => (plain('\\'), 0),
+        '"' => (plain('"'), 0),
+        'a' => (plain('\x07'), 0),
+        'b' => (plain('\x08'), 0),
+        'f' => (plain('\x0c'), 0),
+        'v' => (plain('\x0b'), 0),
+        '\n' => (String::new(), 0),
+        '0'..='7' => {
+            let mut v = e.to_digit(8).unwrap_or(0);
+            let mut used = 0;
+            for d in rest.chars().map_while(|c| c.to_digit(8)) {
+                v = v * 8 + d;
+                used += 1;
+            }
+            (plain(char::from_u32(v & 0xff).unwrap_or('?')), used)
+        }
+        'x' if rest.starts_with(|c: char| c.is_ascii_hexdigit()) => {
+            let digits: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
+            let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
+            (plain(char::from_u32(v).unwrap_or('?')), digits.len())
+        }
+        other => {
+            warn(format!(
+                "warning: escape sequence `\\{other}' treated as plain `{other}'"
+            ));
+            (plain(other), 0)
+        }
+    }
+}
+
 fn located(src: &[char], at: usize, msg: &str) -> String {
     let at = at.min(src.len());
     let line_start = src[..at]
@@ -413,38 +458,14 @@ impl Lexer {
                         continue;
                     };
                     self.i += 1;
-                    match e {
-                        'n' => out.push('\n'),
-                        't' => out.push('\t'),
-                        'r' => out.push('\r'),
-                        '\\' => out.push('\\'),
-                        '"' => out.push('"'),
-                        '/' => out.push('/'),
-                        'a' => out.push('\x07'),
-                        'b' => out.push('\x08'),
-                        'f' => out.push('\x0c'),
-                        'v' => out.push('\x0b'),
-                        '\n' => {}
-                        '0'..='7' => {
-                            let mut v = e.to_digit(8).unwrap_or(0);
-                            for _ in 0..2 {
-                                match self.s.get(self.i).and_then(|c| c.to_digit(8)) {
-                                    Some(d) => {
-                                        v = v * 8 + d;
-                                        self.i += 1;
-                                    }
-                                    None => break,
-                                }
-                            }
-                            out.push(char::from_u32(v).unwrap_or('?'));
-                        }
-                        other => {
-                            // gawk keeps the backslash for unknown escapes
-                            // (and warns); regex metacharacters need it.
-                            out.push('\\');
-                            out.push(other);
-                        }
-                    }
+                    let line = 1 + self.s[..self.i].iter().filter(|&&c| c == '\n').count();
+                    let line = if e == '\n' { line - 1 } else { line };
+                    let rest: String = self.s[self.i..].iter().take(2).collect();
+                    let (text, used) = unescape_one(e, &rest, |w| {
+                        self.warnings.push(format!("awk: cmd. line:{line}: {w}"));
+                    });
+                    self.i += used;
+                    out.push_str(&text);
                 }
                 c => out.push(c),
             }
@@ -561,6 +582,7 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
         i: 0,
         after_operand: false,
         start: 0,
+        warnings: Vec::new(),
     };
     let mut toks = Vec::new();
     let mut lines = Vec::new();
@@ -606,7 +628,10 @@ pub(crate) fn parse(src: &str) -> Res<Program> {
         },
         depth: 0,
     };
-    let mut prog = Program::default();
+    let mut prog = Program {
+        warnings: std::mem::take(&mut lx.warnings),
+        ..Program::default()
+    };
     let mut funcs: Vec<Option<Function>> = vec![None; p.scope.functions.len()];
     loop {
         p.skip_terms();
