@@ -17,6 +17,7 @@ mod find;
 mod fmt;
 mod grep;
 mod headtail;
+mod hexdump;
 mod iconv;
 mod jq;
 mod ls;
@@ -480,13 +481,13 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "hexdump",
-        run: bytes::hexdump,
-        usage: "hexdump [-C] [-x] [-v] [-n LENGTH] [-s OFFSET] [FILE]...  (the default and canonical formats)",
+        run: |cx, args| hexdump::run(cx, args, false),
+        usage: "hexdump [-b] [-c] [-C] [-d] [-o] [-x] [-e FORMAT]... [-f FORMAT_FILE] [-v] [-n LENGTH] [-s OFFSET] [FILE]...",
     },
     Command {
         name: "hd",
-        run: bytes::hd,
-        usage: "hd [-v] [-n LENGTH] [-s OFFSET] [FILE]...  (hexdump -C)",
+        run: |cx, args| hexdump::run(cx, args, true),
+        usage: "hd [hexdump's options] [FILE]...  (hexdump -C, and any other format after it)",
     },
     Command {
         name: "strings",
