@@ -575,6 +575,7 @@ const BUILTINS: &[&str] = &[
     "pushd",
     "popd",
     "dirs",
+    "bind",
 ];
 
 /// Utilities vfs-sh runs in the shell (they take a command to run) that
@@ -2900,5 +2901,6 @@ fn replace(s: &str, pat: &str, rep: &str, mode: ReplaceMode) -> String {
     }
 }
 
+mod bind;
 mod builtins;
 mod posix;

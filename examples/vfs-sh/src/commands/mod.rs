@@ -1170,7 +1170,8 @@ fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
          writing a file is refused: the filesystem is read-only.\n\
          Builtins: : . source cd exit return break continue shift set shopt unset export readonly local\n\
          declare typeset read mapfile readarray eval let type command builtin printf exec getopts env\n\
-         printenv timeout nice nohup time trap wait umask.\n\
+         printenv timeout nice ionice nohup stdbuf time trap wait umask ulimit hash alias unalias times\n\
+         jobs disown enable help history pushd popd dirs bind (readline's listings: -p -P -l -v -V -q).\n\
          Commands:\n",
     );
     let mut sorted: Vec<&Command> = COMMANDS.iter().collect();

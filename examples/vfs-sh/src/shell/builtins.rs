@@ -437,6 +437,7 @@ impl Shell<'_> {
             "wait" => Ok(self.wait(args, io)),
             "hash" | "times" | "jobs" | "disown" | "enable" | "history" => Ok(0),
             "getopts" => Ok(self.getopts(args, io)),
+            "bind" => Ok(self.bind(args, io)),
             "pushd" | "popd" | "dirs" => Ok(self.dir_stack_builtin(name, args, io)),
             "help" => Ok(self.external(&["help".to_owned()], io)),
             "timeout" | "nice" | "ionice" | "nohup" | "stdbuf" | "time" => {
