@@ -299,6 +299,7 @@ fn apply(
     errors: &mut Vec<String>,
     utf8: bool,
     now: i64,
+    bash: bool,
 ) -> (usize, bool) {
     let mut used = 0;
     let next = |used: &mut usize| -> Option<&String> {
@@ -394,6 +395,26 @@ fn apply(
             'd' | 'i' | 'u' | 'o' | 'x' | 'X' => {
                 let (v, err) = int_arg(arg_s);
                 errors.extend(err);
+                // bash reads with strtoimax/strtoumax: beyond 64 bits the
+                // value is clamped, with a warning (awk's values, given
+                // through `format_once`, are not).
+                let range = if matches!(conv.kind, 'd' | 'i') {
+                    i128::from(i64::MIN)..=i128::from(i64::MAX)
+                } else {
+                    -i128::from(u64::MAX)..=i128::from(u64::MAX)
+                };
+                let v = if !bash || range.contains(&v) {
+                    v
+                } else {
+                    errors.push(format!(
+                        "printf: warning: {arg_s}: Numerical result out of range"
+                    ));
+                    if v < 0 && matches!(conv.kind, 'd' | 'i') {
+                        *range.start()
+                    } else {
+                        *range.end()
+                    }
+                };
                 let (lead, digits) = match conv.kind {
                     'd' | 'i' => {
                         let sign = if v < 0 {
@@ -495,7 +516,7 @@ pub(crate) fn format_once(format: &str, args: &[String]) -> Result<Vec<u8>, Stri
     let pieces = compile(&escape_backslashes(format), true)?;
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    apply(&pieces, args, &mut out, &mut errors, true, 0);
+    apply(&pieces, args, &mut out, &mut errors, true, 0, false);
     Ok(out)
 }
 
@@ -531,8 +552,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         let mut out = Vec::new();
         let mut errors = Vec::new();
         let now = crate::time::epoch_seconds(cx.env.now);
-        let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, utf8, now);
-        failed |= !errors.is_empty();
+        let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, utf8, now, true);
+        // A value out of range is a warning: it is clamped, the status stays.
+        failed |= errors.iter().any(|e| !e.starts_with("printf: warning:"));
         for e in errors {
             cx.err(format_args!("vfs-sh: {e}"));
         }
@@ -597,7 +619,7 @@ mod tests {
         let mut out = Vec::new();
         let mut errors = Vec::new();
         loop {
-            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, true, 0);
+            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, true, 0, true);
             rest = &rest[used.min(rest.len())..];
             if stop || used == 0 || rest.is_empty() {
                 break;

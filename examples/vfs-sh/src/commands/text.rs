@@ -609,9 +609,20 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 
 /// Decimal places of a `seq` argument.
 fn decimals(s: &str) -> usize {
-    match s.split_once('.') {
+    let (mantissa, exp) = match s.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i64>().unwrap_or(0)),
+        None => (s, 0),
+    };
+    let digits = match mantissa.split_once('.') {
         Some((_, f)) => f.chars().take_while(char::is_ascii_digit).count(),
         None => 0,
+    };
+    // GNU's scan_arg: an exponent moves the point (`2.5e1` has none left,
+    // `1e-2` has two).
+    if exp < 0 {
+        digits + usize::try_from(-exp).unwrap_or(0)
+    } else {
+        digits.saturating_sub(usize::try_from(exp).unwrap_or(0))
     }
 }
 
@@ -676,6 +687,10 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 i += 1;
             }
             "-w" | "--equal-width" => equal = true,
+            "--" => {
+                nums.extend(args[i..].iter().cloned());
+                break;
+            }
             s if s.starts_with("-s") && s.len() > 2 => sep = s[2..].to_owned(),
             s if s.starts_with("-f") && s.len() > 2 => fmt = Some(s[2..].to_owned()),
             s => nums.push(s.to_owned()),
@@ -738,35 +753,125 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             None => format!("{v:.prec$}"),
         }
     };
-    let mut items = Vec::new();
+    let mut out = SeqOut {
+        text: String::new(),
+        sep: &sep,
+        any: false,
+    };
+    // GNU's fast path: non-negative integers (in scientific notation too)
+    // and a small positive integer step count in exact integers, so that
+    // `seq 1e20 1e20` prints one line.
+    // A digits-only operand is read exactly; one in another notation is
+    // exact when its double is a whole number below 2^53.
+    let exact = |text: Option<&String>, v: f64| -> Option<u128> {
+        text.and_then(|t| whole_number(t)).or_else(|| {
+            (v >= 0.0 && v.fract() == 0.0 && v < 9_007_199_254_740_992.0).then_some(v as u128)
+        })
+    };
+    let (first_text, step_text, last_text) = match nums.as_slice() {
+        [l] => (None, None, Some(l)),
+        [f, l] => (Some(f), None, Some(l)),
+        [f, s, l] => (Some(f), Some(s), Some(l)),
+        _ => (None, None, None),
+    };
+    if fmt.is_none()
+        && !equal
+        && sep.chars().count() == 1
+        && prec == 0
+        && let (Some(mut v), Some(step), Some(last)) = (
+            exact(first_text, first),
+            exact(step_text, step).filter(|s| (1..=200).contains(s)),
+            exact(last_text, last),
+        )
+    {
+        while v <= last {
+            out.push(cx, &v.to_string());
+            v += step;
+        }
+        out.finish(cx);
+        return 0;
+    }
+    // -w pads to the wider of the two ends.
+    let width = if equal {
+        render(first).len().max(render(last).len())
+    } else {
+        0
+    };
+    let mut previous = None;
     let mut k: f64 = 0.0;
     loop {
         let v = first + k * step;
         if (step > 0.0 && v > last + 1e-10) || (step < 0.0 && v < last - 1e-10) {
             break;
         }
-        items.push(render(v));
-        k += 1.0;
-        if items.len() > 10_000_000 {
+        // A step too small to move a value this large would repeat it for
+        // ever; the sequence ends there.
+        if previous == Some(v) {
             break;
         }
+        previous = Some(v);
+        let mut item = render(v);
+        if equal {
+            item = match item.strip_prefix('-') {
+                Some(rest) => format!("-{rest:0>w$}", w = width.saturating_sub(1)),
+                None => format!("{item:0>width$}"),
+            };
+        }
+        out.push(cx, &item);
+        k += 1.0;
     }
-    if equal {
-        let w = items.iter().map(String::len).max().unwrap_or(0);
-        for it in &mut items {
-            if let Some(rest) = it.strip_prefix('-') {
-                *it = format!("-{rest:0>width$}", width = w - 1);
-            } else {
-                *it = format!("{it:0>w$}");
-            }
+    out.finish(cx);
+    0
+}
+
+/// The value of `DIGITS[.DIGITS][e[+]EXP]` when it is a whole number (as
+/// `1e20` or `2.5e1`), read exactly.
+fn whole_number(text: &str) -> Option<u128> {
+    let (mantissa, exp) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.strip_prefix('+').unwrap_or(e).parse::<usize>().ok()?),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if exp > 38 {
+        return None;
+    }
+    let shifted = frac.len().min(exp);
+    if frac[shifted..].bytes().any(|b| b != b'0') {
+        return None;
+    }
+    let digits = format!("{int}{}{}", &frac[..shifted], "0".repeat(exp - shifted));
+    digits.parse().ok()
+}
+
+/// seq's output, written as it is made: a long sequence is not held whole.
+struct SeqOut<'s> {
+    text: String,
+    sep: &'s str,
+    any: bool,
+}
+
+impl SeqOut<'_> {
+    fn push(&mut self, cx: &mut Cx<'_>, item: &str) {
+        if self.any {
+            self.text.push_str(self.sep);
+        }
+        self.any = true;
+        self.text.push_str(item);
+        if self.text.len() >= 1 << 16 {
+            cx.outs(&self.text);
+            self.text.clear();
         }
     }
-    if !items.is_empty() {
-        let mut s = items.join(&sep);
-        s.push('\n');
-        cx.outs(&s);
+
+    fn finish(mut self, cx: &mut Cx<'_>) {
+        if self.any {
+            self.text.push('\n');
+            cx.outs(&self.text);
+        }
     }
-    0
 }
 
 /// `paste [-d LIST] [-s] [FILE]...`
@@ -957,9 +1062,15 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 }
 
 /// A value of `expr`: integers where they parse.
+/// GNU expr computes with GMP; this one with 128-bit integers (38
+/// digits), and says so beyond them instead of wrapping.
+fn too_large() -> (String, u8) {
+    ("expr: integer result too large".to_owned(), 2)
+}
+
 #[derive(Debug, Clone)]
 enum EVal {
-    Int(i64),
+    Int(i128),
     Str(String),
 }
 
@@ -971,7 +1082,7 @@ impl EVal {
         }
     }
 
-    fn int(&self) -> Option<i64> {
+    fn int(&self) -> Option<i128> {
         match self {
             EVal::Int(n) => Some(*n),
             EVal::Str(s) => s.trim().parse().ok(),
@@ -981,7 +1092,7 @@ impl EVal {
     fn null(&self) -> bool {
         match self {
             EVal::Int(n) => *n == 0,
-            EVal::Str(s) => s.is_empty() || s.parse::<i64>() == Ok(0),
+            EVal::Str(s) => s.is_empty() || s.parse::<i128>() == Ok(0),
         }
     }
 }
@@ -1050,7 +1161,7 @@ impl ExprP<'_> {
                 ">=" => ord != Less,
                 _ => ord == Greater,
             };
-            l = EVal::Int(i64::from(v));
+            l = EVal::Int(i128::from(v));
         }
         Ok(l)
     }
@@ -1064,11 +1175,12 @@ impl ExprP<'_> {
             let (Some(a), Some(b)) = (l.int(), r.int()) else {
                 return Err(("expr: non-integer argument".to_owned(), 2));
             };
-            l = EVal::Int(if op == "+" {
-                a.wrapping_add(b)
+            let v = if op == "+" {
+                a.checked_add(b)
             } else {
-                a.wrapping_sub(b)
-            });
+                a.checked_sub(b)
+            };
+            l = EVal::Int(v.ok_or_else(too_large)?);
         }
         Ok(l)
     }
@@ -1085,11 +1197,12 @@ impl ExprP<'_> {
             if op != "*" && b == 0 {
                 return Err(("expr: division by zero".to_owned(), 2));
             }
-            l = EVal::Int(match op.as_str() {
-                "*" => a.wrapping_mul(b),
-                "/" => a.wrapping_div(b),
-                _ => a.wrapping_rem(b),
-            });
+            let v = match op.as_str() {
+                "*" => a.checked_mul(b),
+                "/" => a.checked_div(b),
+                _ => a.checked_rem(b),
+            };
+            l = EVal::Int(v.ok_or_else(too_large)?);
         }
         Ok(l)
     }
@@ -1125,7 +1238,7 @@ impl ExprP<'_> {
             }
             "length" => {
                 let v = self.primary()?;
-                Ok(EVal::Int(v.text().chars().count() as i64))
+                Ok(EVal::Int(v.text().chars().count() as i128))
             }
             "substr" => {
                 let s = self.primary()?.text();
@@ -1148,7 +1261,7 @@ impl ExprP<'_> {
                     .chars()
                     .position(|c| chars.contains(c))
                     .map_or(0, |k| k + 1);
-                Ok(EVal::Int(k as i64))
+                Ok(EVal::Int(k as i128))
             }
             "match" => {
                 let s = self.primary()?.text();
@@ -1162,7 +1275,7 @@ impl ExprP<'_> {
                     .inspect(|_| self.i += 1)
                     .unwrap_or_default(),
             )),
-            _ => Ok(match t.parse::<i64>() {
+            _ => Ok(match t.parse::<i128>() {
                 Ok(n) if !t.starts_with('+') => EVal::Int(n),
                 _ => EVal::Str(t),
             }),
@@ -1178,7 +1291,7 @@ fn regex_match(s: &str, re: &str) -> ERes {
         .map_err(|_| ("expr: invalid regular expression".to_owned(), 2))?;
     Ok(match rx.captures(s) {
         Some(c) if c.len() > 1 => EVal::Str(c.get(1).map_or("", |m| m.as_str()).to_owned()),
-        Some(c) => EVal::Int(c.get(0).map_or(0, |m| m.as_str().chars().count()) as i64),
+        Some(c) => EVal::Int(c.get(0).map_or(0, |m| m.as_str().chars().count()) as i128),
         None if rx.captures_len() > 1 => EVal::Str(String::new()),
         None => EVal::Int(0),
     })

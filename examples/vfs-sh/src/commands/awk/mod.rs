@@ -181,7 +181,9 @@ fn int_text(n: f64) -> String {
         }
         .to_owned();
     }
-    format!("{}", n.trunc() as i64)
+    // gawk prints an integer beyond 64 bits in full (`%d` of 2^70); the
+    // formatter takes 128 bits, and an i128 holds every such double exactly.
+    format!("{}", n.trunc() as i128)
 }
 
 struct Awk<'p, 'c, 'x> {
