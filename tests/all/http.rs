@@ -1180,3 +1180,45 @@ async fn metrics_count_runs_rejections_limits_durations_and_the_cache() {
     assert_eq!(grew("vfsbox_run_duration_seconds_bucket{le=\"+Inf\"}"), 3.0);
     assert!(grew("vfsbox_run_duration_seconds_bucket{le=\"0.1\"}") <= 2.0);
 }
+
+/// A refusal that cannot drain the rest of a large upload (more than the
+/// 1 MiB it reads) still reaches the client: the server closes after its
+/// answer, but reads what the client still sends before it does, so the
+/// client gets `415` and the end of the stream, never a reset.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_large_upload_gets_its_answer_not_a_reset() {
+    use std::io::{Read, Write};
+    let server = ServeProcess::start(&[]);
+    let addr = server.addr;
+    tokio::task::spawn_blocking(move || {
+        for attempt in 0..5 {
+            let mut s = std::net::TcpStream::connect(addr).expect("connect");
+            s.set_read_timeout(Some(Duration::from_secs(30)))
+                .expect("timeout");
+            let body = vec![b'x'; 4 << 20];
+            let head = format!(
+                "POST /v1/runs HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n\
+                 Content-Length: {}\r\n\r\n",
+                body.len()
+            );
+            s.write_all(head.as_bytes()).expect("headers");
+            // As an HTTP client does: all of the body, then the answer.
+            s.write_all(&body)
+                .expect("the server reads the body it refused");
+            let mut answer = Vec::new();
+            s.read_to_end(&mut answer)
+                .unwrap_or_else(|e| panic!("attempt {attempt}: the answer, not {e}"));
+            let text = String::from_utf8_lossy(&answer);
+            assert!(
+                text.starts_with("HTTP/1.1 415"),
+                "attempt {attempt}: {text}"
+            );
+            assert!(
+                text.to_ascii_lowercase().contains("connection: close"),
+                "{text}"
+            );
+        }
+    })
+    .await
+    .expect("join");
+}

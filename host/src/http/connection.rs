@@ -10,10 +10,12 @@
 //! the client never sees a reset while it still sends), and asks the client
 //! to close only when the rest is too large or too slow to drain.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
@@ -129,4 +131,109 @@ pub(crate) async fn keep_connection(req: Request, next: axum::middleware::Next) 
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     response
+}
+
+/// How long a closing connection keeps reading what the client still
+/// sends (nginx's `lingering_timeout` is 5 s).
+const LINGER: Duration = Duration::from_secs(5);
+
+/// The server's listener: its connections close as nginx's
+/// `lingering_close` does.
+///
+/// A socket closed while the client's bytes sit unread in it answers with
+/// a reset, and a reset discards the response the client has not read yet:
+/// a refused upload whose rest [`keep_connection`] could not drain in time
+/// (a loaded host, a slow client) would reach the client as "connection
+/// reset" instead of its `429`. So a closing connection sends its FIN
+/// first, then reads and discards until the client closes too (it does,
+/// once it has the response) or [`LINGER`] passes, and only then closes.
+pub(crate) struct Lingering(pub(crate) tokio::net::TcpListener);
+
+impl axum::serve::Listener for Lingering {
+    type Io = LingeringStream;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let (inner, addr) = axum::serve::Listener::accept(&mut self.0).await;
+        (
+            LingeringStream {
+                inner,
+                linger: None,
+            },
+            addr,
+        )
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
+}
+
+/// A connection of [`Lingering`].
+pub(crate) struct LingeringStream {
+    inner: tokio::net::TcpStream,
+    /// Set once the FIN is sent: when to stop reading and close.
+    linger: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl AsyncRead for LingeringStream {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for LingeringStream {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        if self.linger.is_none() {
+            // A peer that already went away has nothing left to read.
+            if let Err(e) = std::task::ready!(Pin::new(&mut self.inner).poll_shutdown(cx)) {
+                return Poll::Ready(Err(e));
+            }
+            self.linger = Some(Box::pin(tokio::time::sleep(LINGER)));
+        }
+        let mut scratch = [0u8; 8192];
+        loop {
+            if let Some(linger) = self.linger.as_mut()
+                && linger.as_mut().poll(cx).is_ready()
+            {
+                return Poll::Ready(Ok(()));
+            }
+            let mut buf = tokio::io::ReadBuf::new(&mut scratch);
+            match Pin::new(&mut self.inner).poll_read(cx, &mut buf) {
+                // The client closed: nothing is left to turn into a reset.
+                Poll::Ready(Ok(())) if buf.filled().is_empty() => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Err(_)) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
 }

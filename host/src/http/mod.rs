@@ -312,7 +312,8 @@ pub async fn serve_draining(
         }
         let _ = closing_tx.send(());
     };
-    let server = axum::serve(listener, app(state)).with_graceful_shutdown(drain);
+    let server =
+        axum::serve(connection::Lingering(listener), app(state)).with_graceful_shutdown(drain);
     let server = std::pin::pin!(server.into_future());
     // Once drained, connections get a moment to finish their responses
     // (a client holding one open idle does not keep the process up).
