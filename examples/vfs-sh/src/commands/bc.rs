@@ -1,181 +1,186 @@
 //! `bc`: the calculator as scripts use it (`echo 'scale=2; 10/3' | bc`,
-//! `paste -sd+ | bc`): decimal numbers with bc's scale rules, `+ - * / %
-//! ^`, comparisons, `!`, `&&`, `||`, parentheses, variables, `scale`,
-//! `sqrt()`, `length()`, `scale()`, `ibase` and `obase`, `-l` (scale 20). Numbers are 128-bit
-//! fixed point (about 38 digits), which covers what scripts compute; past
-//! it bc reports an overflow rather than a wrong digit.
+//! `paste -sd+ | bc`, `seq -s '*' 1 500 | bc`): decimal numbers of any size
+//! with GNU bc's scale rules, `+ - * / % ^`, comparisons, `!`, `&&`, `||`,
+//! parentheses, variables, `scale`, `sqrt()`, `length()`, `scale()`,
+//! `ibase` and `obase`, `-l` (scale 20). Numbers are `num-bigint` integers
+//! with a decimal scale, as GNU's are digit strings with one; a number is
+//! limited to a million digits (a runaway power ends with a message, not
+//! with the script's memory). `define`, arrays, strings and the `-l`
+//! library's functions (`s c a l e j`) are refused with a message.
 
 use std::collections::HashMap;
 
+use num_bigint::{BigInt, BigUint};
+use num_traits::{Pow, Signed, ToPrimitive, Zero};
+
 use crate::exec::Cx;
 
-/// A decimal: `mant / 10^scale`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A decimal: `mant / 10^scale`, of any size, as GNU bc's numbers are.
+#[derive(Debug, Clone, PartialEq)]
 struct Dec {
-    mant: i128,
+    mant: BigInt,
     scale: u32,
 }
 
 type Res<T> = Result<T, String>;
 
-const OVERFLOW: &str = "bc: number too large for vfs-sh's bc (about 38 digits)";
+/// The most digits a number may have: far beyond what scripts compute
+/// (`seq -s '*' 1 500 | bc` has 1,135), small enough that a runaway power
+/// ends with a message and not by exhausting the script's memory.
+const MAX_DIGITS: u64 = 1_000_000;
 
-fn pow10(n: u32) -> Res<i128> {
-    10i128.checked_pow(n).ok_or_else(|| OVERFLOW.to_owned())
+const OVERFLOW: &str = "bc: number too large for vfs-sh's bc (more than 1,000,000 digits)";
+
+fn pow10(n: u32) -> BigInt {
+    BigInt::from(10u32).pow(n)
 }
 
 impl Dec {
-    fn int(n: i128) -> Dec {
-        Dec { mant: n, scale: 0 }
+    fn int(n: impl Into<BigInt>) -> Dec {
+        Dec {
+            mant: n.into(),
+            scale: 0,
+        }
     }
 
-    fn rescale(self, scale: u32) -> Res<i128> {
+    fn rescale(&self, scale: u32) -> BigInt {
         if scale >= self.scale {
-            self.mant
-                .checked_mul(pow10(scale - self.scale)?)
-                .ok_or_else(|| OVERFLOW.to_owned())
+            &self.mant * pow10(scale - self.scale)
         } else {
-            Ok(self.mant / pow10(self.scale - scale)?)
+            &self.mant / pow10(self.scale - scale)
         }
     }
 
-    fn truncate(self, scale: u32) -> Res<Dec> {
+    fn truncate(self, scale: u32) -> Dec {
         if scale >= self.scale {
-            return Ok(self);
+            return self;
         }
-        Ok(Dec {
-            mant: self.rescale(scale)?,
+        Dec {
+            mant: self.rescale(scale),
             scale,
-        })
+        }
+    }
+
+    fn checked(self) -> Res<Dec> {
+        if self.mant.bits() > MAX_DIGITS * 10 / 3 {
+            return Err(OVERFLOW.to_owned());
+        }
+        Ok(self)
     }
 
     fn add(self, o: Dec, neg: bool) -> Res<Dec> {
         let s = self.scale.max(o.scale);
-        let (a, b) = (self.rescale(s)?, o.rescale(s)?);
-        let m = if neg {
-            a.checked_sub(b)
-        } else {
-            a.checked_add(b)
-        };
-        Ok(Dec {
-            mant: m.ok_or_else(|| OVERFLOW.to_owned())?,
+        let (a, b) = (self.rescale(s), o.rescale(s));
+        Dec {
+            mant: if neg { a - b } else { a + b },
             scale: s,
-        })
+        }
+        .checked()
     }
 
     fn mul(self, o: Dec, scale: u32) -> Res<Dec> {
-        let full = Dec {
-            mant: self
-                .mant
-                .checked_mul(o.mant)
-                .ok_or_else(|| OVERFLOW.to_owned())?,
+        let want = (self.scale + o.scale).min(scale.max(self.scale).max(o.scale));
+        Ok(Dec {
+            mant: self.mant * o.mant,
             scale: self.scale + o.scale,
-        };
-        full.truncate((self.scale + o.scale).min(scale.max(self.scale).max(o.scale)))
+        }
+        .checked()?
+        .truncate(want))
     }
 
     fn div(self, o: Dec, scale: u32) -> Res<Dec> {
-        if o.mant == 0 {
+        if o.mant.is_zero() {
             return Err("Runtime error (func=(main), adr=0): Divide by zero".to_owned());
         }
         // (a / 10^sa) / (b / 10^sb) at `scale` digits.
-        let num = self.rescale(scale + o.scale)?;
-        Ok(Dec {
+        let num = self.rescale(scale + o.scale);
+        Dec {
             mant: num / o.mant,
             scale,
-        })
+        }
+        .checked()
     }
 
     fn rem(self, o: Dec, scale: u32) -> Res<Dec> {
         // a - (a / b) * b, the quotient at `scale`.
-        let q = self.div(o, scale)?;
+        let q = self.clone().div(o.clone(), scale)?;
         let s = (scale + o.scale).max(self.scale);
         let prod = q.mul(o, s)?;
         self.add(prod, true)
     }
 
+    /// GNU bc's `bc_raise`: its products are exact, so the power is the
+    /// mantissa's, cut to `min(scale * n, max(scale, the base's scale))`.
     fn pow(self, e: Dec, scale: u32) -> Res<Dec> {
-        if e.scale > 0 && e.mant % pow10(e.scale)? != 0 {
+        if e.scale > 0 && !(&e.mant % pow10(e.scale)).is_zero() {
             return Err("Runtime warning: non-zero scale in exponent".to_owned());
         }
-        let n = e.rescale(0)?;
-        if n < 0 {
+        let n = e.rescale(0);
+        if n.is_negative() {
             let p = self.pow(Dec::int(-n), scale)?;
             return Dec::int(1).div(p, scale);
         }
-        let mut acc = Dec::int(1);
-        for _ in 0..n.min(10_000) {
-            acc = Dec {
-                mant: acc
-                    .mant
-                    .checked_mul(self.mant)
-                    .ok_or_else(|| OVERFLOW.to_owned())?,
-                scale: acc.scale + self.scale,
+        if self.mant.is_zero() || self.mant.magnitude() == &BigUint::from(1u32) && self.scale == 0 {
+            let odd = (&n % 2u32) == BigInt::from(1u32);
+            let one = if self.mant.is_negative() && odd {
+                -1
+            } else {
+                1
             };
-            if acc.scale > 60 {
-                acc = acc.truncate(60)?;
-            }
+            return Ok(Dec::int(if self.mant.is_zero() && n.is_positive() {
+                0
+            } else {
+                one
+            }));
         }
-        let want = (self.scale * u32::try_from(n).unwrap_or(u32::MAX)).min(scale.max(self.scale));
-        acc.truncate(want)
+        let n = n.to_u32().ok_or_else(|| OVERFLOW.to_owned())?;
+        // The result's size, before computing it.
+        if self.mant.bits().saturating_mul(u64::from(n)) > MAX_DIGITS * 10 / 3 + 64 {
+            return Err(OVERFLOW.to_owned());
+        }
+        let want = self.scale.saturating_mul(n).min(scale.max(self.scale));
+        Ok(Dec {
+            mant: self.mant.pow(n),
+            scale: self.scale.saturating_mul(n),
+        }
+        .truncate(want))
     }
 
     fn sqrt(self, scale: u32) -> Res<Dec> {
-        if self.mant < 0 {
+        if self.mant.is_negative() {
             return Err(
                 "Runtime error (func=(main), adr=0): Square root of a negative number".to_owned(),
             );
         }
         let s = scale.max(self.scale);
-        // isqrt(a * 10^(2s - sa)), digit by digit: the radicand may have
-        // twice the digits an i128 holds while its root does not.
-        let mut digits = self.mant.to_string();
-        if 2 * s >= self.scale {
-            digits.push_str(&"0".repeat((2 * s - self.scale) as usize));
+        // isqrt(a * 10^(2s - sa)): the root has s decimals.
+        let radicand = if 2 * s >= self.scale {
+            &self.mant * pow10(2 * s - self.scale)
         } else {
-            let keep = digits.len().saturating_sub((self.scale - 2 * s) as usize);
-            digits.truncate(keep);
-        }
-        if digits.len() % 2 == 1 {
-            digits.insert(0, '0');
-        }
-        let (mut root, mut rem) = (0u128, 0u128);
-        for pair in digits.as_bytes().chunks(2) {
-            let d = u128::from(pair[0] - b'0') * 10 + u128::from(pair[1] - b'0');
-            rem = rem
-                .checked_mul(100)
-                .and_then(|r| r.checked_add(d))
-                .ok_or_else(|| OVERFLOW.to_owned())?;
-            let mut x = 9;
-            while (20 * root + x) * x > rem {
-                x -= 1;
-            }
-            rem -= (20 * root + x) * x;
-            root = root
-                .checked_mul(10)
-                .map(|r| r + x)
-                .ok_or_else(|| OVERFLOW.to_owned())?;
-        }
-        let mant = i128::try_from(root).map_err(|_| OVERFLOW.to_owned())?;
-        Ok(Dec { mant, scale: s })
+            &self.mant / pow10(self.scale - 2 * s)
+        };
+        Ok(Dec {
+            mant: radicand.sqrt(),
+            scale: s,
+        })
     }
 
-    fn is_zero(self) -> bool {
-        self.mant == 0
+    fn is_zero(&self) -> bool {
+        self.mant.is_zero()
     }
 
-    fn cmp(self, o: Dec) -> Res<std::cmp::Ordering> {
+    fn cmp(&self, o: &Dec) -> std::cmp::Ordering {
         let s = self.scale.max(o.scale);
-        Ok(self.rescale(s)?.cmp(&o.rescale(s)?))
+        self.rescale(s).cmp(&o.rescale(s))
     }
 
     /// bc's output in another base: digits 0-9A-F up to base 16, above it
     /// each digit as a space and a zero-padded decimal; a fraction gets
     /// digits until they are finer than the number's scale (bc's
     /// `out_num`); lines cut at 70 characters with `\\`.
-    fn render_in(self, base: u32) -> String {
+    fn render_in(&self, base: u32) -> String {
         // bc's `out_num`: zero is `0`, whatever its scale.
-        if self.mant == 0 {
+        if self.mant.is_zero() {
             return "0".to_owned();
         }
         let big = base > 16;
@@ -188,18 +193,17 @@ impl Dec {
                     .map_or_else(String::new, |c| c.to_ascii_uppercase().to_string())
             }
         };
-        let Ok(one) = pow10(self.scale) else {
-            return OVERFLOW.to_owned();
-        };
-        let abs = self.mant.unsigned_abs();
-        let (mut int, mut frac) = (abs / one.unsigned_abs(), abs % one.unsigned_abs());
+        let one = pow10(self.scale).magnitude().clone();
+        let abs = self.mant.magnitude();
+        let (mut int, mut frac) = (abs / &one, abs % &one);
+        let b = BigUint::from(base);
         let mut ints = Vec::new();
-        while int > 0 {
-            ints.push(digit((int % u128::from(base)) as u32));
-            int /= u128::from(base);
+        while !int.is_zero() {
+            ints.push(digit((&int % &b).to_u32().unwrap_or(0)));
+            int /= &b;
         }
         let mut s = String::new();
-        if self.mant < 0 {
+        if self.mant.is_negative() {
             s.push('-');
         }
         if ints.is_empty() {
@@ -209,33 +213,25 @@ impl Dec {
         if self.scale > 0 {
             s.push('.');
             // Digits until base^k reaches 10^scale.
-            let mut reach: u128 = 1;
-            while reach < one.unsigned_abs() {
-                frac *= u128::from(base);
-                s.push_str(&digit((frac / one.unsigned_abs()) as u32));
-                frac %= one.unsigned_abs();
-                reach = reach.saturating_mul(u128::from(base));
+            let mut reach = BigUint::from(1u32);
+            while reach < one {
+                frac *= &b;
+                s.push_str(&digit((&frac / &one).to_u32().unwrap_or(0)));
+                frac %= &one;
+                reach *= &b;
             }
         }
-        let chars: Vec<char> = s.chars().collect();
-        let mut out = String::new();
-        for (i, chunk) in chars.chunks(69).enumerate() {
-            if i > 0 {
-                out.push_str("\\\n");
-            }
-            out.extend(chunk);
-        }
-        out
+        cut_lines(&s)
     }
 
     /// bc's output: no leading zero before the point, digits to the
     /// number's scale, lines cut at 70 characters with `\`; zero is `0`.
-    fn render(self) -> String {
-        if self.mant == 0 {
+    fn render(&self) -> String {
+        if self.mant.is_zero() {
             return "0".to_owned();
         }
-        let neg = self.mant < 0;
-        let digits = self.mant.unsigned_abs().to_string();
+        let neg = self.mant.is_negative();
+        let digits = self.mant.magnitude().to_string();
         let scale = self.scale as usize;
         let (int, frac) = if digits.len() > scale {
             (
@@ -245,18 +241,9 @@ impl Dec {
         } else {
             (String::new(), format!("{digits:0>scale$}"))
         };
-        let int = if int.is_empty() && frac.is_empty() {
-            "0".to_owned()
-        } else {
-            int.trim_start_matches('0').to_owned()
-        };
-        let int = if int.is_empty() && frac.is_empty() {
-            "0".to_owned()
-        } else {
-            int
-        };
+        let int = int.trim_start_matches('0').to_owned();
         let mut s = String::new();
-        if neg && !(int.chars().all(|c| c == '0') && frac.chars().all(|c| c == '0')) {
+        if neg {
             s.push('-');
         }
         s.push_str(&int);
@@ -267,16 +254,21 @@ impl Dec {
         if s.is_empty() {
             s.push('0');
         }
-        let mut out = String::new();
-        let chars: Vec<char> = s.chars().collect();
-        for (i, chunk) in chars.chunks(69).enumerate() {
-            if i > 0 {
-                out.push_str("\\\n");
-            }
-            out.extend(chunk);
-        }
-        out
+        cut_lines(&s)
     }
+}
+
+/// bc's lines: 68 characters and a `\` (69 in all, `BC_LINE_LENGTH` 70 less the newline).
+fn cut_lines(s: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = s.chars().collect();
+    for (i, chunk) in chars.chunks(68).enumerate() {
+        if i > 0 {
+            out.push_str("\\\n");
+        }
+        out.extend(chunk);
+    }
+    out
 }
 
 /// A number written in base `ibase`, its digits 0-9 and A-Z: a single
@@ -297,14 +289,9 @@ fn parse_in_base(s: &str, ibase: u32) -> Res<Dec> {
     let (int, frac) = s.split_once('.').unwrap_or((s, ""));
     let mut v = Dec::int(0);
     for c in int.chars() {
-        let m = v
-            .mant
-            .checked_mul(base)
-            .and_then(|m| m.checked_add(value(c)))
-            .ok_or_else(|| OVERFLOW.to_owned())?;
-        v = Dec::int(m);
+        v = Dec::int(v.mant * base + value(c)).checked()?;
     }
-    let scale = u32::try_from(frac.chars().count()).unwrap_or(38).min(38);
+    let scale = u32::try_from(frac.chars().count()).unwrap_or(u32::MAX);
     // The fraction's digits, most significant first: sum d / base^k.
     let mut f = Dec::int(0);
     for c in frac.chars().rev() {
@@ -318,8 +305,11 @@ fn parse_in_base(s: &str, ibase: u32) -> Res<Dec> {
 fn parse_number(s: &str) -> Res<Dec> {
     let (int, frac) = s.split_once('.').unwrap_or((s, ""));
     let digits = format!("{int}{frac}");
-    let mant: i128 = if digits.is_empty() {
-        0
+    if digits.len() as u64 > MAX_DIGITS {
+        return Err(OVERFLOW.to_owned());
+    }
+    let mant: BigInt = if digits.is_empty() {
+        BigInt::zero()
     } else {
         digits.parse().map_err(|_| OVERFLOW.to_owned())?
     };
@@ -462,7 +452,7 @@ impl Bc {
                 "%=" => cur.rem(v, self.scale)?,
                 _ => cur.pow(v, self.scale)?,
             };
-            self.set(&n, v)?;
+            self.set(&n, v.clone())?;
             return Ok(v);
         }
         self.or(p)
@@ -475,18 +465,27 @@ impl Bc {
             "obase" => return Dec::int(i128::from(self.obase)),
             _ => {}
         }
-        self.vars.get(n).copied().unwrap_or(Dec::int(0))
+        self.vars.get(n).cloned().unwrap_or_else(|| Dec::int(0))
     }
 
     fn set(&mut self, n: &str, v: Dec) -> Res<()> {
         if n == "scale" {
-            let s = v.rescale(0)?;
-            self.scale = u32::try_from(s.clamp(0, 38)).unwrap_or(0);
+            // GNU bc allows far more; this one stops at 10,000 digits.
+            let s = v.rescale(0).clamp(BigInt::zero(), BigInt::from(10_000));
+            self.scale = s.to_u32().unwrap_or(0);
         } else if n == "ibase" {
             // GNU bc keeps ibase within 2..=16.
-            self.ibase = u32::try_from(v.rescale(0)?.clamp(2, 16)).unwrap_or(10);
+            self.ibase = v
+                .rescale(0)
+                .clamp(BigInt::from(2), BigInt::from(16))
+                .to_u32()
+                .unwrap_or(10);
         } else if n == "obase" {
-            self.obase = u32::try_from(v.rescale(0)?.clamp(2, 999)).unwrap_or(10);
+            self.obase = v
+                .rescale(0)
+                .clamp(BigInt::from(2), BigInt::from(999))
+                .to_u32()
+                .unwrap_or(10);
         } else {
             self.vars.insert(n.to_owned(), v);
         }
@@ -524,7 +523,7 @@ impl Bc {
         for op in ["==", "!=", "<=", ">=", "<", ">"] {
             if p.eat(op) {
                 let r = self.add(p)?;
-                let o = l.cmp(r)?;
+                let o = l.cmp(&r);
                 use std::cmp::Ordering::*;
                 let v = match op {
                     "==" => o == Equal,
@@ -616,7 +615,7 @@ impl Bc {
                         "sqrt" => arg.sqrt(self.scale),
                         "length" => Ok(Dec::int(
                             arg.mant
-                                .unsigned_abs()
+                                .magnitude()
                                 .to_string()
                                 .len()
                                 .max(arg.scale as usize) as i128,
@@ -629,12 +628,12 @@ impl Bc {
                 }
                 if p.eat("++") {
                     let v = self.get(&n);
-                    self.set(&n, v.add(Dec::int(1), false)?)?;
+                    self.set(&n, v.clone().add(Dec::int(1), false)?)?;
                     return Ok(v);
                 }
                 if p.eat("--") {
                     let v = self.get(&n);
-                    self.set(&n, v.add(Dec::int(1), true)?)?;
+                    self.set(&n, v.clone().add(Dec::int(1), true)?)?;
                     return Ok(v);
                 }
                 Ok(self.get(&n))

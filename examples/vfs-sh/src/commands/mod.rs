@@ -65,7 +65,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "bc",
         run: bc::run,
-        usage: "bc [-l] [FILE]...  (arithmetic: + - * / % ^, comparisons, variables, scale, ibase, obase, sqrt, length; about 38 digits)",
+        usage: "bc [-l] [FILE]...  (arithmetic: + - * / % ^, comparisons, variables, scale, ibase, obase, sqrt, length; numbers of any size, up to a million digits; no define, arrays or -l functions)",
     },
     Command {
         name: "egrep",
