@@ -106,7 +106,7 @@ fn key_list(keys: &[String]) -> String {
 impl Shell<'_> {
     pub(super) fn bind(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
         let say = |io: &mut Io<'_>, msg: std::fmt::Arguments<'_>| {
-            let _ = writeln!(io.err, "vfs-sh: bind: {msg}");
+            Self::say(io, format_args!("bind: {msg}"))
         };
         let mut flags = String::new();
         let mut query = None;

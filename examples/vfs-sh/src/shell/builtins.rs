@@ -199,7 +199,7 @@ fn status_of(n: i64) -> u8 {
 }
 
 impl Shell<'_> {
-    fn say(io: &mut Io<'_>, msg: impl std::fmt::Display) {
+    pub(super) fn say(io: &mut Io<'_>, msg: impl std::fmt::Display) {
         let _ = writeln!(io.err, "vfs-sh: {msg}");
     }
 
