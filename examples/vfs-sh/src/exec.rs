@@ -258,9 +258,9 @@ impl Cx<'_> {
     ) -> u8 {
         let list = match lines_then_error(script, posix) {
             Ok(l) => l,
-            Err(msg) => {
+            Err((msg, status)) => {
                 self.err(msg);
-                return 2;
+                return status;
             }
         };
         if self.env.nesting >= MAX_SHELLS {
@@ -420,30 +420,23 @@ impl Fs for Overlay<'_> {
 
 /// A script to run as bash runs one, a line at a time: the lines that
 /// parse before a syntax error run, then the error is reported and the
-/// shell exits with status 2 (unless a line exits first). `Err` when the
-/// first line does not parse: nothing runs.
-fn lines_then_error(script: &str, posix: bool) -> Result<Vec<syntax::List>, String> {
+/// shell exits with the error's status (unless a line exits first).
+/// `Err` with the message and status when the first line does not parse:
+/// nothing runs.
+fn lines_then_error(script: &str, posix: bool) -> Result<Vec<syntax::List>, (String, u8)> {
     match syntax::parse_lines(script, posix) {
         (lines, None) => Ok(lines),
-        (lines, Some(msg)) if lines.is_empty() => Err(msg),
-        (mut lines, Some(msg)) => {
-            // A quote left open to the end of the text ends bash with the
-            // last command's status if it failed; any other error, or a
-            // quote after a success, with 2.
-            let open_quote = !posix
-                && ["`''", "`\"'", "``'"]
-                    .iter()
-                    .any(|q| msg.ends_with(&format!("looking for matching {q}")));
+        (lines, Some(e)) if lines.is_empty() => Err((e.msg, e.status.unwrap_or(2))),
+        (mut lines, Some(e)) => {
             let report = format!(
                 "{{ vfs_sh_status=$?; printf '%s\\n' {} >&2; exit {}; }}",
-                crate::commands::shell_quote(&msg),
-                if open_quote {
-                    "$(( vfs_sh_status ? vfs_sh_status : 2 ))"
-                } else {
-                    "2"
+                crate::commands::shell_quote(&e.msg),
+                match e.status {
+                    Some(status) => status.to_string(),
+                    None => "$(( vfs_sh_status ? vfs_sh_status : 2 ))".to_owned(),
                 }
             );
-            lines.push(syntax::parse(&report).map_err(|_| msg)?);
+            lines.push(syntax::parse(&report).map_err(|_| (e.msg, 2))?);
             Ok(lines)
         }
     }
@@ -461,9 +454,9 @@ pub fn run(
 ) -> u8 {
     let list = match lines_then_error(script, false) {
         Ok(l) => l,
-        Err(msg) => {
+        Err((msg, status)) => {
             let _ = writeln!(err, "{msg}");
-            return 2;
+            return status;
         }
     };
     let mut env = Env {

@@ -923,6 +923,27 @@ impl<'a> Shell<'a> {
         Ok((value, append))
     }
 
+    /// What a builtin (`read`, `printf -v`, `mapfile`) stores in `name`,
+    /// by the variable's attributes as bash applies them: `None`, with
+    /// bash's message, for a readonly variable (the builtin fails with
+    /// status 1); an arithmetic error in an integer variable's value ends
+    /// the script with status 1.
+    pub(crate) fn builtin_value(
+        &mut self,
+        name: &str,
+        value: String,
+        io: &mut Io<'_>,
+    ) -> R<Option<String>> {
+        match self.attributed(name, value, false) {
+            Ok((value, _)) => Ok(Some(value)),
+            Err(ExpError::Arith(msg)) => {
+                let _ = writeln!(io.err, "{msg}");
+                Ok(None)
+            }
+            Err(e) => self.expansion_failed(e, io).map(|_| None),
+        }
+    }
+
     fn assign(&mut self, a: &Assign) -> E<()> {
         // `set -a`: every variable assigned is exported.
         if self.st.opts.other.get("allexport") == Some(&true) {

@@ -331,12 +331,29 @@ struct Parser {
     /// The POSIX language of `sh` (Debian's dash): no `[[ ]]`, `(( ))`,
     /// arrays, `$'...'`, brace expansion, `<<<`, `<(...)`, `&>` or `|&`.
     posix: bool,
+    /// Whether the error being returned is an unexpected token inside
+    /// `$(...)` or `<(...)`, which bash 5.2 reports with status 127.
+    in_substitution: bool,
 }
 
 type Res<T> = Result<T, String>;
 
+const UNEXPECTED_TOKEN: &str = "vfs-sh: syntax error near unexpected token";
+
 fn unexpected(tok: &str) -> String {
-    format!("vfs-sh: syntax error near unexpected token `{tok}'")
+    format!("{UNEXPECTED_TOKEN} `{tok}'")
+}
+
+/// A line of a script that does not parse.
+#[derive(Debug)]
+pub(crate) struct LineError {
+    /// What bash says of it.
+    pub(crate) msg: String,
+    /// The status the shell ends with: 2, or 127 for an unexpected token
+    /// inside `$(...)` or `<(...)` (bash 5.2 ends `echo $(fi)` with 127).
+    /// `None` for a quote left open to the end of the text, which ends
+    /// bash with the last command's status if it failed, else 2.
+    pub(crate) status: Option<u8>,
 }
 
 const UNEXPECTED_END: &str = "vfs-sh: syntax error: unexpected end of file";
@@ -368,7 +385,7 @@ pub(crate) fn parse_as(src: &str, posix: bool) -> Res<List> {
 /// error. A line is the commands up to a newline outside any compound
 /// command, so `echo a; fi` fails whole, and in `echo a` + newline +
 /// `fi` the first line stands.
-pub(crate) fn parse_lines(src: &str, posix: bool) -> (Vec<List>, Option<String>) {
+pub(crate) fn parse_lines(src: &str, posix: bool) -> (Vec<List>, Option<LineError>) {
     let mut p = Parser::new(src, posix);
     let mut all = Vec::new();
     loop {
@@ -376,20 +393,34 @@ pub(crate) fn parse_lines(src: &str, posix: bool) -> (Vec<List>, Option<String>)
         if p.peek().is_none() {
             return (all, None);
         }
-        match p.line() {
-            Ok(line) if !line.is_empty() => all.push(line),
+        let msg = match p.line() {
+            Ok(line) if !line.is_empty() => {
+                all.push(line);
+                continue;
+            }
+            // Nothing parsed: a word no command can start with.
             Ok(_) => {
-                // Nothing parsed: a word no command can start with.
                 let tok = p.peek_token().unwrap_or_default();
-                let err = if posix {
+                if posix {
                     posix_unexpected(&tok)
                 } else {
                     unexpected(&tok)
-                };
-                return (all, Some(err));
+                }
             }
-            Err(e) => return (all, Some(e)),
-        }
+            Err(e) => e,
+        };
+        let open_quote = !posix
+            && ["`''", "`\"'", "``'"]
+                .iter()
+                .any(|q| msg.ends_with(&format!("looking for matching {q}")));
+        let status = if p.in_substitution {
+            Some(127)
+        } else if open_quote {
+            None
+        } else {
+            Some(2)
+        };
+        return (all, Some(LineError { msg, status }));
     }
 }
 
@@ -428,6 +459,7 @@ impl Parser {
             i: 0,
             depth: 0,
             posix,
+            in_substitution: false,
         }
     }
 
@@ -1790,17 +1822,27 @@ impl Parser {
     /// Parses the list of a `$(` or `<(` up to its `)`.
     fn subst_list(&mut self) -> Res<List> {
         self.nest()?;
-        let list = self.list()?;
-        self.depth -= 1;
-        self.skip_space(true);
-        if self.peek() != Some(')') {
-            return Err(match self.peek_token() {
-                Some(t) => unexpected(&t),
-                None => "vfs-sh: unexpected EOF while looking for matching `)'".to_owned(),
-            });
+        let list = self.list().and_then(|list| {
+            self.depth -= 1;
+            self.skip_space(true);
+            match self.peek() {
+                Some(')') => Ok(list),
+                _ => Err(match self.peek_token() {
+                    Some(t) => unexpected(&t),
+                    None => "vfs-sh: unexpected EOF while looking for matching `)'".to_owned(),
+                }),
+            }
+        });
+        match list {
+            Ok(list) => {
+                self.i += 1;
+                Ok(list)
+            }
+            Err(e) => {
+                self.in_substitution |= !self.posix && e.starts_with(UNEXPECTED_TOKEN);
+                Err(e)
+            }
         }
-        self.i += 1;
-        Ok(list)
     }
 
     fn dollar(&mut self, parts: &mut Vec<Part>, lit: &mut String, in_dq: bool) -> Res<()> {

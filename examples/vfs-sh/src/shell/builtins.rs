@@ -301,18 +301,18 @@ impl Shell<'_> {
             }
             "set" => Ok(self.set(args, io)),
             "shopt" => Ok(self.shopt(args, io)),
-            "unset" => Ok(self.unset(args)),
-            "export" | "readonly" => Ok(self.declare(name, args, io, false)),
-            "declare" | "typeset" => Ok(self.declare(name, args, io, self.calls > 0)),
+            "unset" => self.unset(args, io),
+            "export" | "readonly" => self.declare(name, args, io, false),
+            "declare" | "typeset" => self.declare(name, args, io, self.calls > 0),
             "local" => {
                 if self.calls == 0 {
                     Self::say(io, "local: can only be used in a function");
                     return Ok(1);
                 }
-                Ok(self.declare(name, args, io, true))
+                self.declare(name, args, io, true)
             }
-            "read" => Ok(self.read(args, io)),
-            "mapfile" | "readarray" => Ok(self.mapfile(args, io)),
+            "read" => self.read(args, io),
+            "mapfile" | "readarray" => self.mapfile(args, io),
             "eval" => {
                 let args = args.strip_prefix(&["--".to_owned()][..]).unwrap_or(args);
                 let text = args.join(" ");
@@ -490,8 +490,14 @@ impl Shell<'_> {
         let (lines, error) = syntax::parse_lines(text, self.posix);
         let status = self.lines(&lines, io)?;
         match error {
-            Some(msg) => {
-                let _ = writeln!(io.err, "{msg}");
+            // bash 5.2 ends the whole shell on an unexpected token inside
+            // `$(...)`, even from `eval` or `source`.
+            Some(e) if e.status == Some(127) => {
+                let _ = writeln!(io.err, "{}", e.msg);
+                Err(Flow::Exit(127))
+            }
+            Some(e) => {
+                let _ = writeln!(io.err, "{}", e.msg);
                 self.status = 2;
                 Ok(2)
             }
@@ -889,8 +895,13 @@ impl Shell<'_> {
         status
     }
 
-    fn unset(&mut self, args: &[String]) -> u8 {
+    /// `unset [-f|-v|-n] NAME...`: a variable, an element (`a[i]`, the
+    /// subscript arithmetic for an indexed array, negative from the end),
+    /// or a function. A readonly variable stays, with bash's message and
+    /// status 1; an arithmetic error in a subscript ends the script.
+    fn unset(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
         let mut funcs = false;
+        let mut status = 0;
         for a in args {
             match a.as_str() {
                 "-f" => funcs = true,
@@ -900,34 +911,87 @@ impl Shell<'_> {
                     self.st.funcs.remove(name);
                 }
                 name => {
-                    if let Some((base, idx)) = name.split_once('[') {
-                        let key = idx.trim_end_matches(']').to_owned();
-                        match self.st.vars.get_mut(base) {
-                            Some(Value::Assoc(m)) => m.retain(|(k, _)| *k != key),
-                            Some(Value::Array(arr)) => {
-                                if let Ok(i) = key.parse::<usize>()
-                                    && let Some(slot) = arr.get_mut(i)
-                                {
-                                    *slot = None;
-                                }
-                            }
-                            _ => {}
+                    let (base, key) = match name.split_once('[') {
+                        Some((base, rest)) if rest.ends_with(']') => {
+                            (base, Some(&rest[..rest.len() - 1]))
                         }
-                    } else {
+                        _ => (name, None),
+                    };
+                    if !valid_name(base) {
+                        Self::say(io, format!("unset: `{name}': not a valid identifier"));
+                        status = 1;
+                        continue;
+                    }
+                    if self.st.attrs.get(base).is_some_and(|at| at.readonly) {
+                        Self::say(io, format!("unset: {base}: cannot unset: readonly variable"));
+                        status = 1;
+                        continue;
+                    }
+                    let Some(key) = key else {
                         self.unset_var(name);
                         if !self.st.vars.contains_key(name) {
-                            self.st.funcs.remove(name).map(|_| ()).unwrap_or(());
+                            self.st.funcs.remove(name);
                         }
+                        continue;
+                    };
+                    let key = key.to_owned();
+                    match self.st.vars.get(base) {
+                        Some(Value::Assoc(_)) => {
+                            if let Some(Value::Assoc(m)) = self.st.vars.get_mut(base) {
+                                m.retain(|(k, _)| *k != key);
+                            }
+                        }
+                        Some(Value::Array(_) | Value::Str(_)) => {
+                            let i = match self.arith_ending(&key) {
+                                Ok(i) => i,
+                                Err(e) => return self.expansion_failed(e, io),
+                            };
+                            let len = match self.st.vars.get(base) {
+                                Some(Value::Array(arr)) => arr.len(),
+                                // A scalar is element 0 of itself, and
+                                // has no other.
+                                _ if i == 0 => {
+                                    self.unset_var(base);
+                                    continue;
+                                }
+                                _ => {
+                                    Self::say(io, format!("unset: {base}: not an array variable"));
+                                    status = 1;
+                                    continue;
+                                }
+                            };
+                            let at = if i < 0 { i + len as i64 } else { i };
+                            if at < 0 {
+                                Self::say(io, format!("unset: [{key}]: bad array subscript"));
+                                status = 1;
+                                continue;
+                            }
+                            match self.st.vars.get_mut(base) {
+                                Some(Value::Array(arr)) => {
+                                    if let Some(slot) = usize::try_from(at)
+                                        .ok()
+                                        .and_then(|at| arr.get_mut(at))
+                                    {
+                                        *slot = None;
+                                    }
+                                    while arr.last().is_some_and(Option::is_none) {
+                                        arr.pop();
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        None => {}
                     }
                 }
             }
         }
-        0
+        Ok(status)
     }
 
     /// `declare`, `typeset`, `local`, `export`, `readonly`; `local` hides
     /// the caller's value until the function returns.
-    fn declare(&mut self, name: &str, args: &[String], io: &mut Io<'_>, local: bool) -> u8 {
+    fn declare(&mut self, name: &str, args: &[String], io: &mut Io<'_>, local: bool) -> R<u8> {
         let mut kind = None;
         let mut print = false;
         let mut funcs = false;
@@ -968,7 +1032,7 @@ impl Shell<'_> {
                         'r' | 'n' | 't' => {}
                         _ => {
                             Self::say(io, format_args!("{name}: -{c}: invalid option"));
-                            return 2;
+                            return Ok(2);
                         }
                     }
                 }
@@ -991,13 +1055,13 @@ impl Shell<'_> {
                     }
                 }
                 let _ = io.out.write_all(text.as_bytes());
-                return status;
+                return Ok(status);
             }
             let mut names: Vec<&String> = self.st.funcs.keys().collect();
             names.sort();
             let text: String = names.iter().map(|n| format!("declare -f {n}\n")).collect();
             let _ = io.out.write_all(text.as_bytes());
-            return 0;
+            return Ok(0);
         }
         if print || (operands.is_empty() && name != "local") {
             let mut names: Vec<String> = if operands.is_empty() {
@@ -1088,7 +1152,7 @@ impl Shell<'_> {
                 }
             }
             let _ = io.out.write_all(text.as_bytes());
-            return status;
+            return Ok(status);
         }
         for op in operands {
             let (var, value, append) = match op.split_once('=') {
@@ -1168,11 +1232,16 @@ impl Shell<'_> {
             } else {
                 match self.attributed(&base, value, append) {
                     Ok((v, _)) => v,
+                    // An arithmetic error in an integer variable's value
+                    // ends the script, as in bash (`declare -i n=1/0`).
+                    Err(ExpError::Exit(m)) => {
+                        let _ = writeln!(io.err, "{m}");
+                        return Err(Flow::Exit(1));
+                    }
                     Err(
                         ExpError::Command(m)
                         | ExpError::Fatal(m)
                         | ExpError::Arith(m)
-                        | ExpError::Exit(m)
                         | ExpError::Status(m, _)
                         | ExpError::Posix(m),
                     ) => {
@@ -1244,10 +1313,10 @@ impl Shell<'_> {
             };
             self.set_scalar(&base, value);
         }
-        status
+        Ok(status)
     }
 
-    fn read(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+    fn read(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
         let mut raw = false;
         let mut array = None;
         let mut delim = b'\n';
@@ -1283,7 +1352,7 @@ impl Shell<'_> {
                                     io,
                                     format_args!("read: -{c}: option requires an argument"),
                                 );
-                                return 2;
+                                return Ok(2);
                             }
                         }
                     } else {
@@ -1302,13 +1371,13 @@ impl Shell<'_> {
                         Ok(input) => from_fd = Some(input),
                         Err(msg) => {
                             Self::say(io, format_args!("read: {msg}"));
-                            return 1;
+                            return Ok(1);
                         }
                     },
                     'p' | 't' | 'i' => {}
                     _ => {
                         Self::say(io, format_args!("read: -{c}: invalid option"));
-                        return 2;
+                        return Ok(2);
                     }
                 }
             }
@@ -1316,7 +1385,7 @@ impl Shell<'_> {
         for n in &names {
             if !valid_name(n) {
                 Self::say(io, format_args!("read: `{n}': not a valid identifier"));
-                return 1;
+                return Ok(1);
             }
         }
         // The line, and which of its characters were escaped.
@@ -1390,15 +1459,23 @@ impl Shell<'_> {
             if have {
                 fields.push(cur);
             }
-            self.st
-                .vars
-                .insert(arr, Value::Array(fields.into_iter().map(Some).collect()));
-            return u8::from(!found_delim);
+            let mut items = Vec::with_capacity(fields.len());
+            for f in fields {
+                match self.builtin_value(&arr, f, io)? {
+                    Some(v) => items.push(Some(v)),
+                    None => return Ok(1),
+                }
+            }
+            self.st.vars.insert(arr, Value::Array(items));
+            return Ok(u8::from(!found_delim));
         }
         if names.is_empty() {
             let line: String = chars.iter().map(|c| c.0).collect();
+            let Some(line) = self.builtin_value("REPLY", line, io)? else {
+                return Ok(1);
+            };
             self.set_scalar("REPLY", line);
-            return u8::from(!found_delim);
+            return Ok(u8::from(!found_delim));
         }
         // Leading IFS white space is skipped; each name but the last takes
         // one field; the last takes the rest, less trailing IFS white space.
@@ -1439,12 +1516,15 @@ impl Shell<'_> {
                 }
                 v
             };
+            let Some(value) = self.builtin_value(n, value, io)? else {
+                return Ok(1);
+            };
             self.set_scalar(n, value);
         }
-        u8::from(!found_delim)
+        Ok(u8::from(!found_delim))
     }
 
-    fn mapfile(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+    fn mapfile(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
         let mut strip = false;
         let mut delim = b'\n';
         let mut max = usize::MAX;
@@ -1476,7 +1556,7 @@ impl Shell<'_> {
                         Ok(input) => from_fd = Some(input),
                         Err(msg) => {
                             Self::say(io, format_args!("mapfile: {msg}"));
-                            return 1;
+                            return Ok(1);
                         }
                     }
                     i += 1;
@@ -1485,7 +1565,7 @@ impl Shell<'_> {
                 n if !n.starts_with('-') => name = n.to_owned(),
                 n => {
                     Self::say(io, format_args!("mapfile: {n}: invalid option"));
-                    return 2;
+                    return Ok(2);
                 }
             }
         }
@@ -1507,8 +1587,15 @@ impl Shell<'_> {
             items.push(Some(String::from_utf8_lossy(&line).into_owned()));
         }
         drop(input);
-        self.st.vars.insert(name, Value::Array(items));
-        0
+        let mut values = Vec::with_capacity(items.len());
+        for item in items.into_iter().flatten() {
+            match self.builtin_value(&name, item, io)? {
+                Some(v) => values.push(Some(v)),
+                None => return Ok(1),
+            }
+        }
+        self.st.vars.insert(name, Value::Array(values));
+        Ok(0)
     }
 
     /// What `name` is to bash, first match first: a function, a keyword,
@@ -1679,6 +1766,10 @@ impl Shell<'_> {
                 self.external(&argv, &mut sub)
             };
             let value = String::from_utf8_lossy(&buf).into_owned();
+            let base = var.split_once('[').map_or(var.as_str(), |(base, _)| base);
+            let Some(value) = self.builtin_value(base, value, io)? else {
+                return Ok(1);
+            };
             if let Some((base, idx)) = var.split_once('[') {
                 let key = idx.trim_end_matches(']').to_owned();
                 let _ = self.set_element(base, &key, value);
