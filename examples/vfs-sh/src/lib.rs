@@ -33,6 +33,7 @@ mod exec;
 pub mod fs;
 mod glob;
 mod lex;
+mod longest;
 mod pattern;
 mod search;
 mod shell;

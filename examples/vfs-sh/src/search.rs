@@ -11,6 +11,7 @@
 use regex::bytes::{Regex, RegexBuilder};
 
 use crate::fs::{FileHits, GrepLine, GrepRequest};
+use crate::longest::Longest;
 
 /// Compiled regexes may use at most this much memory (as on the host).
 const SIZE_LIMIT: usize = 16 << 20;
@@ -18,8 +19,9 @@ const SIZE_LIMIT: usize = 16 << 20;
 /// The engine a request compiled to.
 #[derive(Debug, Clone)]
 enum Engine {
-    /// Linear time, the same engine as the host's search.
-    Linear(Regex),
+    /// Linear time, the same engine as the host's search; with POSIX's
+    /// longest match for `grep -o` in the guest (see [`Matcher::posix`]).
+    Linear(Regex, Option<std::rc::Rc<Longest>>),
     /// Backtracking, bounded by fancy-regex's backtrack limit, for the
     /// Perl features the linear engine lacks.
     Backtracking(fancy_regex::Regex),
@@ -28,7 +30,7 @@ enum Engine {
 impl Engine {
     fn is_match(&self, line: &[u8]) -> bool {
         match self {
-            Engine::Linear(re) => re.is_match(line),
+            Engine::Linear(re, _) => re.is_match(line),
             // A line that hits the backtrack limit does not match, as PCRE's
             // grep reports a resource error and goes on.
             Engine::Backtracking(re) => re
@@ -39,7 +41,18 @@ impl Engine {
 
     fn ranges(&self, line: &[u8]) -> Vec<std::ops::Range<usize>> {
         match self {
-            Engine::Linear(re) => re.find_iter(line).map(|m| m.range()).collect(),
+            Engine::Linear(re, None) => re.find_iter(line).map(|m| m.range()).collect(),
+            Engine::Linear(re, Some(longest)) => {
+                let mut all = Vec::new();
+                let mut at = 0;
+                while at <= line.len() {
+                    let Some(m) = re.find_at(line, at) else { break };
+                    let end = longest.end(line, &m.range());
+                    all.push(m.start()..end);
+                    at = if end > m.start() { end } else { end + 1 };
+                }
+                all
+            }
             Engine::Backtracking(re) => match std::str::from_utf8(line) {
                 Ok(text) => re
                     .find_iter(text)
@@ -173,6 +186,18 @@ pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
 impl Matcher {
     /// Compiles the patterns and flags of `req`.
     pub(crate) fn new(req: &GrepRequest) -> Result<Matcher, String> {
+        Matcher::build(req, false)
+    }
+
+    /// Compiles `req`'s POSIX patterns to report POSIX's longest matches
+    /// (`grep -oE 'a|ab'` prints `ab`), where the host's engine, like the
+    /// regex crate, reports the match its alternatives prefer: `grep -o`
+    /// finds the matches of each selected line again with it.
+    pub(crate) fn posix(req: &GrepRequest) -> Result<Matcher, String> {
+        Matcher::build(req, true)
+    }
+
+    fn build(req: &GrepRequest, posix: bool) -> Result<Matcher, String> {
         let alts: Vec<String> = req
             .patterns
             .iter()
@@ -190,6 +215,7 @@ impl Matcher {
         }
         let fold =
             req.ignore_case || (req.smart_case && !req.patterns.iter().any(|p| has_upper(p)));
+        let longest = posix.then(|| std::rc::Rc::new(Longest::new(&re, fold, false)));
         let re = RegexBuilder::new(&re)
             .case_insensitive(fold)
             .size_limit(SIZE_LIMIT)
@@ -200,7 +226,7 @@ impl Matcher {
                 e => e.to_string(),
             })?;
         Ok(Matcher {
-            re: Engine::Linear(re),
+            re: Engine::Linear(re, longest),
             invert: req.invert,
             before: req.before_context as usize,
             after: req.after_context as usize,
@@ -251,7 +277,7 @@ impl Matcher {
     }
 
     /// The byte ranges of the matches in a line (none when inverted).
-    fn ranges(&self, line: &[u8]) -> Vec<std::ops::Range<usize>> {
+    pub(crate) fn ranges(&self, line: &[u8]) -> Vec<std::ops::Range<usize>> {
         if self.invert {
             return Vec::new();
         }

@@ -2747,11 +2747,12 @@ impl<'a> Shell<'a> {
             .size_limit(1 << 20)
             .build()
             .map_err(|_| ExpError::Command("vfs-sh: invalid regular expression".to_owned()))?;
-        let caps = rx.captures(subject);
+        let rx = crate::longest::PosixRegex::new(rx, self.st.opts.nocasematch, false);
+        let caps = rx.captures_at(subject, 0);
         let arr: Vec<Option<String>> = match &caps {
             Some(c) => c
                 .iter()
-                .map(|m| Some(m.map_or(String::new(), |m| m.as_str().to_owned())))
+                .map(|m| Some(m.clone().map_or(String::new(), |m| subject[m].to_owned())))
                 .collect(),
             None => Vec::new(),
         };

@@ -9,7 +9,9 @@
 //! With `-n` and only line-number addresses, a document is read only up to
 //! the last line wanted.
 
-use regex::{Regex, RegexBuilder};
+use regex::RegexBuilder;
+
+use crate::longest::{Groups, PosixRegex};
 
 use super::read::{self, newlines};
 use super::{flag, options, value};
@@ -118,12 +120,10 @@ type Res<T> = Result<T, String>;
 /// past it does not match).
 #[derive(Debug, Clone)]
 enum SedRegex {
-    Linear(Regex),
+    /// The regex crate's engine, with POSIX's longest match on top.
+    Linear(PosixRegex),
     Backtracking(std::rc::Rc<fancy_regex::Regex>),
 }
-
-/// The byte ranges of a match's groups (0 is the whole match).
-type Groups = Vec<Option<std::ops::Range<usize>>>;
 
 impl SedRegex {
     /// How many groups a match has, the whole match included.
@@ -144,14 +144,7 @@ impl SedRegex {
     /// The first match at or after `at`, with its groups.
     fn captures_at(&self, s: &str, at: usize) -> Option<Groups> {
         match self {
-            SedRegex::Linear(re) => {
-                let caps = re.captures_at(s, at)?;
-                Some(
-                    (0..caps.len())
-                        .map(|g| caps.get(g).map(|m| m.range()))
-                        .collect(),
-                )
-            }
+            SedRegex::Linear(re) => re.captures_at(s, at),
             SedRegex::Backtracking(re) => {
                 let caps = re.captures_from_pos(s, at).ok()??;
                 Some(
@@ -261,7 +254,7 @@ fn compile(src: &str, syntax: Syntax, fold: bool, multi: bool) -> Res<SedRegex> 
         .multi_line(multi)
         .size_limit(4 << 20)
         .build()
-        .map(SedRegex::Linear)
+        .map(|re| SedRegex::Linear(PosixRegex::new(re, fold, multi)))
         .map_err(|_| err("invalid regular expression"))
 }
 

@@ -1289,10 +1289,14 @@ fn regex_match(s: &str, re: &str) -> ERes {
         .map_err(|e| (format!("expr: {e}"), 2))?;
     let rx = regex::Regex::new(&format!("^(?:{})", t.regex))
         .map_err(|_| ("expr: invalid regular expression".to_owned(), 2))?;
-    Ok(match rx.captures(s) {
-        Some(c) if c.len() > 1 => EVal::Str(c.get(1).map_or("", |m| m.as_str()).to_owned()),
-        Some(c) => EVal::Int(c.get(0).map_or(0, |m| m.as_str().chars().count()) as i128),
-        None if rx.captures_len() > 1 => EVal::Str(String::new()),
+    let groups = rx.captures_len();
+    let rx = crate::longest::PosixRegex::new(rx, false, false);
+    let group =
+        |c: &crate::longest::Groups, g: usize| c.get(g).cloned().flatten().map_or("", |r| &s[r]);
+    Ok(match rx.captures_at(s, 0) {
+        Some(c) if groups > 1 => EVal::Str(group(&c, 1).to_owned()),
+        Some(c) => EVal::Int(group(&c, 0).chars().count() as i128),
+        None if groups > 1 => EVal::Str(String::new()),
         None => EVal::Int(0),
     })
 }

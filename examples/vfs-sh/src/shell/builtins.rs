@@ -923,7 +923,10 @@ impl Shell<'_> {
                         continue;
                     }
                     if self.st.attrs.get(base).is_some_and(|at| at.readonly) {
-                        Self::say(io, format!("unset: {base}: cannot unset: readonly variable"));
+                        Self::say(
+                            io,
+                            format!("unset: {base}: cannot unset: readonly variable"),
+                        );
                         status = 1;
                         continue;
                     }
@@ -966,19 +969,15 @@ impl Shell<'_> {
                                 status = 1;
                                 continue;
                             }
-                            match self.st.vars.get_mut(base) {
-                                Some(Value::Array(arr)) => {
-                                    if let Some(slot) = usize::try_from(at)
-                                        .ok()
-                                        .and_then(|at| arr.get_mut(at))
-                                    {
-                                        *slot = None;
-                                    }
-                                    while arr.last().is_some_and(Option::is_none) {
-                                        arr.pop();
-                                    }
+                            if let Some(Value::Array(arr)) = self.st.vars.get_mut(base) {
+                                if let Some(slot) =
+                                    usize::try_from(at).ok().and_then(|at| arr.get_mut(at))
+                                {
+                                    *slot = None;
                                 }
-                                _ => {}
+                                while arr.last().is_some_and(Option::is_none) {
+                                    arr.pop();
+                                }
                             }
                         }
                         None => {}

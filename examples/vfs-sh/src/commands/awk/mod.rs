@@ -21,9 +21,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use regex::{Regex, RegexBuilder};
+use regex::RegexBuilder;
 
 use crate::exec::Cx;
+use crate::longest::PosixRegex;
 use crate::pattern::{Syntax, translate};
 use syntax::{
     ARGC, ARGV, CONVFMT, Dest, ENVIRON, Expr, FILENAME, FNR, FS, Function, IGNORECASE, NF, NR,
@@ -199,7 +200,7 @@ struct Awk<'p, 'c, 'x> {
     /// A field separator that does not compile: gawk's fatal error, raised
     /// where the fields are next read.
     fs_error: Option<String>,
-    regexes: HashMap<(String, bool), Regex>,
+    regexes: HashMap<(String, bool), PosixRegex>,
     ranges: Vec<bool>,
     out: Vec<u8>,
     /// Operands not opened yet (files and `var=value` assignments).
@@ -278,7 +279,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         matches!(&self.globals[IGNORECASE], Cell::Val(v) if v.truthy())
     }
 
-    fn regex(&mut self, src: &str) -> Flow<Regex> {
+    fn regex(&mut self, src: &str) -> Flow<PosixRegex> {
         let fold = self.ignore_case();
         if let Some(r) = self.regexes.get(&(src.to_owned(), fold)) {
             return Ok(r.clone());
@@ -291,6 +292,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             .case_insensitive(fold)
             .size_limit(4 << 20)
             .build()
+            .map(|re| PosixRegex::new(re, fold, false))
             .or_else(|_| {
                 fatal(format!(
                     "awk: regular expression /{src}/ is too big or invalid"
@@ -304,7 +306,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
     }
 
     /// The regex an expression stands for: a literal, or its string.
-    fn regex_of(&mut self, e: &Expr) -> Flow<Regex> {
+    fn regex_of(&mut self, e: &Expr) -> Flow<PosixRegex> {
         match e {
             Expr::Regex(r) => self.regex(r),
             other => {
@@ -420,14 +422,14 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let c = fs.chars().next().unwrap_or(' ');
                 if self.ignore_case() && c.is_alphabetic() {
                     let re = self.regex(&regex::escape(fs))?;
-                    re.split(s).map(Rc::from).collect()
+                    re.split(s).into_iter().map(Rc::from).collect()
                 } else {
                     s.split(c).map(Rc::from).collect()
                 }
             }
             _ => {
                 let re = self.regex(fs)?;
-                re.split(s).map(Rc::from).collect()
+                re.split(s).into_iter().map(Rc::from).collect()
             }
         })
     }
@@ -535,9 +537,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             multi => {
                 let re = self.regex(multi)?;
                 match re.find(rest) {
-                    Some(m) if m.end() > 0 => {
-                        (rest[..m.start()].to_owned(), m.end(), m.as_str().to_owned())
-                    }
+                    Some(m) if m.end > 0 => (rest[..m.start].to_owned(), m.end, rest[m].to_owned()),
                     _ => (rest.to_owned(), rest.len(), String::new()),
                 }
             }
@@ -892,6 +892,8 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         let mut frame = Vec::with_capacity(f.params);
         for a in args {
             let cell = match a {
+                // NF is counted when it is read, not kept in its cell.
+                Expr::Var(v) if *v == Var::Global(NF) => Cell::Val(self.get_var(*v)?),
                 Expr::Var(v) => match self.cell(*v).clone() {
                     Cell::Arr(arr) => Cell::Arr(arr),
                     Cell::Val(v) => Cell::Val(v),
@@ -1087,7 +1089,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                             Vec::new()
                         } else {
                             let re = self.regex(r)?;
-                            re.split(&s).map(Rc::from).collect()
+                            re.split(&s).into_iter().map(Rc::from).collect()
                         }
                     }
                     Some(e) => {
@@ -1152,11 +1154,11 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     Some(e) => self.regex_of(e)?,
                     None => return fatal("awk: match: needs a regular expression"),
                 };
-                let caps = re.captures(&s);
-                let (start, len) = match caps.as_ref().and_then(|c| c.get(0)) {
+                let caps = re.captures_at(&s, 0);
+                let (start, len) = match caps.as_ref().and_then(|c| c.first().cloned().flatten()) {
                     Some(m) => (
-                        s[..m.start()].chars().count() + 1,
-                        m.as_str().chars().count() as f64,
+                        s[..m.start].chars().count() + 1,
+                        s[m].chars().count() as f64,
                     ),
                     None => (0, -1.0),
                 };
@@ -1167,12 +1169,13 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     if let Some(c) = &caps {
                         for (i, g) in c.iter().enumerate() {
                             if let Some(g) = g {
-                                a.insert(i.to_string().into(), Val::input(g.as_str()));
-                                let gs = s[..g.start()].chars().count() + 1;
+                                let text = &s[g.clone()];
+                                a.insert(i.to_string().into(), Val::input(text));
+                                let gs = s[..g.start].chars().count() + 1;
                                 a.insert(format!("{i}\u{1c}start").into(), Val::Num(gs as f64));
                                 a.insert(
                                     format!("{i}\u{1c}length").into(),
-                                    Val::Num(g.as_str().chars().count() as f64),
+                                    Val::Num(text.chars().count() as f64),
                                 );
                             }
                         }
@@ -1852,7 +1855,7 @@ fn arith(op: &str, x: f64, y: f64) -> Flow<f64> {
 }
 
 /// `sub`/`gsub`: `&` is the match, `\&` a literal `&`, `\\` a backslash.
-fn substitute(re: &Regex, text: &str, repl: &str, global: bool) -> (String, usize) {
+fn substitute(re: &PosixRegex, text: &str, repl: &str, global: bool) -> (String, usize) {
     let mut out = String::new();
     let mut count = 0;
     let mut last = 0;
@@ -1862,16 +1865,16 @@ fn substitute(re: &Regex, text: &str, repl: &str, global: bool) -> (String, usiz
     let mut after_match = None;
     while at <= text.len() {
         let Some(m) = re.find_at(text, at) else { break };
-        if m.start() == m.end() && after_match == Some(m.start()) {
-            match text[m.start()..].chars().next() {
+        if m.is_empty() && after_match == Some(m.start) {
+            match text[m.start..].chars().next() {
                 Some(c) => {
-                    at = m.start() + c.len_utf8();
+                    at = m.start + c.len_utf8();
                     continue;
                 }
                 None => break,
             }
         }
-        out.push_str(&text[last..m.start()]);
+        out.push_str(&text[last..m.start]);
         let mut cs = repl.chars().peekable();
         while let Some(c) = cs.next() {
             match c {
@@ -1883,17 +1886,17 @@ fn substitute(re: &Regex, text: &str, repl: &str, global: bool) -> (String, usiz
                     out.push('\\');
                     cs.next();
                 }
-                '&' => out.push_str(m.as_str()),
+                '&' => out.push_str(&text[m.clone()]),
                 c => out.push(c),
             }
         }
         count += 1;
-        last = m.end();
-        if m.start() == m.end() {
-            match text[m.end()..].chars().next() {
+        last = m.end;
+        if m.is_empty() {
+            match text[m.end..].chars().next() {
                 Some(c) => {
                     out.push(c);
-                    last = m.end() + c.len_utf8();
+                    last = m.end + c.len_utf8();
                     at = last;
                 }
                 None => {
@@ -1901,8 +1904,8 @@ fn substitute(re: &Regex, text: &str, repl: &str, global: bool) -> (String, usiz
                 }
             }
         } else {
-            at = m.end();
-            after_match = Some(m.end());
+            at = m.end;
+            after_match = Some(m.end);
         }
         if !global {
             break;
@@ -1915,34 +1918,32 @@ fn substitute(re: &Regex, text: &str, repl: &str, global: bool) -> (String, usiz
 }
 
 /// `gensub`: `\0`/`&` the match, `\1`..`\9` groups; `which` 0 for all.
-fn gensub(re: &Regex, text: &str, repl: &str, which: usize) -> String {
+fn gensub(re: &PosixRegex, text: &str, repl: &str, which: usize) -> String {
     let mut out = String::new();
     let mut last = 0;
     let mut k = 0;
-    for caps in re.captures_iter(text) {
-        let Some(m) = caps.get(0) else { continue };
+    for found in re.find_all(text) {
         k += 1;
         if which != 0 && k != which {
             continue;
         }
-        out.push_str(&text[last..m.start()]);
+        let caps = re.captures_at(text, found.start).unwrap_or_default();
+        let group = |g: usize| caps.get(g).cloned().flatten().map_or("", |r| &text[r]);
+        out.push_str(&text[last..found.start]);
         let mut cs = repl.chars().peekable();
         while let Some(c) = cs.next() {
             match c {
                 '\\' => match cs.next() {
-                    Some(d @ '0'..='9') => {
-                        let g = d as usize - '0' as usize;
-                        out.push_str(caps.get(g).map_or("", |m| m.as_str()));
-                    }
+                    Some(d @ '0'..='9') => out.push_str(group(d as usize - '0' as usize)),
                     Some('&') => out.push('&'),
                     Some(o) => out.push(o),
                     None => out.push('\\'),
                 },
-                '&' => out.push_str(m.as_str()),
+                '&' => out.push_str(&text[found.clone()]),
                 c => out.push(c),
             }
         }
-        last = m.end();
+        last = found.end;
         if which != 0 {
             break;
         }
@@ -2209,9 +2210,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 mod tests {
     use super::*;
 
+    fn posix(re: &str) -> PosixRegex {
+        PosixRegex::new(regex::Regex::new(re).expect("regex"), false, false)
+    }
+
     #[test]
     fn substitutions() {
-        let re = Regex::new("o").expect("regex");
+        let re = posix("o");
         assert_eq!(
             substitute(&re, "foo boo", "0", true),
             ("f00 b00".to_owned(), 4)
@@ -2221,12 +2226,13 @@ mod tests {
             ("f[o]o".to_owned(), 1)
         );
         assert_eq!(substitute(&re, "foo", "\\&", false), ("f&o".to_owned(), 1));
-        let empty = Regex::new("x*").expect("regex");
+        let empty = posix("x*");
         assert_eq!(
             substitute(&empty, "abc", "-", true),
             ("-a-b-c-".to_owned(), 4)
         );
-        let g = Regex::new("([a-z]+)-([0-9]+)").expect("regex");
+        let g = posix("([a-z]+)-([0-9]+)");
+        assert_eq!(gensub(&posix("a|ab"), "abab", "<&>", 0), "<ab><ab>");
         assert_eq!(gensub(&g, "ab-12 cd-34", "\\2:\\1", 0), "12:ab 34:cd");
         assert_eq!(gensub(&g, "ab-12 cd-34", "<&>", 2), "ab-12 <cd-34>");
     }

@@ -590,6 +590,9 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             }
         }
     }
+    if p.has("o") && syntax.is_some() && !backrefs && flavor == Flavor::Grep {
+        search.printer.posix = Matcher::posix(&search.req).ok();
+    }
     // `-b` needs each line's offset, which only the document's bytes give,
     // and `-z` other line ends: such a search reads the documents in the
     // guest.

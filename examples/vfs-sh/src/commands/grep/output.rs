@@ -4,6 +4,7 @@
 
 use crate::exec::Cx;
 use crate::fs::FileHits;
+use crate::search::Matcher;
 
 /// What grep prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +45,9 @@ pub(crate) struct Printer {
     pub(crate) null_data: bool,
     /// `-I`: a binary file is taken as having no selected line.
     pub(crate) skip_binary: bool,
+    /// `-o` with a POSIX pattern: the matches of each line found again
+    /// with POSIX's longest-match rule (see [`Matcher::posix`]).
+    pub(crate) posix: Option<Matcher>,
 }
 
 impl Printer {
@@ -67,6 +71,7 @@ impl Printer {
             byte_offset: false,
             null_data: false,
             skip_binary: false,
+            posix: None,
         }
     }
 
@@ -172,7 +177,11 @@ impl Printer {
                     }
                     let sep = if line.is_match { b':' } else { b'-' };
                     if self.only_matching {
-                        for r in &line.matches {
+                        let ranges = match &self.posix {
+                            Some(m) => m.ranges(&line.text),
+                            None => line.matches.clone(),
+                        };
+                        for r in &ranges {
                             if let Some(text) = line.text.get(r.clone()).filter(|t| !t.is_empty()) {
                                 let at = line_start(line.line_number).map(|s| s + r.start as u64);
                                 self.prefix(&mut out, name, line.line_number, at, sep);
