@@ -340,10 +340,67 @@ fn general_cmp(a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
-/// `sort -V`: runs of digits compare as numbers, the rest as text with
-/// `~` first and letters before other characters (Debian's version rule,
-/// which GNU's filevercmp uses).
+/// `sort -V` and `ls -v`: gnulib's `filevercmp`. An empty name sorts
+/// first; then `.`, `..` and other names with a leading dot; the rest
+/// compare without their file suffixes (`(\.[A-Za-z~][A-Za-z0-9~]*)*$`)
+/// first, so `Hello.java` comes before `Hello1.java`, then whole, by
+/// [`verrevcmp`].
 pub(crate) fn version_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    match (a.is_empty(), b.is_empty()) {
+        (true, true) => return Ordering::Equal,
+        (true, false) => return Ordering::Less,
+        (false, true) => return Ordering::Greater,
+        _ => {}
+    }
+    match (a[0] == b'.', b[0] == b'.') {
+        (true, false) => return Ordering::Less,
+        (false, true) => return Ordering::Greater,
+        (true, true) => {
+            for special in [&b"."[..], b".."] {
+                match (a == special, b == special) {
+                    (true, true) => return Ordering::Equal,
+                    (true, false) => return Ordering::Less,
+                    (false, true) => return Ordering::Greater,
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    let (pa, pb) = (file_prefix_len(a), file_prefix_len(b));
+    let first = verrevcmp(&a[..pa], &b[..pb]);
+    if first != Ordering::Equal || (pa == a.len() && pb == b.len()) {
+        first
+    } else {
+        verrevcmp(a, b)
+    }
+}
+
+/// The length of `s` without its file suffix: gnulib's `file_prefixlen`,
+/// the longest match of `(\.[A-Za-z~][A-Za-z0-9~]*)*$` that leaves at
+/// least one byte.
+fn file_prefix_len(s: &[u8]) -> usize {
+    let n = s.len();
+    let mut prefix = 0;
+    let mut i = 0;
+    loop {
+        if i == n {
+            return prefix;
+        }
+        i += 1;
+        prefix = i;
+        while i + 1 < n && s[i] == b'.' && (s[i + 1].is_ascii_alphabetic() || s[i + 1] == b'~') {
+            i += 2;
+            while i < n && (s[i].is_ascii_alphanumeric() || s[i] == b'~') {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Debian's version rule: runs of digits compare as numbers, the rest as
+/// text with `~` first and letters before other characters.
+fn verrevcmp(a: &[u8], b: &[u8]) -> Ordering {
     fn order(c: Option<&u8>) -> i32 {
         match c {
             None => 0,
