@@ -512,7 +512,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "awk",
         run: awk::run,
-        usage: "awk [-F FS] [-v VAR=VALUE]... ('PROGRAM' | -f FILE) [FILE | VAR=VALUE]...  (POSIX awk and gawk's common extensions: switch, BEGINFILE/ENDFILE, gensub, asort, strftime, PROCINFO[\"sorted_in\"]..., system() and pipes run in vfs-sh)",
+        usage: "awk [-F FS] [-v VAR=VALUE]... ('PROGRAM' | -f FILE) [FILE | VAR=VALUE]...  (POSIX awk and gawk's common extensions: switch, BEGINFILE/ENDFILE, gensub, asort, strftime, PROCINFO[\"sorted_in\"], FIELDWIDTHS, FPAT..., system() and pipes run in vfs-sh)",
     },
     Command {
         name: "bash",

@@ -27,8 +27,9 @@ use crate::exec::Cx;
 use crate::longest::PosixRegex;
 use crate::pattern::{Syntax, translate};
 use syntax::{
-    ARGC, ARGV, CONVFMT, Dest, ENVIRON, Expr, FILENAME, FNR, FS, Function, IGNORECASE, NF, NR,
-    OFMT, OFS, ORS, PROCINFO, Pattern, Program, RLENGTH, RS, RSTART, RT, SUBSEP, Stmt, Var,
+    ARGC, ARGV, CONVFMT, Dest, ENVIRON, Expr, FIELDWIDTHS, FILENAME, FNR, FPAT, FS, Function,
+    IGNORECASE, NF, NR, OFMT, OFS, ORS, PROCINFO, Pattern, Program, RLENGTH, RS, RSTART, RT,
+    SUBSEP, Stmt, Var,
 };
 use value::{Val, leading_number};
 
@@ -125,6 +126,62 @@ const MAX_CALLS: usize = 400;
 const FLUSH_AT: usize = 64 << 10;
 
 /// A record's fields.
+/// How records split into fields (gawk's `PROCINFO["FS"]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SplitBy {
+    Fs,
+    /// `FIELDWIDTHS`: characters to skip and the width of each field
+    /// (`None`: `*`, the rest of the record).
+    Widths(Vec<(usize, Option<usize>)>),
+    /// `FPAT`: each field is a match of this regex.
+    Pattern(String),
+}
+
+/// Parses `FIELDWIDTHS` as gawk does: blank-separated `[SKIP:]WIDTH`, the
+/// last of which may be `*`; the error names the field and the text.
+fn field_widths(spec: &str) -> Result<Vec<(usize, Option<usize>)>, String> {
+    let tokens: Vec<&str> = spec.split_whitespace().collect();
+    let mut widths = Vec::with_capacity(tokens.len());
+    for (k, t) in tokens.iter().enumerate() {
+        let bad = || {
+            format!(
+                "awk: fatal: invalid FIELDWIDTHS value, for field {}, near `{t}'",
+                k + 1
+            )
+        };
+        if *t == "*" && k + 1 == tokens.len() {
+            widths.push((0, None));
+            continue;
+        }
+        let (skip, width) = match t.split_once(':') {
+            Some((skip, width)) => (skip.parse::<usize>().map_err(|_| bad())?, width),
+            None => (0, *t),
+        };
+        let width = width.parse::<usize>().map_err(|_| bad())?;
+        widths.push((skip, Some(width)));
+    }
+    Ok(widths)
+}
+
+/// The fields of `rec` by widths in characters; the record ends the
+/// fields, a short last one included.
+fn split_widths(rec: &str, widths: &[(usize, Option<usize>)]) -> Vec<Rc<str>> {
+    let chars: Vec<(usize, char)> = rec.char_indices().collect();
+    let byte = |i: usize| chars.get(i).map_or(rec.len(), |c| c.0);
+    let mut fields = Vec::new();
+    let mut at = 0;
+    for &(skip, width) in widths {
+        at += skip;
+        if at >= chars.len() {
+            break;
+        }
+        let end = width.map_or(chars.len(), |w| (at + w).min(chars.len()));
+        fields.push(Rc::from(&rec[byte(at)..byte(end)]));
+        at = end;
+    }
+    fields
+}
+
 #[derive(Debug)]
 enum Fields {
     Ranges(Vec<(usize, usize)>),
@@ -200,6 +257,9 @@ struct Awk<'p, 'c, 'x> {
     /// A field separator that does not compile: gawk's fatal error, raised
     /// where the fields are next read.
     fs_error: Option<String>,
+    /// How records split into fields: by whichever of `FS`, `FIELDWIDTHS`
+    /// and `FPAT` (gawk's) was assigned last.
+    split_by: SplitBy,
     regexes: HashMap<(String, bool), PosixRegex>,
     ranges: Vec<bool>,
     out: Vec<u8>,
@@ -328,9 +388,27 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         if self.fields.is_some() {
             return;
         }
+        let rec = self.record.clone();
+        match self.split_by.clone() {
+            SplitBy::Fs => {}
+            SplitBy::Widths(widths) => {
+                let fields = split_widths(&rec, &widths);
+                self.set_global(NF, Val::Num(fields.len() as f64));
+                self.fields = Some(Fields::Owned(fields));
+                return;
+            }
+            SplitBy::Pattern(pat) => {
+                let fields = match self.regex(&pat) {
+                    Ok(re) => split_pattern(&rec, &re),
+                    Err(_) => vec![rec.clone()],
+                };
+                self.set_global(NF, Val::Num(fields.len() as f64));
+                self.fields = Some(Fields::Owned(fields));
+                return;
+            }
+        }
         let fs = self.global_str(FS);
         let paragraph = self.global_str(RS).is_empty();
-        let rec = self.record.clone();
         // The common separators split into ranges, without a copy.
         let single = (fs.len() == 1
             && fs.as_ref() != "\\"
@@ -569,6 +647,11 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 NF => {
                     self.set_nf(v.num());
                 }
+                FS | FIELDWIDTHS | FPAT => {
+                    // An assignment gawk would refuse leaves the fields
+                    // split as they were.
+                    let _ = self.set_var(Var::Global(slot), v);
+                }
                 _ => self.set_global(slot, v),
             }
         }
@@ -709,6 +792,25 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         if v == Var::Global(NF) {
             self.set_nf(x.num());
             return Ok(());
+        }
+        if matches!(v, Var::Global(FS | FIELDWIDTHS | FPAT)) {
+            // The record read splits as it was read, as in gawk: a new
+            // separator is for the records to come.
+            self.split_record();
+        }
+        if v == Var::Global(FIELDWIDTHS) {
+            match field_widths(&self.sval(&x)) {
+                Ok(w) => self.split_by = SplitBy::Widths(w),
+                Err(msg) => return fatal(msg),
+            }
+        }
+        if v == Var::Global(FPAT) {
+            let pat = self.sval(&x).to_string();
+            self.regex(&pat)?;
+            self.split_by = SplitBy::Pattern(pat);
+        }
+        if v == Var::Global(FS) {
+            self.split_by = SplitBy::Fs;
         }
         if v == Var::Global(FS) {
             // gawk compiles a field separator when it is assigned.
@@ -1854,6 +1956,31 @@ fn arith(op: &str, x: f64, y: f64) -> Flow<f64> {
     })
 }
 
+/// The fields of `rec` under `FPAT`: each is the longest match at the
+/// leftmost place; an empty match right after a field is no field, an
+/// empty match elsewhere is an empty field (gawk's rules).
+fn split_pattern(rec: &str, re: &PosixRegex) -> Vec<Rc<str>> {
+    let mut fields = Vec::new();
+    let mut at = 0;
+    let mut after_field = None;
+    while at <= rec.len() {
+        let Some(m) = re.find_at(rec, at) else { break };
+        let next = m.end + rec[m.end..].chars().next().map_or(1, char::len_utf8);
+        if m.is_empty() {
+            if after_field != Some(m.start) {
+                fields.push(Rc::from(""));
+            }
+            after_field = None;
+            at = next;
+        } else {
+            fields.push(Rc::from(&rec[m.clone()]));
+            after_field = Some(m.end);
+            at = m.end;
+        }
+    }
+    fields
+}
+
 /// `sub`/`gsub`: `&` is the match, `\&` a literal `&`, `\\` a backslash.
 fn substitute(re: &PosixRegex, text: &str, repl: &str, global: bool) -> (String, usize) {
     let mut out = String::new();
@@ -2136,6 +2263,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         record: "".into(),
         fields: None,
         fs_error: None,
+        split_by: SplitBy::Fs,
         regexes: HashMap::new(),
         ranges: vec![false; prog.rules.len()],
         out: Vec::new(),

@@ -214,6 +214,8 @@ pub(crate) const SPECIALS: &[&str] = &[
     "IGNORECASE",
     "RT",
     "PROCINFO",
+    "FIELDWIDTHS",
+    "FPAT",
 ];
 
 pub(crate) const NR: usize = 0;
@@ -235,6 +237,8 @@ pub(crate) const ARGV: usize = 15;
 pub(crate) const IGNORECASE: usize = 16;
 pub(crate) const RT: usize = 17;
 pub(crate) const PROCINFO: usize = 18;
+pub(crate) const FIELDWIDTHS: usize = 19;
+pub(crate) const FPAT: usize = 20;
 
 struct Lexer {
     s: Vec<char>,
