@@ -244,8 +244,9 @@ fn bash(n: usize, script: &str) -> Option<(Duration, Vec<u8>)> {
 }
 
 /// The shell's pipelines and commands beside bash and the GNU tools in the
-/// same run: `awk` summing a column and `sort | uniq -c | sort -rn` over a
-/// 50 MB text file, `find -exec md5sum {} +` over the grep corpus.
+/// same run: `awk` summing a column, `sort | uniq -c | sort -rn`, a `sed`
+/// substitution with groups and an `awk` `gsub` over a 50 MB text file,
+/// `find -exec md5sum {} +` over the grep corpus.
 pub(crate) async fn shell_pipelines(t: &mut Table) {
     let Some(corpus) = std::env::var_os("VFSBOX_BENCH_CORPUS").map(PathBuf::from) else {
         t.row(
@@ -290,7 +291,7 @@ pub(crate) async fn shell_pipelines(t: &mut Table) {
     };
     let numbers_path = numbers.to_str().expect("UTF-8 path");
     let corpus_path = corpus.to_str().expect("UTF-8 path");
-    let rows: [(&str, String, String); 3] = [
+    let rows: [(&str, String, String); 5] = [
         (
             "awk '{s+=$3} END {print s}'",
             "awk '{s+=$3} END {print s}' /data/numbers.txt".to_owned(),
@@ -300,6 +301,16 @@ pub(crate) async fn shell_pipelines(t: &mut Table) {
             "sort | uniq -c | sort -rn",
             "cut -d' ' -f1 /data/numbers.txt | sort | uniq -c | sort -rn".to_owned(),
             format!("cut -d' ' -f1 {numbers_path} | sort | uniq -c | sort -rn"),
+        ),
+        (
+            "sed -E 's/([a-z]+) ([0-9]+)/\\2 \\1/g' | md5sum",
+            "sed -E 's/([a-z]+) ([0-9]+)/\\2 \\1/g' /data/numbers.txt | md5sum".to_owned(),
+            format!("sed -E 's/([a-z]+) ([0-9]+)/\\2 \\1/g' {numbers_path} | md5sum"),
+        ),
+        (
+            "awk '{gsub(/[0-9]+/, \"N\")} 1' | md5sum",
+            "awk '{gsub(/[0-9]+/, \"N\")} 1' /data/numbers.txt | md5sum".to_owned(),
+            format!("awk '{{gsub(/[0-9]+/, \"N\")}} 1' {numbers_path} | md5sum"),
         ),
         (
             "find -exec md5sum {} +",

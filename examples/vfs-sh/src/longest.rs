@@ -166,7 +166,11 @@ pub(crate) type Groups = Vec<Option<Range<usize>>>;
 /// tools that speak POSIX regexes over text (awk, `[[ =~ ]]`).
 #[derive(Debug, Clone)]
 pub(crate) struct PosixRegex {
-    re: regex::Regex,
+    /// Shared, not cloned: a clone of a `regex::Regex` starts a pool of
+    /// its own, and its first search builds a new lazy DFA cache, which
+    /// cost more than the search itself when awk fetched its regex for
+    /// every record.
+    re: Rc<regex::Regex>,
     longest: Rc<Longest>,
 }
 
@@ -175,7 +179,10 @@ impl PosixRegex {
     /// these flags.
     pub(crate) fn new(re: regex::Regex, fold: bool, multi_line: bool) -> PosixRegex {
         let longest = Rc::new(Longest::new(re.as_str(), fold, multi_line));
-        PosixRegex { re, longest }
+        PosixRegex {
+            re: Rc::new(re),
+            longest,
+        }
     }
 
     pub(crate) fn is_match(&self, s: &str) -> bool {

@@ -125,16 +125,15 @@ const MAX_CALLS: usize = 400;
 /// Output is handed on in chunks of about this size.
 const FLUSH_AT: usize = 64 << 10;
 
-/// A record's fields.
 /// How records split into fields (gawk's `PROCINFO["FS"]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum SplitBy {
     Fs,
     /// `FIELDWIDTHS`: characters to skip and the width of each field
     /// (`None`: `*`, the rest of the record).
-    Widths(Vec<(usize, Option<usize>)>),
+    Widths(Rc<[(usize, Option<usize>)]>),
     /// `FPAT`: each field is a match of this regex.
-    Pattern(String),
+    Pattern(Rc<str>),
 }
 
 /// Parses `FIELDWIDTHS` as gawk does: blank-separated `[SKIP:]WIDTH`, the
@@ -260,7 +259,9 @@ struct Awk<'p, 'c, 'x> {
     /// How records split into fields: by whichever of `FS`, `FIELDWIDTHS`
     /// and `FPAT` (gawk's) was assigned last.
     split_by: SplitBy,
-    regexes: HashMap<(String, bool), PosixRegex>,
+    /// Compiled regexes by source, case-sensitive ones first, then those
+    /// under `IGNORECASE`.
+    regexes: [HashMap<String, PosixRegex>; 2],
     ranges: Vec<bool>,
     out: Vec<u8>,
     /// Operands not opened yet (files and `var=value` assignments).
@@ -341,7 +342,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
 
     fn regex(&mut self, src: &str) -> Flow<PosixRegex> {
         let fold = self.ignore_case();
-        if let Some(r) = self.regexes.get(&(src.to_owned(), fold)) {
+        if let Some(r) = self.regexes[usize::from(fold)].get(src) {
             return Ok(r.clone());
         }
         let t = match translate(src, Syntax::Awk) {
@@ -358,10 +359,11 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     "awk: regular expression /{src}/ is too big or invalid"
                 ))
             })?;
-        if self.regexes.len() > 512 {
-            self.regexes.clear();
+        let cache = &mut self.regexes[usize::from(fold)];
+        if cache.len() > 512 {
+            cache.clear();
         }
-        self.regexes.insert((src.to_owned(), fold), re.clone());
+        cache.insert(src.to_owned(), re.clone());
         Ok(re)
     }
 
@@ -800,14 +802,14 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         }
         if v == Var::Global(FIELDWIDTHS) {
             match field_widths(&self.sval(&x)) {
-                Ok(w) => self.split_by = SplitBy::Widths(w),
+                Ok(w) => self.split_by = SplitBy::Widths(w.into()),
                 Err(msg) => return fatal(msg),
             }
         }
         if v == Var::Global(FPAT) {
-            let pat = self.sval(&x).to_string();
+            let pat = self.sval(&x);
             self.regex(&pat)?;
-            self.split_by = SplitBy::Pattern(pat);
+            self.split_by = SplitBy::Pattern(pat.as_ref().into());
         }
         if v == Var::Global(FS) {
             self.split_by = SplitBy::Fs;
@@ -2264,7 +2266,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         fields: None,
         fs_error: None,
         split_by: SplitBy::Fs,
-        regexes: HashMap::new(),
+        regexes: Default::default(),
         ranges: vec![false; prog.rules.len()],
         out: Vec::new(),
         operands: operands.iter().cloned().collect(),
