@@ -28,6 +28,10 @@ struct Opts {
     icase: bool,
     all_space: bool,
     space_change: bool,
+    /// `-Z`: white space at the end of a line is ignored.
+    trailing_space: bool,
+    /// `-E`: a tab and the spaces it expands to are the same.
+    tab_expansion: bool,
     blank_lines: bool,
     /// The options as given, for `diff -r`'s per-file header lines.
     switches: String,
@@ -386,12 +390,50 @@ fn key(o: &Opts, l: &str) -> String {
     } else {
         l.to_owned()
     };
+    if o.tab_expansion && s.contains('\t') {
+        s = expand_tabs(&s);
+    }
     if o.all_space {
         s.retain(|c| !c.is_whitespace());
     } else if o.space_change {
-        s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        // A run of white space compares equal to any other run, and
+        // white space at the end to none; at the start it still counts.
+        let mut out = String::with_capacity(s.len());
+        let mut space = false;
+        for c in s.chars() {
+            if c.is_whitespace() {
+                space = true;
+            } else {
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                out.push(c);
+            }
+        }
+        s = out;
+    } else if o.trailing_space {
+        s.truncate(s.trim_end().len());
     }
     s
+}
+
+/// `line` with each tab turned into the spaces up to the next multiple
+/// of 8 columns.
+fn expand_tabs(line: &str) -> String {
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut column = 0;
+    for c in line.chars() {
+        if c == '\t' {
+            let n = 8 - column % 8;
+            out.extend(std::iter::repeat_n(' ', n));
+            column += n;
+        } else {
+            out.push(c);
+            column += 1;
+        }
+    }
+    out
 }
 
 fn range(start: usize, len: usize) -> String {
@@ -732,7 +774,7 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
             open: mb,
         },
         o.unified.unwrap_or(0),
-        !(o.all_space || o.space_change),
+        !(o.all_space || o.space_change || o.trailing_space),
         o.minimal,
     );
     let changed = ops.iter().any(|op| !matches!(op, DiffOp::Equal { .. }));
@@ -1086,6 +1128,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         icase: false,
         all_space: false,
         space_change: false,
+        trailing_space: false,
+        tab_expansion: false,
         blank_lines: false,
         switches: String::new(),
         exclude: Vec::new(),
@@ -1129,7 +1173,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-i" | "--ignore-case" => o.icase = true,
             "-w" | "--ignore-all-space" => o.all_space = true,
             "-b" | "--ignore-space-change" => o.space_change = true,
+            "-Z" | "--ignore-trailing-space" => o.trailing_space = true,
+            "-E" | "--ignore-tab-expansion" => o.tab_expansion = true,
             "-B" | "--ignore-blank-lines" => o.blank_lines = true,
+            // How hard GNU diff looks for a smaller set of changes; the
+            // result here is the same without them.
+            "--speed-large-files" => {}
+            s if s.starts_with("--horizon-lines=") => {}
             "-N" | "--new-file" => o.new_file = true,
             "-a" | "--text" => o.text = true,
             "-d" | "--minimal" => o.minimal = true,
@@ -1293,6 +1343,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         'i' => o.icase = true,
                         'w' => o.all_space = true,
                         'b' => o.space_change = true,
+                        'Z' => o.trailing_space = true,
+                        'E' => o.tab_expansion = true,
                         'B' => o.blank_lines = true,
                         'N' => o.new_file = true,
                         // `-l` pages through pr: only -q output is the

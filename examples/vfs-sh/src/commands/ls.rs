@@ -641,6 +641,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('N', "literal", "b"),
         flag('\0', "full-time", "full-time"),
         value('\0', "sort", "sort"),
+        value('\0', "format", "format"),
         value('\0', "time", "time"),
         value('I', "ignore", "I"),
         value('\0', "hide", "hide"),
@@ -739,7 +740,45 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if p.has("B") {
         ignore.extend([Pattern::new("*~"), Pattern::new(".*~")]);
     }
-    let long = p.has("l") || p.has("g") || p.has("o") || p.has("n") || p.has("full-time");
+    // The format is the last one asked for, as GNU ls reads its options in
+    // order: `-l -m` lists with commas, `-m -l` long; `-1` does not undo a
+    // long listing.
+    let mut long = false;
+    let mut layout = Layout::Lines;
+    for (id, v) in &p.opts {
+        let id = match (*id, v.as_deref()) {
+            ("format", Some(word)) => match super::argmatch(
+                cx,
+                "ls",
+                "--format",
+                word,
+                &[
+                    (&["verbose", "long"], "l"),
+                    (&["commas"], "m"),
+                    (&["horizontal", "across"], "x"),
+                    (&["vertical"], "C"),
+                    (&["single-column"], "1"),
+                ],
+            ) {
+                Some(k) => k,
+                None => return 1,
+            },
+            (id, _) => id,
+        };
+        match id {
+            "l" | "g" | "o" | "n" | "full-time" => long = true,
+            "m" | "C" | "x" => {
+                long = false;
+                layout = match id {
+                    "m" => Layout::Commas,
+                    "C" => Layout::Columns,
+                    _ => Layout::Across,
+                };
+            }
+            "1" if !long => layout = Layout::Lines,
+            _ => {}
+        }
+    }
     let o = Opts {
         all: p.has("a") || p.has("f"),
         almost_all: p.has("A"),
@@ -752,12 +791,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         by_width: sort_key == Some("width"),
         unsorted: sort_key == Some("U") || p.has("f"),
         dirs_first: p.has("dirsfirst"),
-        layout: match p.last_of(&["m", "1", "l", "C", "x"]) {
-            Some("m") => Layout::Commas,
-            Some("C") => Layout::Columns,
-            Some("x") => Layout::Across,
-            _ => Layout::Lines,
-        },
+        layout,
         width,
         indicator: match p.last_of(&["p", "F", "file-type", "indicator-style"]) {
             Some("p") => Indicator::Slash,

@@ -90,7 +90,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "pr",
         run: pr::run,
-        usage: "pr [-t|-T] [-n[SEP[DIGITS]]] [-N NUMBER] [-d] [-o MARGIN] [-l LENGTH] [-h HEADER] [-D FORMAT] [+FIRST[:LAST]] [FILE]...  (GNU pr's pages of one column; no -COLUMN, -a, -m)",
+        usage: "pr [-COLUMN [-a]] [-m] [-t|-T] [-n[SEP[DIGITS]]] [-N NUMBER] [-d] [-o MARGIN] [-l LENGTH] [-w WIDTH] [-h HEADER] [-D FORMAT] [+FIRST[:LAST]] [FILE]...  (GNU pr's pages and columns; no -s/-S column separators)",
     },
     Command {
         name: "python3",
@@ -267,7 +267,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "diff",
         run: diff::run,
-        usage: "diff [-c|-C N|-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-i] [-w] [-b] [-B] [-d] [-p] [-F RE] FILE1 FILE2  (normal, context, unified and side-by-side formats; GNU's edit script)",
+        usage: "diff [-c|-C N|-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-N] [-i] [-w] [-b] [-Z] [-E] [-B] [-d] [-p] [-F RE] FILE1 FILE2  (normal, context, unified and side-by-side formats; GNU's edit script)",
     },
     Command {
         name: "du",
@@ -282,7 +282,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "fold",
         run: text::fold,
-        usage: "fold [-w N] [-s] [-b] [FILE]...",
+        usage: "fold [-w N|-N] [-s] [-b] [FILE]...",
     },
     Command {
         name: "join",
@@ -587,7 +587,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "ls",
         run: ls::run,
-        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -Q -p -F] [-w N] [--file-type] [--indicator-style=none|slash|file-type|classify] [--group-directories-first] [--sort=none|time|size|extension|version|width] [--time=atime|ctime|birth] [--full-time] [--time-style=long-iso|full-iso|iso|+FORMAT] [-I PATTERN] [--hide=PATTERN] [-B] [PATH]...  (-U, -f: the directory's own order; -C, -x: 80 columns or $COLUMNS)",
+        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -Q -p -F] [-w N] [--format=long|commas|across|vertical|single-column] [--file-type] [--indicator-style=none|slash|file-type|classify] [--group-directories-first] [--sort=none|time|size|extension|version|width] [--time=atime|ctime|birth] [--full-time] [--time-style=long-iso|full-iso|iso|+FORMAT] [-I PATTERN] [--hide=PATTERN] [-B] [PATH]...  (-U, -f: the directory's own order; -C, -x: 80 columns or $COLUMNS)",
     },
     Command {
         name: "printf",
@@ -642,7 +642,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tree",
         run: tree::run,
-        usage: "tree [-adfilx] [-L N] [-P PAT] [-I PAT] [--ignore-case] [--matchdirs] [--prune] [--filelimit N] [-pugshDFQNq] [--si] [--du] [--timefmt FMT] [-v|-t|-c|-U|--sort=name|version|size|mtime] [-r] [--dirsfirst] [--charset=C|UTF-8] [-J] [--noreport] [DIR]...",
+        usage: "tree [-adfilx] [-L N] [-P PAT] [-I PAT] [--ignore-case] [--matchdirs] [--prune] [--filelimit N] [-pugshDFQNq] [--inodes] [--si] [--du] [--timefmt FMT] [-v|-t|-c|-U|--sort=name|version|size|mtime] [-r] [--dirsfirst] [--charset=C|UTF-8] [-J] [--noreport] [DIR]...",
     },
     Command {
         name: "true",

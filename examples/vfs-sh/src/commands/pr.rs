@@ -140,8 +140,20 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
             continue;
         }
+        let mut after_digit = false;
         for (k, c) in flags.char_indices() {
             let rest = &flags[k + c.len_utf8()..];
+            // Digits among the flags (`-3t`) are the number of columns.
+            if let Some(d) = c.to_digit(10) {
+                o.columns = if after_digit {
+                    o.columns.saturating_mul(10).saturating_add(d as usize)
+                } else {
+                    d as usize
+                };
+                after_digit = true;
+                continue;
+            }
+            after_digit = false;
             match c {
                 't' | 'T' => o.omit = true,
                 'd' => o.double = true,
@@ -202,6 +214,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 's' | 'S' => return columns_refused(cx),
                 other => return bad(cx, format!("invalid option -- '{other}'")),
             }
+        }
+        if o.columns == 0 {
+            return bad(cx, "invalid number of columns: '0'".to_owned());
         }
     }
     // A page of 10 lines or fewer has room for no header or trailer.

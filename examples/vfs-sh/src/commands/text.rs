@@ -975,16 +975,25 @@ pub(crate) fn paste(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 
 /// `fold [-w N] [-s] [-b] [FILE]...`
 pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| {
-            if a.len() > 1 && a.starts_with('-') && a[1..].bytes().all(|b| b.is_ascii_digit()) {
-                format!("-w{}", &a[1..])
-            } else {
-                a.clone()
-            }
-        })
-        .collect();
+    // The digits of a group of short options are the width (GNU fold's
+    // obsolete `-N`, also inside `-b16`).
+    let mut args: Vec<String> = args.to_vec();
+    for a in args.iter_mut().take_while(|a| *a != "--") {
+        let Some(group) = a.strip_prefix('-') else {
+            continue;
+        };
+        if group.is_empty()
+            || !group.bytes().any(|b| b.is_ascii_digit())
+            || !group
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'b' || b == b's')
+        {
+            continue;
+        }
+        let flags: String = group.chars().filter(|c| !c.is_ascii_digit()).collect();
+        let digits: String = group.chars().filter(char::is_ascii_digit).collect();
+        *a = format!("-{flags}w{digits}");
+    }
     const SPEC: &[super::Spec] = &[
         value('w', "width", "w"),
         flag('s', "spaces", "s"),

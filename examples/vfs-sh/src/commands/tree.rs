@@ -37,6 +37,8 @@ struct Opts {
     prune: bool,
     file_limit: Option<usize>,
     perms: bool,
+    /// `--inodes`: each entry's inode number.
+    inodes: bool,
     owner: bool,
     group: bool,
     size: bool,
@@ -242,6 +244,8 @@ fn read(cx: &mut Cx<'_>, o: &Opts, path: &str, depth: usize, include_all: bool) 
 
 /// What the `-p -u -g -s -h -D` options show of one entry.
 struct Attrs {
+    /// `--inodes`: the inode number (0 where the backend keeps none).
+    inode: Option<u64>,
     /// `-p`: the permission bits.
     bits: Option<u32>,
     /// `-u`, `-g`: owner and group.
@@ -267,6 +271,9 @@ impl Attrs {
             (f, Some(t)) => crate::time::strftime(f, crate::time::epoch_seconds(t), 0),
         });
         Attrs {
+            inode: o
+                .inodes
+                .then(|| cx.fs.attributes(path).map_or(0, |a| a.inode)),
             bits: o
                 .perms
                 .then(|| cx.fs.mode(path).unwrap_or(kind.default_mode())),
@@ -280,6 +287,9 @@ impl Attrs {
     /// The `[...]  ` columns of the text listing, or nothing.
     fn columns(&self, o: &Opts, kind: Kind) -> String {
         let mut fields = String::new();
+        if let Some(inode) = self.inode {
+            fields.push_str(&format!(" {inode:7}"));
+        }
         if let Some(bits) = self.bits {
             fields.push(' ');
             fields.push_str(&mode_string(kind, bits));
@@ -307,6 +317,9 @@ impl Attrs {
     /// `-J`'s fields after an entry's type and name.
     fn json(&self, kind: Kind) -> String {
         let mut f = String::new();
+        if let Some(inode) = self.inode {
+            f.push_str(&format!(",\"inode\":{inode}"));
+        }
         if let Some(bits) = self.bits {
             f.push_str(&format!(
                 ",\"mode\":\"{:04o}\",\"prot\":\"{}\"",
@@ -491,6 +504,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('\0', "filelimit", "filelimit"),
         flag('\0', "noreport", "noreport"),
         flag('p', "", "p"),
+        flag('\0', "inodes", "inodes"),
         flag('u', "", "u"),
         flag('g', "", "g"),
         flag('s', "", "s"),
@@ -596,6 +610,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         prune: p.has("prune"),
         file_limit,
         perms: p.has("p"),
+        inodes: p.has("inodes"),
         owner: p.has("u"),
         group: p.has("g"),
         size: p.has("s"),
@@ -643,8 +658,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     nodes.clear();
                 }
                 let size = if o.du { total } else { m.len };
-                let attrs = Attrs::of(cx, &o, &m.path, Kind::Dir, size, m.modified);
+                let mut attrs = Attrs::of(cx, &o, &m.path, Kind::Dir, size, m.modified);
                 if json {
+                    // tree 2.x gives each root's inode as 0 in JSON.
+                    attrs.inode = attrs.inode.map(|_| 0);
                     let fields = attrs.json(Kind::Dir);
                     // A root with entries ends `]},` when another follows;
                     // one without ends its line bare (tree 2.x's quirk).
@@ -749,6 +766,7 @@ mod tests {
             prune: false,
             file_limit: None,
             perms: false,
+            inodes: false,
             owner: false,
             group: false,
             size: true,
