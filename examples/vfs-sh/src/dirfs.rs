@@ -254,14 +254,16 @@ impl Fs for DirFs {
     fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
         let v = self.resolve(path)?;
         let Some(real) = self.real(&v)? else {
+            // Each mount point with its directory's time, as the host
+            // lists a mount point with its root's metadata.
             return Ok(self
                 .mounts
                 .iter()
-                .map(|(n, _)| Entry {
+                .map(|(n, dir)| Entry {
                     name: n.clone(),
                     kind: Kind::Dir,
                     len: crate::fs::DIR_SIZE,
-                    modified: None,
+                    modified: std::fs::metadata(dir).and_then(|m| m.modified()).ok(),
                 })
                 .collect());
         };

@@ -310,8 +310,12 @@ enum Until {
     Word,
     /// The closing `"`.
     DoubleQuote,
-    /// The `}` of a `${...}`; `dq` when inside double quotes.
-    Brace { dq: bool },
+    /// The `}` of a `${...}`; `dq` when inside double quotes; `pattern`
+    /// for a pattern or a replacement (`${x#p}`, `${x/p/r}`, `${x^p}`),
+    /// where, inside double quotes too, quotes and backslashes quote as
+    /// they do outside them (`"${x#"$y"}"`, `"${x%'c'}"`, `"${x#a\*}"`).
+    /// In the other words (`"${x:-'a'}"`) a single quote is a character.
+    Brace { dq: bool, pattern: bool },
     /// The `/` or `}` of `${x/pattern/...}`.
     Slash { dq: bool },
     /// The `:` or `}` of `${x:offset:...}`.
@@ -1702,10 +1706,19 @@ impl Parser {
         until: Until,
         heredoc: bool,
     ) -> Res<()> {
-        let in_dq = matches!(
+        // A pattern inside double quotes reads its quotes as a word does.
+        let pattern_in_dq = matches!(
             until,
-            Until::DoubleQuote | Until::Brace { dq: true } | Until::Slash { dq: true } | Until::End
+            Until::Brace {
+                dq: true,
+                pattern: true
+            } | Until::Slash { dq: true }
         );
+        let in_dq = !pattern_in_dq
+            && matches!(
+                until,
+                Until::DoubleQuote | Until::Brace { dq: true, .. } | Until::End
+            );
         let flush = |parts: &mut Vec<Part>, lit: &mut String| {
             if !lit.is_empty() {
                 parts.push(Part::Lit(std::mem::take(lit)));
@@ -1752,7 +1765,8 @@ impl Parser {
                 flush(parts, lit);
                 parts.push(Part::Quoted(text));
             }
-            '"' if !in_dq => {
+            // Inside `"${x:-...}"` a `"` opens quotes of its own.
+            '"' if !in_dq || matches!(until, Until::Brace { dq: true, .. }) => {
                 self.i += 1;
                 self.nest()?;
                 let inner = self.parts(Until::DoubleQuote, false)?;
@@ -2092,7 +2106,7 @@ impl Parser {
             ':' if matches!(self.peek_at(1), Some('-' | '=' | '?' | '+')) => {
                 let k = self.peek_at(1).unwrap_or('-');
                 self.i += 2;
-                let w = word_until(self, Until::Brace { dq })?;
+                let w = word_until(self, Until::Brace { dq, pattern: false })?;
                 match k {
                     '-' => ParamOp::Default(true, w),
                     '=' => ParamOp::Assign(true, w),
@@ -2105,7 +2119,7 @@ impl Parser {
                 let off = word_until(self, Until::Colon)?;
                 let len = if self.peek() == Some(':') {
                     self.i += 1;
-                    Some(word_until(self, Until::Brace { dq })?)
+                    Some(word_until(self, Until::Brace { dq, pattern: false })?)
                 } else {
                     None
                 };
@@ -2113,7 +2127,7 @@ impl Parser {
             }
             '-' | '=' | '?' | '+' => {
                 self.i += 1;
-                let w = word_until(self, Until::Brace { dq })?;
+                let w = word_until(self, Until::Brace { dq, pattern: false })?;
                 match c {
                     '-' => ParamOp::Default(false, w),
                     '=' => ParamOp::Assign(false, w),
@@ -2127,7 +2141,7 @@ impl Parser {
                 if longest {
                     self.i += 1;
                 }
-                let w = word_until(self, Until::Brace { dq })?;
+                let w = word_until(self, Until::Brace { dq, pattern: true })?;
                 if c == '#' {
                     ParamOp::TrimPrefix(longest, w)
                 } else {
@@ -2154,7 +2168,7 @@ impl Parser {
                 let pat = word_until(self, Until::Slash { dq })?;
                 let rep = if self.peek() == Some('/') {
                     self.i += 1;
-                    word_until(self, Until::Brace { dq })?
+                    word_until(self, Until::Brace { dq, pattern: true })?
                 } else {
                     Word::default()
                 };
@@ -2171,7 +2185,11 @@ impl Parser {
                     ',' => CaseOp::Lower,
                     _ => CaseOp::Toggle,
                 };
-                ParamOp::Case(op, all, word_until(self, Until::Brace { dq })?)
+                ParamOp::Case(
+                    op,
+                    all,
+                    word_until(self, Until::Brace { dq, pattern: true })?,
+                )
             }
             '@' => match self.peek_at(1) {
                 Some(op @ ('U' | 'u' | 'L' | 'Q' | 'E' | 'K' | 'a')) => {
