@@ -253,7 +253,12 @@ impl Eval<'_> {
         if t.is_empty() {
             return Ok(0);
         }
-        if let Ok(n) = t.parse::<i64>() {
+        // A plain decimal number is itself; one with a leading 0 is octal
+        // (`x=010` is 8), which the expression's own reading gives.
+        let digits = t.trim_start_matches(['-', '+']);
+        if !(digits.len() > 1 && digits.starts_with('0'))
+            && let Ok(n) = t.parse::<i64>()
+        {
             return Ok(n);
         }
         eval_depth(t, self.vars, self.depth + 1)

@@ -2697,8 +2697,19 @@ impl<'a> Shell<'a> {
                     }
                     "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" => {
                         let right = self.expand_string(b)?;
-                        let x = self.arith(&left).map_err(ExpError::failing_command)?;
-                        let y = self.arith(&right).map_err(ExpError::failing_command)?;
+                        // bash names `[[` in the error: `[[: 1.5: syntax error...`.
+                        let named = |e: ExpError| match e {
+                            ExpError::Arith(m) => ExpError::Status(
+                                match m.strip_prefix("vfs-sh: ") {
+                                    Some(rest) => format!("vfs-sh: [[: {rest}"),
+                                    None => m,
+                                },
+                                1,
+                            ),
+                            e => e,
+                        };
+                        let x = self.arith(&left).map_err(named)?;
+                        let y = self.arith(&right).map_err(named)?;
                         match op.as_str() {
                             "-eq" => x == y,
                             "-ne" => x != y,
