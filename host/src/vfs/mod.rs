@@ -163,7 +163,28 @@ impl Vfs {
                     .map_err(|e| e.with_path(p.as_str()))?;
                 Ok(self.with_nested(p, listing, limit))
             }
-            Located::Virtual(children) => Ok(Self::virtual_listing(children, limit)),
+            Located::Virtual(children) => {
+                let mut listing = Self::virtual_listing(children, limit);
+                self.with_mount_roots(p, &mut listing).await;
+                Ok(listing)
+            }
+        }
+    }
+
+    /// Gives each entry of a virtual directory that is a mount point the
+    /// metadata of its mount's root (its time, mode and inode), as a
+    /// Linux mount point shows its mounted directory's. An entry whose
+    /// root cannot be read keeps the plain virtual directory's.
+    async fn with_mount_roots(&self, p: &VPath, listing: &mut Listing) {
+        for entry in &mut listing.entries {
+            let Some(path) = p.join_name(&entry.name) else {
+                continue;
+            };
+            if let Some(m) = self.mounts.iter().find(|m| m.path == path)
+                && let Ok(meta) = m.backend.stat("").await
+            {
+                entry.meta = meta;
+            }
         }
     }
 
@@ -181,7 +202,9 @@ impl Vfs {
                         .map_err(|e| e.with_path(p.as_str())),
                 )
             }
-            Ok(Located::Virtual(children)) => Some(Ok(Self::virtual_listing(children, limit))),
+            // The mount points' metadata is read through their backends:
+            // the caller lists it with `list`.
+            Ok(Located::Virtual(_)) => None,
             Err(e) => Some(Err(e)),
         }
     }
@@ -327,6 +350,26 @@ mod tests {
             v.read_range(&vp("/team"), 0..1).await,
             Err(FsError::IsADirectory("/team".into()))
         );
+    }
+
+    #[tokio::test]
+    async fn a_mount_point_is_listed_with_its_roots_metadata() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let v = Vfs::new([Mount {
+            path: vp("/team/docs"),
+            backend: Arc::new(LocalBackend::open(dir.path()).expect("directory")),
+        }])
+        .expect("mounts");
+        let root = v.stat(&vp("/team/docs")).await.unwrap();
+        assert!(root.modified.is_some(), "{root:?}");
+        let listed = v.list(&vp("/team"), 100).await.unwrap();
+        assert_eq!(listed.entries.len(), 1);
+        assert_eq!(listed.entries[0].meta, root);
+        // `/` holds no mount point itself: `team` stays a plain directory.
+        let top = v.list(&VPath::root(), 100).await.unwrap();
+        assert_eq!(top.entries[0].meta, Vfs::virtual_dir());
+        // A walk on a blocking thread is sent to `list` for it.
+        assert!(v.list_blocking(&vp("/team"), 100).is_none());
     }
 
     #[tokio::test]
