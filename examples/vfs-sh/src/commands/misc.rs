@@ -342,7 +342,31 @@ fn rm_leaves(cx: &mut Cx<'_>, dir: &str, quoted: &dyn Fn(&str) -> String) {
 }
 
 pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
-    let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    // The short options that take the next word as their value: that
+    // word is no operand (`truncate -s 0 FILE` changes FILE only).
+    let valued: &[&str] = match name {
+        "truncate" => &["-s", "-r"],
+        "touch" => &["-d", "-t", "-r"],
+        "mkdir" | "install" => &["-m", "-o", "-g", "-t", "-S"],
+        "cp" | "ln" | "mv" => &["-t", "-S"],
+        "split" => &["-l", "-b", "-C", "-n", "-a", "-t"],
+        "csplit" => &["-f", "-b", "-n"],
+        "chown" | "chgrp" | "chmod" => &["--reference"],
+        _ => &[],
+    };
+    let mut operands: Vec<&String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            operands.extend(it.by_ref());
+            break;
+        }
+        if valued.contains(&a.as_str()) {
+            it.next();
+        } else if !a.starts_with('-') || a == "-" {
+            operands.push(a);
+        }
+    }
     let what = |op: &str| match name {
         "touch" => format!("cannot touch '{op}'"),
         "mkdir" => format!("cannot create directory '{op}'"),
