@@ -742,7 +742,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     // The format is the last one asked for, as GNU ls reads its options in
     // order: `-l -m` lists with commas, `-m -l` long; `-1` does not undo a
-    // long listing.
+    // long listing, `--format=single-column` does.
     let mut long = false;
     let mut layout = Layout::Lines;
     for (id, v) in &p.opts {
@@ -757,7 +757,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     (&["commas"], "m"),
                     (&["horizontal", "across"], "x"),
                     (&["vertical"], "C"),
-                    (&["single-column"], "1"),
+                    (&["single-column"], "single-column"),
                 ],
             ) {
                 Some(k) => k,
@@ -776,6 +776,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 };
             }
             "1" if !long => layout = Layout::Lines,
+            "single-column" => {
+                long = false;
+                layout = Layout::Lines;
+            }
             _ => {}
         }
     }
