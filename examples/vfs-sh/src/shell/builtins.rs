@@ -1840,14 +1840,24 @@ impl Shell<'_> {
                             self.set_scalar("OPTARG", c.to_string());
                         } else {
                             Self::say(io, format_args!("option requires an argument -- {c}"));
+                            self.unset_var("OPTARG");
                             self.set_scalar(var, "?".to_owned());
                         }
                         return 0;
                     }
-                } else if at_end {
-                    advance(self, optind + 1, 1);
                 } else {
-                    advance(self, optind, pos + 1);
+                    // An option without an argument leaves OPTARG unset,
+                    // as bash's getopts does (dash's sets it empty).
+                    if self.posix {
+                        self.set_scalar("OPTARG", String::new());
+                    } else {
+                        self.unset_var("OPTARG");
+                    }
+                    if at_end {
+                        advance(self, optind + 1, 1);
+                    } else {
+                        advance(self, optind, pos + 1);
+                    }
                 }
                 self.set_scalar(var, c.to_string());
                 0
@@ -1862,6 +1872,7 @@ impl Shell<'_> {
                     self.set_scalar("OPTARG", c.to_string());
                 } else {
                     Self::say(io, format_args!("illegal option -- {c}"));
+                    self.unset_var("OPTARG");
                 }
                 self.set_scalar(var, "?".to_owned());
                 0
