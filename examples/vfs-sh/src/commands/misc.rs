@@ -161,25 +161,6 @@ fn targets_split<'a>(operands: &[&'a String]) -> (&'a str, Vec<&'a str>) {
     }
 }
 
-/// split's PREFIX operand (after INPUT), `x` if none: the options that
-/// take a value (`-l 2`, `-b 1K`...) are skipped with it.
-fn split_prefix(args: &[String]) -> &str {
-    let mut operands = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "--" {
-            operands.extend(it.by_ref());
-            break;
-        }
-        if matches!(a.as_str(), "-l" | "-b" | "-C" | "-n" | "-a" | "-t") {
-            it.next();
-        } else if !a.starts_with('-') || a == "-" {
-            operands.push(a);
-        }
-    }
-    operands.get(1).map_or("x", |p| p.as_str())
-}
-
 /// The commands that would change documents: each operand gets GNU's
 /// message for a read-only filesystem, and the status is 1.
 /// `rm`: nothing can be removed, but GNU's answers hold: a name that is
@@ -384,7 +365,7 @@ pub(crate) fn read_only(cx: &mut Cx<'_>, name: &str, args: &[String]) -> u8 {
         // The first file each would write: split's `PREFIXaa` (its second
         // operand, `x` by default), csplit's `xx00`.
         // GNU names just the file.
-        "split" => format!("{}aa", split_prefix(args)),
+        "split" => format!("{}aa", operands.get(1).map_or("x", |p| p.as_str())),
         "csplit" => "xx00".to_owned(),
         _ => format!("cannot change '{op}'"),
     };
