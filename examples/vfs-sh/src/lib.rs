@@ -58,4 +58,65 @@ pub mod fuzzing {
     pub fn json_tool(input: &[u8]) -> usize {
         crate::commands::json_tool_check(input)
     }
+
+    /// Parses an awk program; whether it parsed.
+    pub fn awk(program: &str) -> bool {
+        crate::commands::awk_check(program)
+    }
+
+    /// Parses a sed script (`-E` when `extended`), compiling its regexes;
+    /// whether it parsed.
+    pub fn sed(script: &str, extended: bool) -> bool {
+        crate::commands::sed_check(script, extended)
+    }
+
+    /// Translates a POSIX regex (basic or extended) to the engines' syntax
+    /// and compiles it, as grep does; whether it compiled.
+    pub fn posix_regex(pattern: &str, extended: bool) -> bool {
+        use crate::pattern::{Syntax, translate};
+        let syntax = if extended {
+            Syntax::Extended
+        } else {
+            Syntax::Basic
+        };
+        let Ok(t) = translate(pattern, syntax) else {
+            return false;
+        };
+        if t.backrefs {
+            fancy_regex::RegexBuilder::new(&t.regex)
+                .delegate_size_limit(1 << 20)
+                .build()
+                .is_ok()
+        } else {
+            regex::RegexBuilder::new(&t.regex)
+                .size_limit(1 << 20)
+                .build()
+                .is_ok()
+        }
+    }
+
+    /// Evaluates a shell arithmetic expression over variables that start
+    /// unset (arithmetic has no loops; references recurse to a limit).
+    pub fn arithmetic(expr: &str) -> Option<i64> {
+        struct Vars(std::collections::HashMap<String, i64>);
+        impl crate::arith::Vars for Vars {
+            fn get_var(&mut self, name: &str) -> String {
+                self.0.get(name).map(i64::to_string).unwrap_or_default()
+            }
+            fn set_var(&mut self, name: &str, value: i64) {
+                self.0.insert(name.to_owned(), value);
+            }
+        }
+        crate::arith::eval(expr, &mut Vars(Default::default())).ok()
+    }
+
+    /// Reads a `date -d` string, as GNU date would at a fixed clock.
+    pub fn date(text: &str) -> Option<i64> {
+        crate::datestr::parse_date(text, 1_700_000_000)
+    }
+
+    /// Matches `name` against a shell glob pattern.
+    pub fn glob(pattern: &str, name: &str) -> bool {
+        crate::glob::Pattern::new(pattern).matches(name, false)
+    }
 }

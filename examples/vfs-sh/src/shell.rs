@@ -1517,6 +1517,11 @@ impl<'a> Shell<'a> {
         if BUILTINS.contains(&name.as_str()) {
             return self.builtin(name, &argv[1..], io);
         }
+        // `/usr/bin/env ls`: a utility that runs a command, named by its path.
+        let utility = commands::path_name(name);
+        if utility != name && IN_SHELL_UTILITIES.contains(&utility) {
+            return self.builtin(utility, &argv[1..], io);
+        }
         Ok(self.external(argv, io))
     }
 

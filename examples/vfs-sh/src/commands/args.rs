@@ -123,8 +123,23 @@ fn find_long<'a>(cmd: &str, name: &str, spec: &'a [Spec]) -> Result<&'a Spec, Ar
     }
 }
 
+/// How options and operands may mix.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// GNU getopt's default: options anywhere, operands collected around them.
+    Permute,
+    /// getopt's leading `+` (basename, env, xargs): the first operand ends the
+    /// options, so `basename -s .c a.c -a` names a file `-a`.
+    InOrder,
+}
+
 /// Parses `args` (without the command name) against `spec`.
-pub(crate) fn parse(cmd: &str, args: &[String], spec: &[Spec]) -> Result<Parsed, ArgError> {
+pub(crate) fn parse(
+    cmd: &str,
+    args: &[String],
+    spec: &[Spec],
+    order: Order,
+) -> Result<Parsed, ArgError> {
     let mut parsed = Parsed::default();
     let mut i = 0;
     while let Some(arg) = args.get(i) {
@@ -168,6 +183,10 @@ pub(crate) fn parse(cmd: &str, args: &[String], spec: &[Spec]) -> Result<Parsed,
             continue;
         }
         if arg.len() < 2 || !arg.starts_with('-') {
+            if order == Order::InOrder {
+                parsed.operands.extend(args[i - 1..].iter().cloned());
+                break;
+            }
             parsed.operands.push(arg.clone());
             continue;
         }
@@ -215,7 +234,7 @@ mod tests {
 
     fn p(args: &[&str]) -> Result<Parsed, ArgError> {
         let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
-        parse("cmd", &args, SPEC)
+        parse("cmd", &args, SPEC, Order::Permute)
     }
 
     #[test]
@@ -239,6 +258,14 @@ mod tests {
         assert_eq!(r.last_of(&["l", "a"]), Some("a"));
         let r = p(&["--ignore-c"]).expect("an unambiguous prefix");
         assert!(r.has("i"));
+    }
+
+    #[test]
+    fn in_order_the_first_operand_ends_the_options() {
+        let args: Vec<String> = ["-l", "x", "-a", "--", "-n"].map(String::from).to_vec();
+        let r = parse("cmd", &args, SPEC, Order::InOrder).expect("parses");
+        assert!(r.has("l") && !r.has("a"));
+        assert_eq!(r.operands, vec!["x", "-a", "--", "-n"]);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Small commands: `pwd`, `cd`, `true`, `false`, `exit`, `basename`,
 //! `dirname`.
 
-use super::{flag, options, value};
+use super::args::Order;
+use super::{flag, options, options_ordered, value};
 use crate::exec::Cx;
 use crate::fs::FsError;
 
@@ -93,7 +94,7 @@ pub(crate) fn basename(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('s', "suffix", "s"),
         flag('z', "zero", "z"),
     ];
-    let p = match options(cx, "basename", args, SPEC, 1) {
+    let p = match options_ordered(cx, "basename", args, SPEC, 1, Order::InOrder) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -44,8 +44,10 @@ mod xargs;
 
 use crate::exec::Cx;
 pub(crate) use args::{ArgError, Parsed, Spec, flag, optional, value};
+pub(crate) use awk::check as awk_check;
 pub(crate) use jq::check as jq_check;
 pub(crate) use pyjson::check as json_tool_check;
+pub(crate) use sed::check as sed_check;
 
 /// A command's entry point: its context and its arguments (without its
 /// name); returns the exit status.
@@ -666,9 +668,10 @@ const COMMANDS: &[Command] = &[
     },
 ];
 
-fn find_command(name: &str) -> Option<&'static Command> {
-    // `/usr/bin/find`, `/bin/sh`: the command of that name.
-    let name = [
+/// The name a command has on `$PATH`: `/usr/bin/find` and `/bin/sh` are
+/// `find` and `sh`; any other name is itself.
+pub(crate) fn path_name(name: &str) -> &str {
+    [
         "/usr/local/bin/",
         "/usr/bin/",
         "/bin/",
@@ -678,7 +681,11 @@ fn find_command(name: &str) -> Option<&'static Command> {
     ]
     .iter()
     .find_map(|p| name.strip_prefix(p))
-    .unwrap_or(name);
+    .unwrap_or(name)
+}
+
+fn find_command(name: &str) -> Option<&'static Command> {
+    let name = path_name(name);
     COMMANDS.iter().find(|c| c.name == name)
 }
 
@@ -983,7 +990,19 @@ pub(crate) fn options(
     spec: &[Spec],
     code: u8,
 ) -> Result<Parsed, u8> {
-    match args::parse(cmd, args, spec) {
+    options_ordered(cx, cmd, args, spec, code, args::Order::Permute)
+}
+
+/// [`options`] with getopt's ordering rule spelled out.
+pub(crate) fn options_ordered(
+    cx: &mut Cx<'_>,
+    cmd: &str,
+    args: &[String],
+    spec: &[Spec],
+    code: u8,
+    order: args::Order,
+) -> Result<Parsed, u8> {
+    match args::parse(cmd, args, spec, order) {
         Ok(p) => Ok(p),
         Err(ArgError::Help) => {
             if let Some(c) = find_command(cmd) {
@@ -1119,7 +1138,10 @@ pub(crate) fn path_of(name: &str) -> String {
 pub(crate) fn paths_of(name: &str) -> Vec<String> {
     // A path names itself, when a utility is there.
     if name.contains('/') {
-        return if exists(name) {
+        let utility = path_name(name);
+        return if exists(name)
+            || (utility != name && crate::shell::IN_SHELL_UTILITIES.contains(&utility))
+        {
             vec![name.to_owned()]
         } else {
             Vec::new()

@@ -1523,6 +1523,24 @@ fn in_place(cx: &mut Cx<'_>, operands: &[String]) -> u8 {
 }
 
 /// `sed`.
+/// Parses `script` as `sed` (or `sed -E`) would, regexes compiled, without
+/// running it (for the fuzz target); whether it parsed.
+pub(crate) fn check(script: &str, extended: bool) -> bool {
+    Parser {
+        s: script.chars().collect(),
+        i: 0,
+        syntax: if extended {
+            Syntax::Extended
+        } else {
+            Syntax::Basic
+        },
+        fold_default: false,
+        last_groups: None,
+    }
+    .script()
+    .is_ok()
+}
+
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         flag('n', "quiet", "n"),

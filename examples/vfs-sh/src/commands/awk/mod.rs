@@ -2119,6 +2119,12 @@ fn located_in(msg: &str, program_files: &[String], sources: usize) -> String {
 const USAGE: &str = "Usage: awk [-F fs][-v var=value][prog | -f progfile][file ...]";
 
 /// `awk [-F FS] [-v VAR=VALUE]... ('PROGRAM' | -f FILE) [FILE | VAR=VALUE]...`
+/// Parses `program` as awk would, without running it (for the fuzz
+/// target); whether it parsed.
+pub(crate) fn check(program: &str) -> bool {
+    syntax::parse(program).is_ok()
+}
+
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut fs = None;
     let mut assigns = Vec::new();
