@@ -15,6 +15,7 @@
 
 use std::time::SystemTime;
 
+use super::quote::{Quoting, Style};
 use super::size::Scale;
 use super::{flag, options, value};
 use crate::exec::Cx;
@@ -91,8 +92,8 @@ struct Opts<'a> {
     group: bool,
     /// `-n`: numeric ids.
     numeric: bool,
-    /// `-Q`: names in double quotes.
-    quote: bool,
+    /// `--quoting-style`, `-Q`, `-b`, `-N`, `-q`: how names are written.
+    quoting: Quoting,
     /// `-I`/`--ignore` patterns, with `--hide` ones unless `-a`/`-A`, and
     /// `*~` for `-B`: the directory entries not listed (operands always are).
     ignore: &'a [Pattern],
@@ -223,13 +224,24 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
         p
     };
     let marks: Vec<&str> = items.iter().map(|it| indicator(cx, it, o)).collect();
+    // GNU lines names up when some need quotes and others not, in long
+    // listings and columns, for the shell styles: a bare name gets a space
+    // where the others have their opening quote.
+    let aligned = (o.long
+        || (matches!(o.layout, Layout::Columns | Layout::Across) && o.width != 0))
+        && matches!(
+            o.quoting.style,
+            Style::Shell | Style::ShellEscape | Style::CMaybe
+        )
+        && items.iter().any(|it| o.quoting.quotes(&it.name));
     let label = |k: usize| {
         let it = &items[k];
-        if o.quote {
-            format!("\"{}\"{}", it.name, marks[k])
+        let pad = if aligned && !o.quoting.quotes(&it.name) {
+            " "
         } else {
-            format!("{}{}", it.name, marks[k])
-        }
+            ""
+        };
+        format!("{pad}{}{}", o.quoting.apply(&it.name), marks[k])
     };
     if matches!(o.layout, Layout::Columns | Layout::Across) && !o.long {
         if total && o.blocks {
@@ -493,7 +505,12 @@ fn list_one(
         lead.push('\n');
     }
     if header {
-        lead.push_str(path);
+        let heading = Quoting {
+            colon: true,
+            space: false,
+            ..o.quoting
+        };
+        lead.push_str(&heading.apply(path));
         lead.push_str(":\n");
     }
     let entries = match cx.fs.read_dir(path) {
@@ -637,8 +654,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('L', "dereference", "L"),
         flag('H', "dereference-command-line", "L"),
         flag('b', "escape", "b"),
-        flag('q', "hide-control-chars", "b"),
-        flag('N', "literal", "b"),
+        flag('q', "hide-control-chars", "q"),
+        flag('\0', "show-control-chars", "show-control-chars"),
+        flag('N', "literal", "N"),
+        value('\0', "quoting-style", "quoting-style"),
         flag('\0', "full-time", "full-time"),
         value('\0', "sort", "sort"),
         value('\0', "format", "format"),
@@ -672,6 +691,32 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             None => return 1,
         },
         None => None,
+    };
+    let style = match p.last_of(&["b", "N", "Q", "quoting-style"]) {
+        Some("b") => Style::Escape,
+        Some("Q") => Style::C,
+        Some("quoting-style") => {
+            let v = p.value("quoting-style").unwrap_or_default();
+            let table: Vec<(&[&str], &'static str)> = Style::NAMED
+                .iter()
+                .map(|(word, _)| (std::slice::from_ref(word), *word))
+                .collect();
+            match super::argmatch(cx, "ls", "--quoting-style", v, &table) {
+                Some(word) => Style::NAMED
+                    .iter()
+                    .find(|(w, _)| *w == word)
+                    .map_or(Style::Literal, |(_, s)| *s),
+                None => return 1,
+            }
+        }
+        _ => Style::Literal,
+    };
+    let quoting = Quoting {
+        style,
+        utf8: super::utf8_locale(cx),
+        hide_control: p.last_of(&["q", "show-control-chars"]) == Some("q"),
+        colon: false,
+        space: true,
     };
     let time_word = match p.value("time") {
         Some(v) => match super::argmatch(
@@ -812,7 +857,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         owner: !p.has("g"),
         group: !(p.has("o") || p.has("G")),
         numeric: p.has("n"),
-        quote: p.has("Q"),
+        quoting,
         ignore: &ignore,
         reverse: p.has("r"),
         recursive: p.has("R") && !p.has("d"),
