@@ -1282,7 +1282,20 @@ impl<'a> Shell<'a> {
                     out: &mut *io.out,
                     err: &mut *io.err,
                 };
-                let s = self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status));
+                // `shopt -s lastpipe`: the last command runs in the shell
+                // itself, as bash runs it without job control (`bash -c`),
+                // so `seq 3 | while read n; do s=$n; done` keeps `s`.
+                let s = if self.st.opts.other.get("lastpipe") == Some(&true) {
+                    match self.command(cmd, &mut sub) {
+                        Ok(s) => s,
+                        Err(flow) => {
+                            self.set_pipestatus(&statuses);
+                            return Err(flow);
+                        }
+                    }
+                } else {
+                    self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
+                };
                 statuses.push(s);
                 break;
             }

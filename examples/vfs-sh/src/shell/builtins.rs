@@ -9,8 +9,9 @@ use crate::syntax;
 use crate::syntax::is_name as valid_name;
 
 /// bash 5.2's `shopt` options in the order it lists them, with their
-/// values in `bash -c`. The globbing ones and `nocasematch` take effect;
-/// the rest are kept and listed so that scripts setting them run.
+/// values in `bash -c`. The globbing ones, `nocasematch` and `lastpipe`
+/// take effect; the rest are kept and listed so that scripts setting them
+/// run.
 const SHOPTS: &[(&str, bool)] = &[
     ("autocd", false),
     ("assoc_expand_once", false),
