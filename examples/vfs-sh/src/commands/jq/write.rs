@@ -24,8 +24,17 @@ impl Layout {
     };
 }
 
+/// How deep jq 1.6 writes a value.
+const MAX_PRINT_DEPTH: usize = 256;
+
 /// Appends `v` as JSON text.
 pub(super) fn value(out: &mut Vec<u8>, layout: &Layout, level: usize, v: &Val) {
+    // jq 1.6's `MAX_PRINT_DEPTH`: what is nested deeper is written as this
+    // mark, which also keeps the writer's recursion bounded.
+    if level > MAX_PRINT_DEPTH {
+        out.extend_from_slice(b"<stripped: exceeds max depth>");
+        return;
+    }
     match v {
         Val::Null => out.extend_from_slice(b"null"),
         Val::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
