@@ -554,6 +554,28 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
             "{script}: {body}"
         );
     }
+    // Programs nested deeper than the guest's stack holds (1,500 levels:
+    // each trapped the sandbox before) are refused by the command that
+    // parses them, with a message and its status, and the script goes on.
+    let deep = |open: &str, close: &str| format!("{}1{}", open.repeat(1500), close.repeat(1500));
+    for (command, status, says) in [
+        (format!("jq -nc '{}'", deep("[", "]")), 3, "nests deeper"),
+        // bc, as GNU's, reports an error in its input and exits 0.
+        (format!("bc <<< '{}'", deep("(", ")")), 0, "nests deeper"),
+        (
+            format!("awk 'BEGIN {{ print {} }}'", deep("(", ")")),
+            1,
+            "nests too deeply",
+        ),
+    ] {
+        let (code, body) = run(&format!("{command}; echo $?"), json!({})).await;
+        assert_eq!(code, StatusCode::OK, "{body}");
+        assert_eq!(body["stdout"], format!("{status}\n"), "{body}");
+        assert!(
+            body["stderr"].as_str().is_some_and(|e| e.contains(says)),
+            "{body}"
+        );
+    }
     // A script that runs itself through `sh` is stopped at a fixed depth.
     let (status, body) = run("sh /files/loop.sh", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{body}");

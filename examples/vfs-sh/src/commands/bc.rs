@@ -415,9 +415,30 @@ struct Bc {
 struct P<'a> {
     t: &'a [Tok],
     i: usize,
+    /// How deep the expressions being parsed nest (parentheses, arguments,
+    /// assignments, signs): each level is a recursion.
+    depth: usize,
 }
 
+/// How deep an expression may nest: the guest's stack holds a few hundred
+/// levels of this parser, and an expression nested deeper is refused
+/// rather than trap the sandbox. GNU bc allows more.
+const MAX_NESTING: usize = 256;
+
 impl P<'_> {
+    /// Enters one more level of nesting, refusing it past the limit. Once
+    /// in, the caller leaves it (`depth -= 1`) when the level is parsed,
+    /// whether it parsed or not.
+    fn deeper(&mut self) -> Res<()> {
+        if self.depth >= MAX_NESTING {
+            return Err(format!(
+                "bc: the expression nests deeper than {MAX_NESTING} levels"
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn peek(&self) -> &Tok {
         self.t.get(self.i).unwrap_or(&Tok::End)
     }
@@ -436,6 +457,13 @@ const SYNTAX: &str = "(standard_in) 1: syntax error";
 
 impl Bc {
     fn expr(&mut self, p: &mut P<'_>) -> Res<Dec> {
+        p.deeper()?;
+        let v = self.expr_here(p);
+        p.depth -= 1;
+        v
+    }
+
+    fn expr_here(&mut self, p: &mut P<'_>) -> Res<Dec> {
         // Assignment: NAME op= expr.
         if let (Tok::Name(n), Some(Tok::Op(op))) = (p.peek().clone(), p.t.get(p.i + 1).cloned())
             && matches!(op, "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "^=")
@@ -578,14 +606,20 @@ impl Bc {
 
     fn unary(&mut self, p: &mut P<'_>) -> Res<Dec> {
         if p.eat("-") {
-            let v = self.unary(p)?;
+            p.deeper()?;
+            let v = self.unary(p);
+            p.depth -= 1;
+            let v = v?;
             return Ok(Dec {
                 mant: -v.mant,
                 scale: v.scale,
             });
         }
         if p.eat("+") {
-            return self.unary(p);
+            p.deeper()?;
+            let v = self.unary(p);
+            p.depth -= 1;
+            return v;
         }
         self.primary(p)
     }
@@ -681,7 +715,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let mut out = String::new();
-    let mut p = P { t: &toks, i: 0 };
+    let mut p = P {
+        t: &toks,
+        i: 0,
+        depth: 0,
+    };
     while p.i < toks.len() {
         if *p.peek() == Tok::End {
             p.i += 1;
