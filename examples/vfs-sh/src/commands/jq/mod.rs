@@ -575,11 +575,10 @@ fn nesting(code: &str) -> usize {
         if in_string {
             match c {
                 '"' => in_string = false,
-                '\\' => {
-                    if chars.next() == Some('(') {
-                        open.push(true);
-                        in_string = false;
-                    }
+                // An escape takes the next character; `\(` opens code.
+                '\\' if chars.next() == Some('(') => {
+                    open.push(true);
+                    in_string = false;
                 }
                 _ => {}
             }
