@@ -481,9 +481,11 @@ async fn grep_counts_and_names_a_binary_file_as_gnu_grep_does() {
 /// writes fail, background jobs fork nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
+    let chained = format!("{}1", ". as $x | ".repeat(3000));
     let tree = small_tree()
         .file("loop.sh", "sh /files/loop.sh\n")
-        .file("sum.txt", "1\n2\n3\n");
+        .file("sum.txt", "1\n2\n3\n")
+        .file("deep.jq", chained);
     let server = TestServer::anonymous(limits(), vfs_of(tree));
     let c = Client::new();
     let run = |script: &str, limits: Value| {
@@ -560,6 +562,8 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
     let deep = |open: &str, close: &str| format!("{}1{}", open.repeat(1500), close.repeat(1500));
     for (command, status, says) in [
         (format!("jq -nc '{}'", deep("[", "]")), 3, "nests deeper"),
+        // Nested by keywords, from a document.
+        ("jq -n -f /files/deep.jq".to_owned(), 3, "nests deeper"),
         // bc, as GNU's, reports an error in its input and exits 0.
         (format!("bc <<< '{}'", deep("(", ")")), 0, "nests deeper"),
         (
@@ -608,7 +612,10 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
     );
     // Writing fails for the command; the script goes on.
     let (_, body) = run("echo hi > /files/out.txt; echo $?; ls /files", json!({})).await;
-    assert_eq!(body["stdout"], "1\na.txt\nloop.sh\nnotes\nsum.txt\n");
+    assert_eq!(
+        body["stdout"],
+        "1\na.txt\ndeep.jq\nloop.sh\nnotes\nsum.txt\n"
+    );
     // A fork bomb forks nothing: its background jobs run one after
     // another in the one store, and it ends as any spinning script does.
     let (status, body) = run(":(){ :|:& };:", json!({"deadline_ms": 1000})).await;

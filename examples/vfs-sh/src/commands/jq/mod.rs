@@ -557,19 +557,28 @@ fn funs() -> impl Iterator<Item = Fun<Kind>> {
 const GLOBALS: [&str; 2] = ["$ENV", "$ARGS"];
 
 /// Compiles `code`, or says why not (as jq does, exit 3).
-/// How deep a program's brackets may nest. The parser and compiler recurse
-/// per level and the guest's stack is small: past about 500 levels a
-/// program would trap the sandbox instead of being refused (measured there:
-/// `.[.[...]]` 500 deep runs, 700 traps). jq itself allows more.
+/// How deep a program may nest. The parser and compiler recurse per level
+/// and the guest's stack is small: past a few hundred levels a program
+/// would trap the sandbox instead of being refused (measured there:
+/// `.[.[...]]` 500 deep runs, 700 traps; `. as $x | ...` and `try try ...`
+/// run 1,000 deep and trap by 2,000). jq itself allows more.
 const MAX_PROGRAM_NESTING: usize = 256;
 
-/// The deepest the brackets of a jq program nest: `(`, `[`, `{` and a
-/// string's `\(...)`, outside strings and comments.
+/// An upper bound on how deep the parser recurses for a jq program: the
+/// deepest its brackets nest (`(`, `[`, `{` and a string's `\(...)`), plus
+/// every keyword that nests what follows it (`if`, `try`, `reduce`,
+/// `foreach`, `def`, `as`, `label`) and every prefix minus, counted
+/// whether or not they nest, outside strings and comments.
 fn nesting(code: &str) -> usize {
+    const NESTS: &[&str] = &["if", "try", "reduce", "foreach", "def", "as", "label"];
     // Each open level: true for an interpolation inside a string.
     let mut open: Vec<bool> = Vec::new();
-    let mut deepest = 0;
+    let (mut deepest, mut keywords) = (0, 0);
     let mut in_string = false;
+    let mut word = String::new();
+    // The last character outside strings that was not a space: a `-` after
+    // an operator or an opening bracket (or first) is a prefix minus.
+    let mut last = '(';
     let mut chars = code.chars();
     while let Some(c) = chars.next() {
         if in_string {
@@ -582,24 +591,37 @@ fn nesting(code: &str) -> usize {
                 }
                 _ => {}
             }
-        } else {
-            match c {
-                '"' => in_string = true,
-                '#' => {
-                    for c in chars.by_ref() {
-                        if c == '\n' {
-                            break;
-                        }
+            continue;
+        }
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else if !word.is_empty() {
+            keywords += usize::from(NESTS.contains(&word.as_str()));
+            word.clear();
+        }
+        match c {
+            '"' => in_string = true,
+            '#' => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
                     }
                 }
-                '(' | '[' | '{' => open.push(false),
-                ')' | ']' | '}' => in_string = open.pop() == Some(true),
-                _ => {}
             }
+            '(' | '[' | '{' => open.push(false),
+            ')' | ']' | '}' => in_string = open.pop() == Some(true),
+            '-' if "-+*/%(,[{|:;=<>!".contains(last) => keywords += 1,
+            _ => {}
         }
-        deepest = deepest.max(open.len());
+        if !c.is_whitespace() {
+            last = c;
+        }
+        deepest = deepest.max(open.len() + keywords);
     }
-    deepest
+    if NESTS.contains(&word.as_str()) {
+        keywords += 1;
+    }
+    deepest.max(open.len() + keywords)
 }
 
 fn compile(code: &str, named: &[(String, Val)]) -> Result<jaq_core::Filter<Kind>, String> {
@@ -1115,4 +1137,21 @@ pub(crate) fn check(program: &str, input: &[u8]) -> usize {
         n += 1;
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nesting;
+
+    #[test]
+    fn nesting_counts_brackets_nesting_keywords_and_prefix_minus() {
+        assert_eq!(nesting("[1, [2], {a: (3)}]"), 3);
+        assert_eq!(nesting(r#""[[(" | .a"#), 0, "brackets in a string");
+        assert_eq!(nesting(r#""\(1 + (2))""#), 2, "an interpolation is code");
+        assert_eq!(nesting("# [[[ if\n1"), 0, "a comment");
+        assert_eq!(nesting(". as $x | if 1 then 2 else 3 end"), 2);
+        assert_eq!(nesting("1 - -1"), 1, "one prefix minus");
+        assert_eq!(nesting("-1"), 1);
+        assert_eq!(nesting("diff | tryhard"), 0, "only whole words");
+    }
 }
