@@ -17,6 +17,13 @@ enum Elem {
         negated: bool,
         items: Vec<ClassItem>,
     },
+    /// An extended pattern (`shopt -s extglob`, and always in `[[ == ]]`):
+    /// `@(a|b)` one of, `?(..)` at most one, `*(..)` any number, `+(..)`
+    /// one or more, `!(..)` anything but.
+    Ext {
+        op: char,
+        alts: Vec<Pattern>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +93,40 @@ impl Named {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Pattern {
     elems: Vec<Elem>,
+    /// Some element, at any depth, is an extended pattern: matching then
+    /// takes the table of [`Pattern::matches_ext`].
+    ext: bool,
+}
+
+/// The end of an extended pattern's list that starts after `op(`: the
+/// index of its `)` and its `|`-separated alternatives, or `None` when it is
+/// not closed (the characters are then literal, as in bash).
+fn ext_list(chars: &[char], mut i: usize) -> Option<(usize, Vec<String>)> {
+    let mut alts = vec![String::new()];
+    let mut depth = 0usize;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => {
+                let cur = alts.last_mut()?;
+                cur.push('\\');
+                cur.push(*chars.get(i + 1)?);
+                i += 2;
+                continue;
+            }
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some((i, alts)),
+            ')' => depth -= 1,
+            '|' if depth == 0 => {
+                alts.push(String::new());
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        alts.last_mut()?.push(c);
+        i += 1;
+    }
+    None
 }
 
 /// Parses a bracket expression starting after `[`; returns the element and
@@ -140,10 +181,29 @@ impl Pattern {
     /// `[:class:]`), `\` escaping the next character. An unclosed `[` is a
     /// literal.
     pub(crate) fn new(pat: &str) -> Pattern {
+        Pattern::with_extglob(pat, false)
+    }
+
+    /// [`Pattern::new`], with bash's extended patterns when `extglob`
+    /// (`@(...)`, `?(...)`, `*(...)`, `+(...)`, `!(...)`).
+    pub(crate) fn with_extglob(pat: &str, extglob: bool) -> Pattern {
         let chars: Vec<char> = pat.chars().collect();
         let mut elems = Vec::new();
         let mut i = 0;
         while let Some(&c) = chars.get(i) {
+            if extglob
+                && matches!(c, '@' | '?' | '*' | '+' | '!')
+                && chars.get(i + 1) == Some(&'(')
+                && let Some((close, alts)) = ext_list(&chars, i + 2)
+            {
+                let alts = alts
+                    .iter()
+                    .map(|a| Pattern::with_extglob(a, true))
+                    .collect();
+                elems.push(Elem::Ext { op: c, alts });
+                i = close + 1;
+                continue;
+            }
             match c {
                 '*' => {
                     if elems.last() != Some(&Elem::Star) {
@@ -175,7 +235,8 @@ impl Pattern {
                 }
             }
         }
-        Pattern { elems }
+        let ext = elems.iter().any(|e| matches!(e, Elem::Ext { .. }));
+        Pattern { elems, ext }
     }
 
     /// Whether the pattern starts with a literal `.` (so it may match
@@ -189,7 +250,7 @@ impl Pattern {
         match elem {
             Elem::Lit(l) => eq(*l, c),
             Elem::Any => true,
-            Elem::Star => false,
+            Elem::Star | Elem::Ext { .. } => false,
             Elem::Class { negated, items } => {
                 let hit = |c: char| {
                     items.iter().any(|it| match it {
@@ -211,6 +272,13 @@ impl Pattern {
     /// `/` included (as `find -path` wants).
     pub(crate) fn matches(&self, name: &str, fold: bool) -> bool {
         let s: Vec<char> = name.chars().collect();
+        self.matches_chars(&s, fold)
+    }
+
+    fn matches_chars(&self, s: &[char], fold: bool) -> bool {
+        if self.ext {
+            return self.matches_ext(s, fold);
+        }
         let p = &self.elems;
         let (mut pi, mut si) = (0, 0);
         let mut star: Option<(usize, usize)> = None;
@@ -235,6 +303,78 @@ impl Pattern {
             }
         }
         p[pi.min(p.len())..].iter().all(|e| *e == Elem::Star)
+    }
+}
+
+impl Pattern {
+    /// Matching with extended patterns: a table, filled from the last
+    /// element back, of whether the pattern's tail from element `pi`
+    /// matches the name's tail from character `si`. Each row is filled
+    /// from the end of the name back, without recursion on the name's
+    /// length, so no pattern or name can take more than polynomial time or
+    /// deep stack (a sub-pattern recurses only as deep as it nests).
+    fn matches_ext(&self, s: &[char], fold: bool) -> bool {
+        let n = s.len();
+        // `next[si]`: the rest of the pattern, after this element, matches
+        // `s[si..]`. After the last element only the empty tail does.
+        let mut next: Vec<bool> = (0..=n).map(|si| si == n).collect();
+        for elem in self.elems.iter().rev() {
+            let mut row = vec![false; n + 1];
+            match elem {
+                Elem::Star => {
+                    let mut any = false;
+                    for si in (0..=n).rev() {
+                        any |= next[si];
+                        row[si] = any;
+                    }
+                }
+                Elem::Ext { op, alts } => {
+                    let whole = |from: usize, to: usize| {
+                        alts.iter().any(|a| a.matches_chars(&s[from..to], fold))
+                    };
+                    match op {
+                        '!' => {
+                            row = (0..=n)
+                                .map(|si| (si..=n).any(|e| next[e] && !whole(si, e)))
+                                .collect();
+                        }
+                        '@' | '?' => {
+                            row = (0..=n)
+                                .map(|si| {
+                                    (*op == '?' && next[si])
+                                        || (si..=n).any(|e| next[e] && whole(si, e))
+                                })
+                                .collect();
+                        }
+                        _ => {
+                            // `*(..)`: the rest matches here, or one
+                            // alternative (not empty) then `*(..)` again;
+                            // from the end back, so `star[e]` is known.
+                            let mut star = vec![false; n + 1];
+                            for si in (0..=n).rev() {
+                                star[si] =
+                                    next[si] || (si + 1..=n).any(|e| star[e] && whole(si, e));
+                            }
+                            row = if *op == '*' {
+                                star
+                            } else {
+                                // `+(..)`: one alternative, then `*(..)`.
+                                (0..=n)
+                                    .map(|si| (si..=n).any(|e| star[e] && whole(si, e)))
+                                    .collect()
+                            };
+                        }
+                    }
+                }
+                e => {
+                    for si in 0..n {
+                        row[si] = next[si + 1] && Pattern::one(e, s[si], fold);
+                    }
+                }
+            }
+            next = row;
+        }
+        next[0]
     }
 }
 
@@ -459,6 +599,52 @@ mod tests {
         assert!(Pattern::new("*.MD").matches("a.md", true));
         assert!(Pattern::new("[A-C]x").matches("bX", true));
         assert!(!Pattern::new("*.MD").matches("a.md", false));
+    }
+
+    /// bash 5.2's answers (`[[ NAME == PATTERN ]]`, where extglob is on).
+    #[test]
+    fn extended_patterns_match_as_in_bash() {
+        let table = [
+            ("@(a|b)c", "ac", true),
+            ("@(a|b)c", "abc", false),
+            ("?(a)b", "b", true),
+            ("?(a)b", "aab", false),
+            ("*(ab)", "", true),
+            ("*(ab)", "ababab", true),
+            ("*(ab)", "aba", false),
+            ("+(ab)", "", false),
+            ("+(ab|c)", "abcab", true),
+            ("!(*.txt)", "a.md", true),
+            ("!(*.txt)", "a.txt", false),
+            ("a!(b)c", "ac", true),
+            ("a!(b)c", "abc", false),
+            ("a!(b)c", "abbc", true),
+            ("*.@(jpg|png)", "x.png", true),
+            ("@(a|@(b|c))", "c", true),
+            ("+(a*(b))", "abbab", true),
+            ("@(a\\|b)", "a|b", true),
+            ("@(a", "@(a", true),
+            ("x@()", "x", true),
+        ];
+        for (pat, name, want) in table {
+            assert_eq!(
+                Pattern::with_extglob(pat, true).matches(name, false),
+                want,
+                "{pat} {name}"
+            );
+        }
+        // Off, they are the characters they are.
+        assert!(Pattern::new("@(a|b)").matches("@(a|b)", false));
+        assert!(!Pattern::new("@(a|b)").matches("a", false));
+    }
+
+    #[test]
+    fn extended_patterns_stay_polynomial() {
+        let pat = Pattern::with_extglob(&"*(a|aa)".repeat(8), true);
+        let name = "a".repeat(300) + "b";
+        assert!(!pat.matches(&name, false));
+        let pat = Pattern::with_extglob("!(*(x))*(y)", true);
+        assert!(pat.matches(&"xy".repeat(200), false));
     }
 
     #[test]

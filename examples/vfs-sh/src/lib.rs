@@ -115,8 +115,9 @@ pub mod fuzzing {
         crate::datestr::parse_date(text, 1_700_000_000)
     }
 
-    /// Matches `name` against a shell glob pattern.
+    /// Matches `name` against a shell glob pattern, extended patterns
+    /// (`@(a|b)`, `!(x)`) included.
     pub fn glob(pattern: &str, name: &str) -> bool {
-        crate::glob::Pattern::new(pattern).matches(name, false)
+        crate::glob::Pattern::with_extglob(pattern, true).matches(name, false)
     }
 }

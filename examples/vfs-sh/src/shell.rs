@@ -1341,6 +1341,11 @@ impl<'a> Shell<'a> {
             .insert("PIPESTATUS".to_owned(), Value::Array(items));
     }
 
+    /// `shopt -s extglob`: patterns take `@(a|b)` and its kin.
+    fn extglob(&self) -> bool {
+        self.st.opts.other.get("extglob") == Some(&true)
+    }
+
     /// Runs `f` on a copy of the shell's state, dropped afterwards; the
     /// working directory is restored too.
     fn subshell<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
@@ -1737,7 +1742,8 @@ impl<'a> Shell<'a> {
                                 Ok(p) => p,
                                 Err(e) => return self.expansion_failed(e, io),
                             };
-                            if glob::Pattern::new(&pat).matches(&subject, self.st.opts.nocasematch)
+                            if glob::Pattern::with_extglob(&pat, self.extglob())
+                                .matches(&subject, self.st.opts.nocasematch)
                             {
                                 hit = true;
                                 break;
@@ -2171,7 +2177,10 @@ impl<'a> Shell<'a> {
         for t in toks {
             match t {
                 Tok::C { ch, quoted, .. } => {
-                    if quoted && matches!(ch, '*' | '?' | '[' | ']' | '\\') {
+                    // Quoted, a pattern character is itself; `(`, `)` and
+                    // `|` too, so no quoted text opens or splits an
+                    // extended pattern (`"@(a)"` is those four characters).
+                    if quoted && matches!(ch, '*' | '?' | '[' | ']' | '\\' | '(' | ')' | '|') {
                         s.push('\\');
                     }
                     s.push(ch);
@@ -2430,13 +2439,15 @@ impl<'a> Shell<'a> {
             ParamOp::TrimPrefix(longest, w) | ParamOp::TrimSuffix(longest, w) => {
                 let pat = self.expand_pattern(w)?;
                 let prefix = matches!(p.op, ParamOp::TrimPrefix(..));
-                let f = |s: &str| trim(s, &pat, prefix, *longest);
+                let extglob = self.extglob();
+                let f = |s: &str| trim(s, &pat, prefix, *longest, extglob);
                 emit(self, out, map_val(value, f));
             }
             ParamOp::Replace(mode, pat, rep) => {
                 let pat = self.expand_pattern(pat)?;
                 let rep = self.expand_string(rep)?;
-                let f = |s: &str| replace(s, &pat, &rep, *mode);
+                let extglob = self.extglob();
+                let f = |s: &str| replace(s, &pat, &rep, *mode, extglob);
                 emit(self, out, map_val(value, f));
             }
             // bash takes an unset variable's slice as empty without
@@ -2698,7 +2709,9 @@ impl<'a> Shell<'a> {
                 match op.as_str() {
                     "==" | "=" | "!=" => {
                         let pat = self.expand_pattern(b)?;
-                        let m = glob::Pattern::new(&pat).matches(&left, self.st.opts.nocasematch);
+                        // bash matches `[[ == ]]` as if extglob were on.
+                        let m = glob::Pattern::with_extglob(&pat, true)
+                            .matches(&left, self.st.opts.nocasematch);
                         if op == "!=" { !m } else { m }
                     }
                     "=~" => {
@@ -2867,8 +2880,8 @@ fn change_case(s: &str, op: CaseOp, all: bool, pat: &str) -> String {
 }
 
 /// `${x#p}`, `${x##p}`, `${x%p}`, `${x%%p}`.
-fn trim(s: &str, pat: &str, prefix: bool, longest: bool) -> String {
-    let p = glob::Pattern::new(pat);
+fn trim(s: &str, pat: &str, prefix: bool, longest: bool, extglob: bool) -> String {
+    let p = glob::Pattern::with_extglob(pat, extglob);
     if s.len() > MAX_PATTERN_SUBJECT {
         return s.to_owned();
     }
@@ -2893,11 +2906,11 @@ fn trim(s: &str, pat: &str, prefix: bool, longest: bool) -> String {
 
 /// `${x/p/r}` and its forms: the longest match at the first (or each)
 /// position where one starts.
-fn replace(s: &str, pat: &str, rep: &str, mode: ReplaceMode) -> String {
+fn replace(s: &str, pat: &str, rep: &str, mode: ReplaceMode, extglob: bool) -> String {
     if pat.is_empty() && mode != ReplaceMode::Prefix && mode != ReplaceMode::Suffix {
         return s.to_owned();
     }
-    let p = glob::Pattern::new(pat);
+    let p = glob::Pattern::with_extglob(pat, extglob);
     if s.len() > MAX_PATTERN_SUBJECT {
         return s.to_owned();
     }

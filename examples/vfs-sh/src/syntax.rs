@@ -1120,6 +1120,8 @@ impl Parser {
             self.skip_space(false);
             let right = if op == "=~" {
                 self.cond_regex_word()?
+            } else if matches!(op.as_str(), "==" | "!=" | "=") && self.extglob_ahead() {
+                self.cond_pattern_word()?
             } else {
                 self.cond_word()?
             };
@@ -1168,6 +1170,70 @@ impl Parser {
             return Err(self.unexpected_here());
         }
         self.word()
+    }
+
+    /// Whether the word ahead has an extended pattern's opening (`@(`,
+    /// `!(`, `+(`, `*(`, `?(`) before its first blank.
+    fn extglob_ahead(&self) -> bool {
+        let rest = &self.s[self.i.min(self.s.len())..];
+        rest.iter()
+            .take_while(|c| !matches!(c, ' ' | '\t' | '\n'))
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| matches!(w[0], '@' | '!' | '+' | '*' | '?') && *w[1] == '(')
+    }
+
+    /// The right side of `==` or `!=` holding an extended pattern, which
+    /// bash 5.2 reads there even without `shopt -s extglob`: up to a blank
+    /// outside the pattern's parentheses, with `(` only after `@ ! + * ?`
+    /// and `|` and blanks literal inside.
+    fn cond_pattern_word(&mut self) -> Res<Word> {
+        self.skip_space(false);
+        let mut parts = Vec::new();
+        let mut lit = String::new();
+        let mut depth = 0u32;
+        while let Some(c) = self.peek() {
+            if depth == 0
+                && (matches!(c, ' ' | '\t' | '\n' | '<' | '>' | ';' | '&' | '|' | ')')
+                    || self.starts("]]"))
+            {
+                break;
+            }
+            match c {
+                '(' if depth > 0 || lit.ends_with(['@', '!', '+', '*', '?']) => {
+                    depth += 1;
+                    lit.push(c);
+                    self.i += 1;
+                }
+                '(' => return Err(self.unexpected_here()),
+                ')' => {
+                    depth -= 1;
+                    lit.push(c);
+                    self.i += 1;
+                }
+                '\'' | '"' | '\\' | '$' | '`' => {
+                    if !lit.is_empty() {
+                        parts.push(Part::Lit(std::mem::take(&mut lit)));
+                    }
+                    let mut one = self.parts_one(Until::Word)?;
+                    parts.append(&mut one);
+                }
+                _ => {
+                    lit.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+        if depth > 0 {
+            return Err(self.unexpected_here());
+        }
+        if !lit.is_empty() {
+            parts.push(Part::Lit(lit));
+        }
+        if parts.is_empty() {
+            return Err(self.unexpected_here());
+        }
+        Ok(Word { parts })
     }
 
     /// The right side of `=~`: up to a blank outside parentheses, with

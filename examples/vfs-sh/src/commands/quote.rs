@@ -122,6 +122,15 @@ impl Quoting {
         }
     }
 
+    /// `name` with its characters [`shown`](Self::shown).
+    fn shown_all(self, name: &str) -> String {
+        let mut out = String::new();
+        for c in name.chars() {
+            self.shown(c, &mut out);
+        }
+        out
+    }
+
     /// Whether `name` is written in quotes in this style (`ls` then puts a
     /// space before the names that are not, to line them up).
     pub(crate) fn quotes(self, name: &str) -> bool {
@@ -144,18 +153,9 @@ impl Quoting {
             Style::CMaybe if self.quotes(name) => {
                 format!("\"{}\"", self.backslashed(name, false, '"'))
             }
-            Style::Literal | Style::CMaybe => {
-                let mut out = String::new();
-                for c in name.chars() {
-                    self.shown(c, &mut out);
-                }
-                out
-            }
+            Style::Literal | Style::CMaybe => self.shown_all(name),
             Style::Shell | Style::ShellAlways => {
-                let mut body = String::new();
-                for c in name.chars() {
-                    self.shown(c, &mut body);
-                }
+                let body = self.shown_all(name);
                 if !self.quotes(name) {
                     body
                 } else if name.contains('\'') && !name.contains(['"', '$', '`', '\\']) {
@@ -204,18 +204,10 @@ impl Quoting {
     fn shell_escape(self, name: &str) -> String {
         let unprintable = !self.hide_control && name.chars().any(|c| !self.printable(c));
         if !self.quotes(name) {
-            let mut out = String::new();
-            for c in name.chars() {
-                self.shown(c, &mut out);
-            }
-            return out;
+            return self.shown_all(name);
         }
         if name.contains('\'') && !unprintable && !name.contains(['"', '$', '`', '\\']) {
-            let mut out = String::new();
-            for c in name.chars() {
-                self.shown(c, &mut out);
-            }
-            return format!("\"{out}\"");
+            return format!("\"{}\"", self.shown_all(name));
         }
         let mut out = String::from("'");
         for c in name.chars() {
