@@ -1184,23 +1184,37 @@ impl Parser {
     }
 
     /// The right side of `==` or `!=` holding an extended pattern, which
-    /// bash 5.2 reads there even without `shopt -s extglob`: up to a blank
-    /// outside the pattern's parentheses, with `(` only after `@ ! + * ?`
-    /// and `|` and blanks literal inside.
+    /// bash 5.2 reads there even without `shopt -s extglob`: `(` only after
+    /// `@ ! + * ?`, and `|` and blanks literal inside the parentheses.
     fn cond_pattern_word(&mut self) -> Res<Word> {
+        self.cond_paren_word(false)
+    }
+
+    /// The right side of `=~`: `(`, `)`, `|` literal (they are regex syntax
+    /// there).
+    fn cond_regex_word(&mut self) -> Res<Word> {
+        self.cond_paren_word(true)
+    }
+
+    /// A `[[ ]]` word whose parentheses are part of it: up to a blank or an
+    /// operator outside them. A regex opens them anywhere and keeps `|`
+    /// outside them; a pattern opens them only after an extended
+    /// pattern's `@ ! + * ?`.
+    fn cond_paren_word(&mut self, regex: bool) -> Res<Word> {
         self.skip_space(false);
         let mut parts = Vec::new();
         let mut lit = String::new();
         let mut depth = 0u32;
         while let Some(c) = self.peek() {
             if depth == 0
-                && (matches!(c, ' ' | '\t' | '\n' | '<' | '>' | ';' | '&' | '|' | ')')
+                && (matches!(c, ' ' | '\t' | '\n' | '<' | '>' | ';' | '&' | ')')
+                    || (c == '|' && !regex)
                     || self.starts("]]"))
             {
                 break;
             }
             match c {
-                '(' if depth > 0 || lit.ends_with(['@', '!', '+', '*', '?']) => {
+                '(' if regex || depth > 0 || lit.ends_with(['@', '!', '+', '*', '?']) => {
                     depth += 1;
                     lit.push(c);
                     self.i += 1;
@@ -1224,54 +1238,8 @@ impl Parser {
                 }
             }
         }
-        if depth > 0 {
+        if depth > 0 && !regex {
             return Err(self.unexpected_here());
-        }
-        if !lit.is_empty() {
-            parts.push(Part::Lit(lit));
-        }
-        if parts.is_empty() {
-            return Err(self.unexpected_here());
-        }
-        Ok(Word { parts })
-    }
-
-    /// The right side of `=~`: up to a blank outside parentheses, with
-    /// `(`, `)`, `|` literal (they are regex syntax there).
-    fn cond_regex_word(&mut self) -> Res<Word> {
-        self.skip_space(false);
-        let mut parts = Vec::new();
-        let mut lit = String::new();
-        let mut depth = 0u32;
-        while let Some(c) = self.peek() {
-            match c {
-                ' ' | '\t' | '\n' if depth == 0 => break,
-                '(' => {
-                    depth += 1;
-                    lit.push(c);
-                    self.i += 1;
-                }
-                ')' if depth > 0 => {
-                    depth -= 1;
-                    lit.push(c);
-                    self.i += 1;
-                }
-                '<' | '>' | ';' | '&' | ')' if depth == 0 => break,
-                '\'' | '"' | '\\' | '$' | '`' => {
-                    if !lit.is_empty() {
-                        parts.push(Part::Lit(std::mem::take(&mut lit)));
-                    }
-                    let mut one = self.parts_one(Until::Word)?;
-                    parts.append(&mut one);
-                }
-                _ => {
-                    lit.push(c);
-                    self.i += 1;
-                }
-            }
-            if self.starts("]]") && depth == 0 {
-                break;
-            }
         }
         if !lit.is_empty() {
             parts.push(Part::Lit(lit));
