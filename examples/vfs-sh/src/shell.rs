@@ -152,6 +152,24 @@ fn bash_quote(s: &str) -> String {
     out
 }
 
+/// A word of an `xtrace` line as bash writes it: `''` when empty, single
+/// quotes when it holds a character the shell would read specially, `$'...'`
+/// when it holds a control character, bare otherwise.
+fn xtrace_word(w: &str) -> String {
+    const METAS: &str = " \t\n'\"\\|&;()<>!{}*[?]^$`";
+    let first_special = matches!(w.chars().next(), Some('~' | '#'));
+    let tilde_after = w.contains("=~") || w.contains(":~");
+    if w.is_empty() {
+        "''".to_string()
+    } else if first_special || tilde_after || w.chars().any(|c| METAS.contains(c)) {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    } else if w.chars().any(char::is_control) {
+        bash_quote(w)
+    } else {
+        w.to_string()
+    }
+}
+
 /// What a subshell copies and drops.
 #[derive(Debug, Clone)]
 struct State {
@@ -341,6 +359,9 @@ pub(crate) struct Shell<'a> {
     status: u8,
     /// `$?` of the last command substitution (for a bare assignment).
     subst_status: Option<u8>,
+    /// How many command substitutions and `eval`s the running command is
+    /// inside: `set -x` repeats PS4's first character once more for each.
+    trace_level: usize,
     /// Inside an `if`/`while` condition or before `&&`/`||`: `set -e` does
     /// not apply.
     cond: u32,
@@ -652,6 +673,7 @@ impl<'a> Shell<'a> {
             },
             status: 0,
             subst_status: None,
+            trace_level: 0,
             cond: 0,
             calls: 0,
             loops: 0,
@@ -944,7 +966,10 @@ impl<'a> Shell<'a> {
         }
     }
 
-    fn assign(&mut self, a: &Assign) -> E<()> {
+    /// Performs an assignment; gives back its `set -x` line (bash shows the
+    /// value assigned, expanded; an array's elements quoted one by one).
+    fn assign(&mut self, a: &Assign) -> E<String> {
+        let op = if a.append { "+=" } else { "=" };
         // `set -a`: every variable assigned is exported.
         if self.st.opts.other.get("allexport") == Some(&true) {
             self.st.exported.insert(a.name.clone());
@@ -952,10 +977,17 @@ impl<'a> Shell<'a> {
         match &a.value {
             AssignValue::Scalar(w) => {
                 let v = self.expand_string(w)?;
+                let shown = if v.is_empty() {
+                    v.clone()
+                } else {
+                    xtrace_word(&v)
+                };
+                let mut trace = format!("{}{op}{shown}", a.name);
                 let (v, append) = self.attributed(&a.name, v, a.append)?;
                 match &a.index {
                     Some(ix) => {
                         let key = self.expand_string(ix)?;
+                        trace = format!("{}[{key}]{op}{shown}", a.name);
                         let v = if append {
                             let cur = self.element(&a.name, &key)?.unwrap_or_default();
                             cur + &v
@@ -973,6 +1005,7 @@ impl<'a> Shell<'a> {
                         self.set_scalar(&a.name, v);
                     }
                 }
+                Ok(trace)
             }
             AssignValue::Array(items) => {
                 if self.st.attrs.get(&a.name).is_some_and(|at| at.readonly) {
@@ -996,6 +1029,16 @@ impl<'a> Shell<'a> {
                     }
                     elems.push((None, self.expand_fields(w)?));
                 }
+                let shown: Vec<String> = elems
+                    .iter()
+                    .flat_map(|(k, vals)| {
+                        vals.iter().map(move |v| match k {
+                            Some(k) => format!("[{}]={}", xtrace_word(k), xtrace_word(v)),
+                            None => xtrace_word(v),
+                        })
+                    })
+                    .collect();
+                let trace = format!("{}{op}({})", a.name, shown.join(" "));
                 let is_assoc = matches!(self.st.vars.get(&a.name), Some(Value::Assoc(_)));
                 if is_assoc {
                     if !a.append {
@@ -1008,7 +1051,7 @@ impl<'a> Shell<'a> {
                             self.set_element(&a.name, &k, v.pop().unwrap_or_default())?;
                         }
                     }
-                    return Ok(());
+                    return Ok(trace);
                 }
                 let arr: Vec<Option<String>> = match (a.append, self.st.vars.get(&a.name)) {
                     (true, Some(Value::Array(x))) => x.clone(),
@@ -1028,9 +1071,9 @@ impl<'a> Shell<'a> {
                         at += 1;
                     }
                 }
+                Ok(trace)
             }
         }
-        Ok(())
     }
 
     fn element(&mut self, name: &str, key: &str) -> E<Option<String>> {
@@ -1430,6 +1473,36 @@ impl<'a> Shell<'a> {
         }
     }
 
+    /// Writes a `set -x` line: PS4 (its first character once more for each
+    /// substitution or `eval` level), then the text.
+    fn trace(&mut self, io: &mut Io<'_>, text: &str) {
+        let prefix = self.trace_prefix();
+        self.flush_err(io);
+        let _ = writeln!(io.err, "{prefix}{text}");
+    }
+
+    /// PS4 as `set -x` shows it now.
+    fn trace_prefix(&mut self) -> String {
+        let mut ps4 = match self.st.vars.get("PS4") {
+            Some(Value::Str(s)) => s.clone(),
+            _ => "+ ".to_owned(),
+        };
+        // PS4 is expanded each time (`PS4='+ $LINENO: '`).
+        if ps4.contains(['$', '`'])
+            && let Ok(w) = syntax::parse_expanding_text(&ps4, true)
+            && let Ok(v) = self.expand_string(&w)
+        {
+            ps4 = v;
+        }
+        let mut chars = ps4.chars();
+        let first: String = chars.next().map(String::from).unwrap_or_default();
+        format!(
+            "{}{first}{}",
+            first.repeat(self.trace_level),
+            chars.as_str()
+        )
+    }
+
     fn simple(
         &mut self,
         assigns: &[Assign],
@@ -1461,8 +1534,16 @@ impl<'a> Shell<'a> {
         self.flush_err(io);
         if argv.is_empty() {
             for a in assigns {
-                if let Err(e) = self.assign(a) {
-                    return self.expansion_failed(e, io);
+                // The line shows PS4 as it was before the assignment.
+                let prefix = self.st.opts.xtrace.then(|| self.trace_prefix());
+                match self.assign(a) {
+                    Ok(line) => {
+                        if let Some(prefix) = prefix {
+                            self.flush_err(io);
+                            let _ = writeln!(io.err, "{prefix}{line}");
+                        }
+                    }
+                    Err(e) => return self.expansion_failed(e, io),
                 }
             }
             self.flush_err(io);
@@ -1481,6 +1562,7 @@ impl<'a> Shell<'a> {
         // `VAR=x cmd`: the assignments hold for the command only, exported
         // to it.
         let mut saved = Vec::new();
+        let mut traced = Vec::new();
         let exported_before = (!assigns.is_empty()).then(|| self.st.exported.clone());
         for a in assigns {
             // A readonly name before a command keeps its value; the
@@ -1490,16 +1572,23 @@ impl<'a> Shell<'a> {
                 continue;
             }
             saved.push((a.name.clone(), self.st.vars.get(&a.name).cloned()));
-            if let Err(e) = self.assign(a) {
-                if let Some(before) = exported_before {
-                    self.st.exported = before;
+            match self.assign(a) {
+                Ok(line) => traced.push(line),
+                Err(e) => {
+                    if let Some(before) = exported_before {
+                        self.st.exported = before;
+                    }
+                    return self.expansion_failed(e, io);
                 }
-                return self.expansion_failed(e, io);
             }
             self.st.exported.insert(a.name.clone());
         }
         if self.st.opts.xtrace {
-            let _ = writeln!(io.err, "+ {}", argv.join(" "));
+            for line in &traced {
+                self.trace(io, line);
+            }
+            let words: Vec<String> = argv.iter().map(|w| xtrace_word(w)).collect();
+            self.trace(io, &words.join(" "));
         }
         let r = self.with_redirs(redirs, io, |sh, io| sh.invoke(&argv, io, false));
         for (name, old) in saved.into_iter().rev() {
@@ -2266,6 +2355,7 @@ impl<'a> Shell<'a> {
             ));
         }
         self.env.nesting += 1;
+        self.trace_level += 1;
         let mut buf = Vec::new();
         let input = self.cur_input.clone();
         let status = self.status;
@@ -2282,6 +2372,7 @@ impl<'a> Shell<'a> {
             (s, sink.0)
         });
         self.env.nesting -= 1;
+        self.trace_level -= 1;
         self.fatal_status = fatal;
         self.subst_status = Some(s.0);
         self.status = s.0;

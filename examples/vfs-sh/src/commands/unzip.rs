@@ -144,6 +144,11 @@ fn run(cx: &mut Cx<'_>, args: &[String], mut zipinfo: bool) -> u8 {
                     tried[0], tried[1], tried[2]
                 ),
             );
+            // UnZip matches a zipfile name with wildcards itself; when
+            // nothing matches it says so after the usual line.
+            if archive.contains(['*', '?', '[']) {
+                say(cx, "\nNo zipfiles found.");
+            }
         }
         return NOT_FOUND;
     };

@@ -317,7 +317,10 @@ impl Shell<'_> {
             "eval" => {
                 let args = args.strip_prefix(&["--".to_owned()][..]).unwrap_or(args);
                 let text = args.join(" ");
-                self.run_text(&text, io)
+                self.trace_level += 1;
+                let r = self.run_text(&text, io);
+                self.trace_level -= 1;
+                r
             }
             "let" => {
                 if args.is_empty() {
