@@ -297,14 +297,24 @@ impl Fs for DirFs {
     }
 
     fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
-        let data = self.read(path)?;
-        let start = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(data.len());
-        let end = usize::try_from(offset.saturating_add(len))
-            .unwrap_or(usize::MAX)
-            .min(data.len());
-        Ok(data[start..end].to_vec())
+        use std::io::{Read, Seek, SeekFrom};
+        let v = self.resolve(path)?;
+        let real = self
+            .real(&v)?
+            .ok_or_else(|| FsError::IsADirectory(v.clone()))?;
+        if real.is_dir() {
+            return Err(FsError::IsADirectory(v));
+        }
+        // Only the range is read, as the host's `read-range` does, so that
+        // a document streamed in pieces is read once, not once a piece.
+        let mut file = std::fs::File::open(&real).map_err(|e| io_error(&e, &v))?;
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| io_error(&e, &v))?;
+        let mut data = Vec::new();
+        file.take(len)
+            .read_to_end(&mut data)
+            .map_err(|e| io_error(&e, &v))?;
+        Ok(data)
     }
 
     fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {

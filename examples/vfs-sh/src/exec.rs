@@ -132,6 +132,9 @@ impl InBuf {
     }
 }
 
+/// The size of the pieces [`Cx::stream_operand`] reads a document in.
+pub(crate) const STREAM_PIECE: u64 = 1 << 20;
+
 /// What one command runs with: the filesystem, its standard input, its
 /// output and error streams.
 pub(crate) struct Cx<'s> {
@@ -190,6 +193,37 @@ impl Cx<'_> {
             Ok(self.stdin())
         } else {
             self.fs.read(path)
+        }
+    }
+
+    /// Streams an operand to `each` in pieces: a document is read
+    /// [`STREAM_PIECE`] bytes at a time, so that a command that works
+    /// piece by piece holds one piece of a large document, not all of it
+    /// (the script's memory limit is far below the documents' sizes);
+    /// `-` is standard input, already in memory, in one piece. Empty
+    /// input gives no piece.
+    pub(crate) fn stream_operand(
+        &mut self,
+        path: &str,
+        mut each: impl FnMut(&mut Self, &[u8]),
+    ) -> Result<(), FsError> {
+        if path == "-" || path == "/dev/stdin" {
+            let data = self.stdin();
+            if !data.is_empty() {
+                each(self, &data);
+            }
+            return Ok(());
+        }
+        let mut offset = 0;
+        loop {
+            let piece = self.fs.read_range(path, offset, STREAM_PIECE)?;
+            if !piece.is_empty() {
+                each(self, &piece);
+            }
+            if (piece.len() as u64) < STREAM_PIECE {
+                return Ok(());
+            }
+            offset += STREAM_PIECE;
         }
     }
 

@@ -777,7 +777,7 @@ fn output_streams_before_each_host_call() {
             .unwrap_or_else(|| panic!("no call {call}: {:?}", fs.seen))
     };
     // What ran before a call is already out when the host is called.
-    assert_eq!(at("read README.md"), "one\n");
+    assert_eq!(at("read_range README.md"), "one\n");
     // The listing of docs is out before its subdirectory is listed.
     assert!(
         at("read_dir docs/archive").ends_with("docs:\narchive\nguide.md\nmy notes.md\npolicy.md\n")

@@ -112,12 +112,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let mut status = 0;
     for op in &operands {
-        match cx.read_operand(op) {
-            Ok(data) => {
-                let mut out = Vec::with_capacity(data.len());
-                state.feed(&data, &mut out);
-                cx.out(&out);
-            }
+        // Piece by piece: a large document is never held whole.
+        let streamed = cx.stream_operand(op, |cx, piece| {
+            let mut out = Vec::with_capacity(piece.len());
+            state.feed(piece, &mut out);
+            cx.out(&out);
+        });
+        match streamed {
+            Ok(()) => {}
             Err(e) => {
                 cx.err(format_args!(
                     "cat: {}: {}",

@@ -13,9 +13,8 @@ use regex::RegexBuilder;
 
 use crate::longest::{Groups, PosixRegex};
 
-use super::read::{self, newlines};
 use super::{flag, options, value};
-use crate::exec::Cx;
+use crate::exec::{Cx, STREAM_PIECE};
 use crate::pattern::{Syntax, translate};
 
 /// The first address of a command.
@@ -858,12 +857,205 @@ struct Line {
     last: bool,
     /// With `-s`, the first line of a file: line numbers start again.
     restart: bool,
+    /// Whether its file ended with the delimiter.
+    file_ends: bool,
+}
+
+/// The input, a line at a time: the operands in turn, each document read a
+/// piece at a time (a large one is never held whole), one line read ahead
+/// so that the last line is known (`$`).
+struct Feed {
+    operands: std::collections::VecDeque<String>,
+    delim: char,
+    separate: bool,
+    /// Lines still wanted, when the script needs only the first ones.
+    wanted: Option<u64>,
+    /// The operand being read.
+    open: Option<Open>,
+    ahead: Option<Line>,
+    /// The file of the line last handed out (`F`).
     file: String,
+    /// 2 after a file that could not be read, 4 after a directory (which
+    /// ends the input), as GNU sed exits.
+    status: u8,
+}
+
+struct Open {
+    name: String,
+    text: String,
+    pos: usize,
+    /// Where the next piece starts; `None` once the document is all read
+    /// (standard input is read whole).
+    offset: Option<u64>,
+    /// The start of a UTF-8 character whose end is in the next piece.
+    carry: Vec<u8>,
+    /// Operands follow this one (its last line then gets a newline).
+    more_after: bool,
+    first: bool,
+}
+
+impl Feed {
+    /// The next line with its place: `None` at the end of all input.
+    fn next(&mut self, cx: &mut Cx<'_>) -> Option<(Line, String)> {
+        if self.ahead.is_none() {
+            self.ahead = self.read(cx);
+        }
+        let mut line = self.ahead.take()?;
+        let file = self
+            .open
+            .as_ref()
+            .map_or_else(String::new, |o| o.name.clone());
+        self.ahead = self.read(cx);
+        match &self.ahead {
+            None => {
+                line.last = true;
+                // Input that ended at a directory: the line before it
+                // keeps its own ending.
+                if self.status == 4 {
+                    line.nl = line.file_ends;
+                }
+            }
+            Some(_) => {}
+        }
+        Some((line, file))
+    }
+
+    /// Reads the next line of the input.
+    fn read(&mut self, cx: &mut Cx<'_>) -> Option<Line> {
+        if self.wanted == Some(0) {
+            return None;
+        }
+        loop {
+            if let Some(o) = self.open.as_mut()
+                && let Some(line) = o.line(cx, self.delim, self.separate)
+            {
+                if let Some(w) = self.wanted.as_mut() {
+                    *w -= 1;
+                }
+                return Some(line);
+            }
+            if self.status == 4 {
+                return None;
+            }
+            let name = self.operands.pop_front()?;
+            // A directory is a read error that ends sed (status 4); what
+            // came before it is still edited.
+            if name != "-" && cx.fs.metadata(&name).is_ok_and(|m| m.is_dir()) {
+                cx.err(format_args!("sed: read error on {name}: Is a directory"));
+                self.status = 4;
+                self.operands.clear();
+                return None;
+            }
+            let mut o = Open {
+                name: name.clone(),
+                text: String::new(),
+                pos: 0,
+                offset: Some(0),
+                carry: Vec::new(),
+                more_after: !self.operands.is_empty(),
+                first: true,
+            };
+            if name == "-" {
+                o.text = String::from_utf8_lossy(&cx.stdin()).into_owned();
+                o.offset = None;
+            } else if let Err(e) = o.refill(cx) {
+                cx.err(format_args!("sed: can't read {name}: {}", e.strerror()));
+                self.status = 2;
+                continue;
+            }
+            self.open = Some(o);
+        }
+    }
+}
+
+impl Open {
+    /// Appends the document's next piece.
+    fn refill(&mut self, cx: &mut Cx<'_>) -> Result<(), crate::fs::FsError> {
+        let Some(offset) = self.offset else {
+            return Ok(());
+        };
+        let piece = cx.fs.read_range(&self.name, offset, STREAM_PIECE)?;
+        let last = (piece.len() as u64) < STREAM_PIECE;
+        self.offset = (!last).then(|| offset + piece.len() as u64);
+        self.carry.extend_from_slice(&piece);
+        let keep = if last { 0 } else { utf8_tail(&self.carry) };
+        let whole = self.carry.len() - keep;
+        let text = String::from_utf8_lossy(&self.carry[..whole]).into_owned();
+        self.carry.drain(..whole);
+        self.text.drain(..self.pos);
+        self.pos = 0;
+        self.text.push_str(&text);
+        Ok(())
+    }
+
+    /// The next line of this operand, reading on as needed.
+    fn line(&mut self, cx: &mut Cx<'_>, delim: char, separate: bool) -> Option<Line> {
+        loop {
+            let rest = &self.text[self.pos..];
+            if let Some(k) = rest.find(delim) {
+                let text = rest[..k].to_owned();
+                self.pos += k + delim.len_utf8();
+                // The last line of the file when nothing follows it.
+                if self.pos == self.text.len() && self.offset.is_some() {
+                    let _ = self.refill(cx);
+                }
+                let end = self.pos == self.text.len() && self.offset.is_none();
+                return Some(self.made(text, end, true, separate));
+            }
+            if self.offset.is_some() {
+                if let Err(e) = self.refill(cx) {
+                    cx.err(format_args!(
+                        "sed: read error on {}: {}",
+                        self.name,
+                        e.strerror()
+                    ));
+                    self.offset = None;
+                }
+                continue;
+            }
+            if rest.is_empty() {
+                return None;
+            }
+            let text = rest.to_owned();
+            self.pos = self.text.len();
+            return Some(self.made(text, true, false, separate));
+        }
+    }
+
+    fn made(&mut self, text: String, end: bool, ended: bool, separate: bool) -> Line {
+        let restart = separate && self.first;
+        self.first = false;
+        Line {
+            text,
+            nl: !end || ended || self.more_after,
+            last: separate && end,
+            restart,
+            file_ends: ended,
+        }
+    }
+}
+
+/// How many bytes at the end of `b` start a UTF-8 character that is not
+/// complete yet.
+fn utf8_tail(b: &[u8]) -> usize {
+    for k in 1..=b.len().min(3) {
+        let c = b[b.len() - k];
+        if c & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match c {
+            0xF0.. => 4,
+            0xE0.. => 3,
+            0xC0.. => 2,
+            _ => 1,
+        };
+        return if need > k { k } else { 0 };
+    }
+    0
 }
 
 struct Run<'a, 'b> {
-    lines: Vec<Line>,
-    next: usize,
+    feed: Feed,
     line_no: u64,
     out: Vec<u8>,
     err: Vec<u8>,
@@ -1014,10 +1206,31 @@ impl Run<'_, '_> {
     }
 
     fn next_line(&mut self) -> Option<(String, bool, bool)> {
-        let l = self.lines.get(self.next)?;
-        self.next += 1;
+        let (l, file) = self.feed.next(self.cx)?;
+        self.feed.file = file;
         self.line_no = if l.restart { 1 } else { self.line_no + 1 };
-        Some((l.text.clone(), l.nl, l.last))
+        // What is printed so far goes out in whole buffers, as GNU's
+        // standard output reaches a pipe: the output is not held whole.
+        self.flush_out();
+        Some((l.text, l.nl, l.last))
+    }
+
+    /// Writes the whole 4 KiB buffers of what is printed so far.
+    fn flush_out(&mut self) {
+        const BUFFER: usize = 4096;
+        let full = self.out.len() / BUFFER * BUFFER;
+        if full == 0 {
+            return;
+        }
+        let mut block: Vec<u8> = self.out.drain(..full).collect();
+        if self.feed.delim == '\0' {
+            for b in &mut block {
+                if *b == b'\n' {
+                    *b = 0;
+                }
+            }
+        }
+        self.cx.out(&block);
     }
 }
 
@@ -1368,10 +1581,11 @@ fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
                     }
                     Kind::Exec(None) => ps = run.command_output(&ps),
                     Kind::FileName => {
-                        let f = run
-                            .lines
-                            .get(run.next.saturating_sub(1))
-                            .map_or("-".to_owned(), |l| l.file.clone());
+                        let f = if run.feed.file.is_empty() {
+                            "-".to_owned()
+                        } else {
+                            run.feed.file.clone()
+                        };
                         run.emit(&f, true);
                     }
                     Kind::Write(to_err) => {
@@ -1624,73 +1838,23 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         None
     };
-    let mut lines: Vec<Line> = Vec::new();
-    let mut status = 0;
-    let n_ops = operands.len();
-    // Whether the last file read ended with the delimiter.
-    let mut prev_ends = true;
-    for (k, op) in operands.iter().enumerate() {
-        // A directory is a read error that ends sed (status 4); what came
-        // before it is still edited.
-        if op != "-" && cx.fs.metadata(op).is_ok_and(|m| m.is_dir()) {
-            cx.err(format_args!("sed: read error on {op}: Is a directory"));
-            status = 4;
-            // The input ends here: its last line keeps its own ending.
-            if let Some(l) = lines.last_mut() {
-                l.nl = prev_ends;
-            }
-            break;
-        }
-        let got = match (op.as_str(), stop_after, n_ops) {
-            ("-", _, _) => Ok(cx.stdin()),
-            (_, Some(n), 1) => {
-                let n = usize::try_from(n).unwrap_or(usize::MAX);
-                read::prefix(cx.fs, op, |d| newlines(d) >= n)
-            }
-            _ => cx.fs.read(op),
-        };
-        match got {
-            Ok(d) => {
-                let text = String::from_utf8_lossy(&d).into_owned();
-                let mut parts: Vec<&str> = text.split(delim).collect();
-                let ends = text.ends_with(delim);
-                if ends || text.is_empty() {
-                    parts.pop();
-                }
-                let count = parts.len();
-                if count > 0 {
-                    prev_ends = ends;
-                }
-                for (i, t) in parts.into_iter().enumerate() {
-                    lines.push(Line {
-                        text: t.to_owned(),
-                        nl: i + 1 < count || ends || k + 1 < n_ops,
-                        last: separate && i + 1 == count,
-                        restart: separate && i == 0,
-                        file: op.clone(),
-                    });
-                }
-            }
-            Err(e) => {
-                cx.err(format_args!("sed: can't read {op}: {}", e.strerror()));
-                status = 2;
-            }
-        }
-    }
-    if let Some(l) = lines.last_mut() {
-        l.last = true;
-    }
-    // `-s`: each file's last line; otherwise only the very last.
-    if !separate {
-        let n = lines.len();
-        for (i, l) in lines.iter_mut().enumerate() {
-            l.last = i + 1 == n;
-        }
-    }
+    let single = operands.len() == 1;
+    let feed = Feed {
+        operands: operands.iter().cloned().collect(),
+        delim,
+        separate,
+        // A script that needs only the first lines of one document reads
+        // only that far.
+        wanted: stop_after.filter(|_| single),
+        open: None,
+        ahead: None,
+        file: String::new(),
+        status: 0,
+    };
+    let status;
     let code = {
         let mut run = Run {
-            lines,
-            next: 0,
+            feed,
             line_no: 0,
             out: Vec::new(),
             err: Vec::new(),
@@ -1701,6 +1865,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             r_files: std::collections::HashMap::new(),
         };
         let code = execute(&mut run, &mut cmds, quiet);
+        status = run.feed.status;
         let (out, err) = (std::mem::take(&mut run.out), std::mem::take(&mut run.err));
         let mut out = out;
         if delim == '\0' {

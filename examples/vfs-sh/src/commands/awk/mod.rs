@@ -23,7 +23,8 @@ use std::rc::Rc;
 
 use regex::RegexBuilder;
 
-use crate::exec::Cx;
+use crate::exec::{Cx, STREAM_PIECE};
+use crate::fs::{Fs, FsError};
 use crate::longest::PosixRegex;
 use crate::pattern::{Syntax, translate};
 use syntax::{
@@ -196,11 +197,97 @@ impl Fields {
     }
 }
 
-/// An input being read record by record.
+/// An input being read record by record. A document is read a piece at a
+/// time ([`Source::open`]): the text holds the record being read and what
+/// follows it in the current piece, never the whole of a large document.
 #[derive(Debug, Default)]
 struct Source {
     text: String,
     pos: usize,
+    /// The document still being read, and how far.
+    stream: Option<Stream>,
+}
+
+#[derive(Debug)]
+struct Stream {
+    path: String,
+    offset: u64,
+    /// The start of a UTF-8 character whose last bytes are in the next
+    /// piece.
+    carry: Vec<u8>,
+}
+
+impl Source {
+    /// Text already in memory (standard input, a command's output).
+    fn text(data: &[u8]) -> Source {
+        Source {
+            text: String::from_utf8_lossy(data).into_owned(),
+            pos: 0,
+            stream: None,
+        }
+    }
+
+    /// A document, its first piece read now (so that a missing or
+    /// unreadable one fails here).
+    fn open(fs: &mut dyn Fs, path: &str) -> Result<Source, FsError> {
+        let mut src = Source {
+            stream: Some(Stream {
+                path: path.to_owned(),
+                offset: 0,
+                carry: Vec::new(),
+            }),
+            ..Source::default()
+        };
+        src.refill(fs)?;
+        Ok(src)
+    }
+
+    /// Whether the whole input is in `text`.
+    fn complete(&self) -> bool {
+        self.stream.is_none()
+    }
+
+    /// Drops what has been read and appends the next piece; false when
+    /// the input had no more.
+    fn refill(&mut self, fs: &mut dyn Fs) -> Result<bool, FsError> {
+        let Some(st) = self.stream.as_mut() else {
+            return Ok(false);
+        };
+        let piece = fs.read_range(&st.path, st.offset, STREAM_PIECE)?;
+        st.offset += piece.len() as u64;
+        let last = (piece.len() as u64) < STREAM_PIECE;
+        st.carry.extend_from_slice(&piece);
+        let keep = if last { 0 } else { utf8_tail(&st.carry) };
+        let whole = st.carry.len() - keep;
+        let text = String::from_utf8_lossy(&st.carry[..whole]).into_owned();
+        st.carry.drain(..whole);
+        self.text.drain(..self.pos);
+        self.pos = 0;
+        self.text.push_str(&text);
+        if last {
+            self.stream = None;
+        }
+        Ok(!piece.is_empty() || !text.is_empty())
+    }
+}
+
+/// How many bytes at the end of `b` start a UTF-8 character that is not
+/// complete yet.
+fn utf8_tail(b: &[u8]) -> usize {
+    for k in 1..=b.len().min(3) {
+        let c = b[b.len() - k];
+        if c & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match c {
+            0xF0.. => 4,
+            0xE0.. => 3,
+            0xC0.. => 2,
+            _ => 1,
+        };
+        return if need > k { k } else { 0 };
+    }
+    0
 }
 
 fn fatal<T>(msg: impl Into<String>) -> Flow<T> {
@@ -581,10 +668,32 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
 
     /// The next record of `src` under the current `RS`.
     fn next_record(&mut self, src: &mut Source) -> Flow<Option<String>> {
+        // A record that may go on past what is read so far: read on.
+        loop {
+            if let Some(r) = self.record_in(src)? {
+                return Ok(r);
+            }
+            match src.refill(self.cx.fs) {
+                Ok(_) => {}
+                Err(e) => {
+                    return fatal(format!(
+                        "awk: fatal: error reading input file `{}': {}",
+                        src.stream.as_ref().map_or("", |s| s.path.as_str()),
+                        e.strerror()
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The next record of what `src` holds: `None` when it may end past
+    /// the text read so far (the source has more to read).
+    fn record_in(&mut self, src: &mut Source) -> Flow<Option<Option<String>>> {
         let rs = self.global_str(RS);
+        let complete = src.complete();
         let text = &src.text;
         if src.pos >= text.len() {
-            return Ok(None);
+            return Ok(complete.then_some(None));
         }
         let rest = &text[src.pos..];
         let (rec, used, rt) = match rs.as_ref() {
@@ -592,15 +701,24 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let trimmed = rest.trim_start_matches('\n');
                 let skip = rest.len() - trimmed.len();
                 if trimmed.is_empty() {
+                    if !complete {
+                        return Ok(None);
+                    }
                     src.pos = text.len();
-                    return Ok(None);
+                    return Ok(Some(None));
                 }
                 match trimmed.find("\n\n") {
+                    // The blank lines that end it must end before the text
+                    // read so far does.
+                    Some(k) if !complete && trimmed[k..].bytes().all(|b| b == b'\n') => {
+                        return Ok(None);
+                    }
                     Some(k) => {
                         let after = &trimmed[k..];
                         let nl = after.len() - after.trim_start_matches('\n').len();
                         (trimmed[..k].to_owned(), skip + k + nl, "\n".repeat(nl))
                     }
+                    None if !complete => return Ok(None),
                     None => {
                         let body = trimmed.trim_end_matches('\n');
                         (body.to_owned(), rest.len(), "\n".to_owned())
@@ -611,12 +729,19 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let c = one.chars().next().unwrap_or('\n');
                 match rest.find(c) {
                     Some(k) => (rest[..k].to_owned(), k + c.len_utf8(), c.to_string()),
+                    None if !complete => return Ok(None),
                     None => (rest.to_owned(), rest.len(), String::new()),
                 }
             }
             multi => {
                 let re = self.regex(multi)?;
-                match re.find(rest) {
+                let found = re.find(rest);
+                // A match that reaches the end of what is read may go on in
+                // the next piece.
+                if !complete && found.as_ref().is_none_or(|m| m.end >= rest.len()) {
+                    return Ok(None);
+                }
+                match found {
                     Some(m) if m.end > 0 => (rest[..m.start].to_owned(), m.end, rest[m].to_owned()),
                     _ => (rest.to_owned(), rest.len(), String::new()),
                 }
@@ -627,7 +752,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         if !same {
             self.set_global(RT, Val::str(&rt));
         }
-        Ok(Some(rec))
+        Ok(Some(Some(rec)))
     }
 
     /// Applies a `var=value` operand or a `-v` assignment (whose value
@@ -677,10 +802,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 }
                 self.saw_file = true;
                 let data = self.cx.stdin();
-                self.main = Some(Source {
-                    text: String::from_utf8_lossy(&data).into_owned(),
-                    pos: 0,
-                });
+                self.main = Some(Source::text(&data));
                 // gawk names standard input `-` once it reads it.
                 self.set_global(FILENAME, Val::str("-"));
                 self.set_global(FNR, Val::Num(0.0));
@@ -696,8 +818,8 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 continue;
             }
             self.saw_file = true;
-            let data = if op == "-" || op == "/dev/stdin" {
-                Ok(self.cx.stdin())
+            let opened = if op == "-" || op == "/dev/stdin" {
+                Ok(Source::text(&self.cx.stdin()))
             } else {
                 match self.cx.fs.metadata(&op) {
                     Ok(m) if m.is_dir() => {
@@ -707,18 +829,15 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                         ));
                         continue;
                     }
-                    _ => self.cx.fs.read(&op),
+                    _ => Source::open(self.cx.fs, &op),
                 }
             };
-            match data {
-                Ok(d) => {
+            match opened {
+                Ok(src) => {
                     self.set_global(FILENAME, Val::str(&op));
                     self.set_global(FNR, Val::Num(0.0));
                     self.file_rules(&Pattern::BeginFile)?;
-                    self.main = Some(Source {
-                        text: String::from_utf8_lossy(&d).into_owned(),
-                        pos: 0,
-                    });
+                    self.main = Some(src);
                 }
                 Err(e) => {
                     self.flush();
@@ -1042,20 +1161,14 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let v = self.eval(f)?;
                 let name = self.sval(&v).to_string();
                 if !self.files.contains_key(&name) {
-                    let data = if name == "-" || name == "/dev/stdin" {
-                        Ok(self.cx.stdin())
+                    let opened = if name == "-" || name == "/dev/stdin" {
+                        Ok(Source::text(&self.cx.stdin()))
                     } else {
-                        self.cx.fs.read(&name)
+                        Source::open(self.cx.fs, &name)
                     };
-                    match data {
-                        Ok(d) => {
-                            self.files.insert(
-                                name.clone(),
-                                Source {
-                                    text: String::from_utf8_lossy(&d).into_owned(),
-                                    pos: 0,
-                                },
-                            );
+                    match opened {
+                        Ok(src) => {
+                            self.files.insert(name.clone(), src);
                         }
                         Err(_) => return Ok(Val::Num(-1.0)),
                     }
@@ -1097,10 +1210,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             None => {
                 self.flush();
                 let (out, _) = self.cx.shell_output(&name);
-                Source {
-                    text: String::from_utf8_lossy(&out).into_owned(),
-                    pos: 0,
-                }
+                Source::text(&out)
             }
         };
         let r = self.next_record(&mut src);
