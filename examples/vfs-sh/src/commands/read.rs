@@ -53,7 +53,45 @@ pub(crate) fn suffix(
     Ok(data)
 }
 
+/// How many bytes at the end of `b` start a UTF-8 character that is not
+/// complete yet: a document read in pieces keeps them for the next piece,
+/// so that a character split between two is decoded whole.
+pub(crate) fn utf8_tail(b: &[u8]) -> usize {
+    for k in 1..=b.len().min(3) {
+        let c = b[b.len() - k];
+        if c & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match c {
+            0xF0.. => 4,
+            0xE0.. => 3,
+            0xC0.. => 2,
+            _ => 1,
+        };
+        return if need > k { k } else { 0 };
+    }
+    0
+}
+
 /// Counts the newlines in `data`.
 pub(crate) fn newlines(data: &[u8]) -> usize {
     data.iter().filter(|&&b| b == b'\n').count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf8_tail;
+
+    #[test]
+    fn a_character_cut_at_the_end_is_kept_for_the_next_piece() {
+        let euro = "€".as_bytes(); // three bytes
+        assert_eq!(utf8_tail(b"abc"), 0);
+        assert_eq!(utf8_tail(&euro[..1]), 1);
+        assert_eq!(utf8_tail(&[b"a".as_slice(), &euro[..2]].concat()), 2);
+        assert_eq!(utf8_tail(euro), 0);
+        assert_eq!(utf8_tail(&"𝄞".as_bytes()[..3]), 3);
+        // Stray continuation bytes are invalid, not a beginning: decoded
+        // (as replacement characters) with the rest.
+        assert_eq!(utf8_tail(&[0x80, 0x80, 0x80, 0x80]), 0);
+    }
 }

@@ -906,16 +906,13 @@ impl Feed {
             .as_ref()
             .map_or_else(String::new, |o| o.name.clone());
         self.ahead = self.read(cx);
-        match &self.ahead {
-            None => {
-                line.last = true;
-                // Input that ended at a directory: the line before it
-                // keeps its own ending.
-                if self.status == 4 {
-                    line.nl = line.file_ends;
-                }
+        if self.ahead.is_none() {
+            line.last = true;
+            // Input that ended at a directory: the line before it keeps
+            // its own ending.
+            if self.status == 4 {
+                line.nl = line.file_ends;
             }
-            Some(_) => {}
         }
         Some((line, file))
     }
@@ -978,7 +975,11 @@ impl Open {
         let last = (piece.len() as u64) < STREAM_PIECE;
         self.offset = (!last).then(|| offset + piece.len() as u64);
         self.carry.extend_from_slice(&piece);
-        let keep = if last { 0 } else { utf8_tail(&self.carry) };
+        let keep = if last {
+            0
+        } else {
+            super::read::utf8_tail(&self.carry)
+        };
         let whole = self.carry.len() - keep;
         let text = String::from_utf8_lossy(&self.carry[..whole]).into_owned();
         self.carry.drain(..whole);
@@ -1033,25 +1034,6 @@ impl Open {
             file_ends: ended,
         }
     }
-}
-
-/// How many bytes at the end of `b` start a UTF-8 character that is not
-/// complete yet.
-fn utf8_tail(b: &[u8]) -> usize {
-    for k in 1..=b.len().min(3) {
-        let c = b[b.len() - k];
-        if c & 0xC0 == 0x80 {
-            continue;
-        }
-        let need = match c {
-            0xF0.. => 4,
-            0xE0.. => 3,
-            0xC0.. => 2,
-            _ => 1,
-        };
-        return if need > k { k } else { 0 };
-    }
-    0
 }
 
 struct Run<'a, 'b> {

@@ -16,37 +16,77 @@ struct Counts {
     max_line: u64,
 }
 
+#[cfg(test)]
 fn count(data: &[u8]) -> Counts {
-    let mut c = Counts {
-        bytes: data.len() as u64,
-        ..Counts::default()
-    };
-    let mut in_word = false;
-    let mut width = 0u64;
-    for chunk in data.utf8_chunks() {
-        for ch in chunk.valid().chars() {
-            c.chars += 1;
-            match ch {
-                '\n' => {
-                    c.lines += 1;
-                    c.max_line = c.max_line.max(width);
-                    width = 0;
-                }
-                '\t' => width = (width / 8 + 1) * 8,
-                ch if !ch.is_control() => width += 1,
-                _ => {}
-            }
-            if ch.is_whitespace() {
-                in_word = false;
-            } else if !ch.is_control() && !in_word {
-                in_word = true;
-                c.words += 1;
-            }
+    let mut c = Counter::default();
+    c.feed(data);
+    c.finish()
+}
+
+/// Counts fed a piece at a time: a word, a line's width or a character
+/// may go on from one piece to the next.
+#[derive(Default)]
+struct Counter {
+    c: Counts,
+    in_word: bool,
+    width: u64,
+    /// The start of a character whose end is in the next piece.
+    carry: Vec<u8>,
+}
+
+impl Counter {
+    fn feed(&mut self, piece: &[u8]) {
+        self.c.bytes += piece.len() as u64;
+        if self.carry.is_empty() {
+            self.scan(piece, true);
+        } else {
+            let mut joined = std::mem::take(&mut self.carry);
+            joined.extend_from_slice(piece);
+            self.scan(&joined, true);
         }
-        // Invalid bytes are neither characters nor word separators.
     }
-    c.max_line = c.max_line.max(width);
-    c
+
+    /// Counts `data`, keeping a character cut at its end for the next
+    /// piece unless this is the end.
+    fn scan(&mut self, data: &[u8], more: bool) {
+        let keep = if more {
+            super::read::utf8_tail(data)
+        } else {
+            0
+        };
+        let (now, later) = data.split_at(data.len() - keep);
+        for chunk in now.utf8_chunks() {
+            for ch in chunk.valid().chars() {
+                self.c.chars += 1;
+                match ch {
+                    '\n' => {
+                        self.c.lines += 1;
+                        self.c.max_line = self.c.max_line.max(self.width);
+                        self.width = 0;
+                    }
+                    '\t' => self.width = (self.width / 8 + 1) * 8,
+                    ch if !ch.is_control() => self.width += 1,
+                    _ => {}
+                }
+                if ch.is_whitespace() {
+                    self.in_word = false;
+                } else if !ch.is_control() && !self.in_word {
+                    self.in_word = true;
+                    self.c.words += 1;
+                }
+            }
+            // Invalid bytes are neither characters nor word separators.
+        }
+        self.carry = later.to_vec();
+    }
+
+    fn finish(mut self) -> Counts {
+        // What is left is an incomplete character: invalid bytes.
+        let rest = std::mem::take(&mut self.carry);
+        self.scan(&rest, false);
+        self.c.max_line = self.c.max_line.max(self.width);
+        self.c
+    }
 }
 
 /// One input's result: counts, or the error reading it.
@@ -102,15 +142,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut status = 0;
     let mut rows = Vec::new();
     for input in &inputs {
+        // A document is counted a piece at a time, never held whole.
+        let mut counter = Counter::default();
         let (data, regular) = match input.as_deref() {
-            None | Some("-") => (Ok(cx.stdin()), false),
-            Some(path) => (cx.fs.read(path), true),
+            None | Some("-") => (cx.stream_operand("-", |_, p| counter.feed(p)), false),
+            Some(path) => (cx.stream_operand(path, |_, p| counter.feed(p)), true),
         };
         match data {
-            Ok(d) => rows.push(Row {
+            Ok(()) => rows.push(Row {
                 name: input.clone(),
                 counts: {
-                    let mut c = count(&d);
+                    let mut c = counter.finish();
                     if !utf8 {
                         c.chars = c.bytes;
                     }
@@ -200,6 +242,30 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_fed_in_pieces_are_the_counts_of_the_whole() {
+        let text = b"h\xc3\xa9llo w\xc3\xb6rld\n\tx  y\nlast \xe2\x82\xac\xff word";
+        let whole = count(text);
+        for cut in 0..=text.len() {
+            let mut c = Counter::default();
+            let (a, b) = text.split_at(cut);
+            c.feed(a);
+            c.feed(b);
+            let got = c.finish();
+            assert_eq!(
+                (got.lines, got.words, got.chars, got.bytes, got.max_line),
+                (
+                    whole.lines,
+                    whole.words,
+                    whole.chars,
+                    whole.bytes,
+                    whole.max_line
+                ),
+                "cut at {cut}"
+            );
+        }
+    }
 
     #[test]
     fn counts() {

@@ -23,6 +23,7 @@ use std::rc::Rc;
 
 use regex::RegexBuilder;
 
+use super::read;
 use crate::exec::{Cx, STREAM_PIECE};
 use crate::fs::{Fs, FsError};
 use crate::longest::PosixRegex;
@@ -257,7 +258,7 @@ impl Source {
         st.offset += piece.len() as u64;
         let last = (piece.len() as u64) < STREAM_PIECE;
         st.carry.extend_from_slice(&piece);
-        let keep = if last { 0 } else { utf8_tail(&st.carry) };
+        let keep = if last { 0 } else { read::utf8_tail(&st.carry) };
         let whole = st.carry.len() - keep;
         let text = String::from_utf8_lossy(&st.carry[..whole]).into_owned();
         st.carry.drain(..whole);
@@ -269,25 +270,6 @@ impl Source {
         }
         Ok(!piece.is_empty() || !text.is_empty())
     }
-}
-
-/// How many bytes at the end of `b` start a UTF-8 character that is not
-/// complete yet.
-fn utf8_tail(b: &[u8]) -> usize {
-    for k in 1..=b.len().min(3) {
-        let c = b[b.len() - k];
-        if c & 0xC0 == 0x80 {
-            continue;
-        }
-        let need = match c {
-            0xF0.. => 4,
-            0xE0.. => 3,
-            0xC0.. => 2,
-            _ => 1,
-        };
-        return if need > k { k } else { 0 };
-    }
-    0
 }
 
 fn fatal<T>(msg: impl Into<String>) -> Flow<T> {
