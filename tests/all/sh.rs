@@ -631,3 +631,64 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
     .await;
     assert_eq!(body["stdout"], "6\n6\n7\ny\ny\n", "{body}");
 }
+
+/// Documents larger than the script's memory are read a piece at a time:
+/// `awk`, `sed`, `cat`, `wc` and the digests go through a document of 24 MB
+/// within 16 MiB, where reading it whole (`sort` must) ends on the memory
+/// limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn documents_larger_than_the_memory_limit_are_streamed() {
+    use sha2::{Digest, Sha256};
+    const WORDS: [&str; 4] = ["refund", "policy", "invoice", "travel"];
+    let mut text = String::with_capacity(24_000_100);
+    let (mut n, mut sum) = (0u64, 0u64);
+    while text.len() < 24_000_000 {
+        let v = (n * 7919) % 1000;
+        text.push_str(&format!("{} {n} {v} é€\n", WORDS[(n % 4) as usize]));
+        sum += v;
+        n += 1;
+    }
+    let digest: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let last = text.lines().last().expect("lines").to_owned();
+    let server = TestServer::anonymous(
+        Limits {
+            deadline: Duration::from_secs(120),
+            fuel: SPIN_FUEL,
+            ..Limits::default()
+        },
+        vfs_of(MemoryBackend::new().file("log.txt", text)),
+    );
+    let c = Client::new();
+    let limits = json!({"memory_bytes": 16 << 20});
+    let run = |script: &str| {
+        let body = json!({"script": script, "cwd": "/files", "limits": limits});
+        let (c, server) = (c.clone(), &server);
+        async move { sh(&c, server, body).await }
+    };
+    for (script, want) in [
+        ("awk '{s += $3} END {print NR, s}' log.txt", format!("{n} {sum}\n")),
+        ("sed -n '$p' log.txt", format!("{last}\n")),
+        ("wc -l log.txt", format!("{n} log.txt\n")),
+        ("sha256sum log.txt", format!("{digest}  log.txt\n")),
+        ("cat log.txt > /dev/null; echo read", "read\n".to_owned()),
+    ] {
+        let (status, body) = run(script).await;
+        assert_eq!(status, StatusCode::OK, "{script}: {body}");
+        assert_eq!(body["stdout"], want.as_str(), "{script}: {body}");
+        assert!(
+            body["usage"]["peak_memory_bytes"].as_u64().is_some_and(|m| m <= 16 << 20),
+            "{script}: {body}"
+        );
+    }
+    // `cat` to the output: cut at the output cap, the run still ends well.
+    let (status, body) = run("cat log.txt").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["stdout_truncated"], true, "{body}");
+    // The limit is real: holding the document whole does not fit.
+    let (status, body) = run("sort log.txt | tail -1").await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["limit"], "memory", "{body}");
+}
