@@ -669,7 +669,10 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         async move { sh(&c, server, body).await }
     };
     for (script, want) in [
-        ("awk '{s += $3} END {print NR, s}' log.txt", format!("{n} {sum}\n")),
+        (
+            "awk '{s += $3} END {print NR, s}' log.txt",
+            format!("{n} {sum}\n"),
+        ),
         ("sed -n '$p' log.txt", format!("{last}\n")),
         ("wc -l log.txt", format!("{n} log.txt\n")),
         ("sha256sum log.txt", format!("{digest}  log.txt\n")),
@@ -679,7 +682,9 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         assert_eq!(status, StatusCode::OK, "{script}: {body}");
         assert_eq!(body["stdout"], want.as_str(), "{script}: {body}");
         assert!(
-            body["usage"]["peak_memory_bytes"].as_u64().is_some_and(|m| m <= 16 << 20),
+            body["usage"]["peak_memory_bytes"]
+                .as_u64()
+                .is_some_and(|m| m <= 16 << 20),
             "{script}: {body}"
         );
     }

@@ -227,6 +227,37 @@ impl Cx<'_> {
         }
     }
 
+    /// Streams an operand's lines (each without its `delim`; a last one
+    /// without it too) to `each`, a piece of the document at a time: a
+    /// line cut between two pieces is joined first.
+    pub(crate) fn stream_lines(
+        &mut self,
+        path: &str,
+        delim: u8,
+        mut each: impl FnMut(&mut Self, &[u8]),
+    ) -> Result<(), FsError> {
+        let mut carry: Vec<u8> = Vec::new();
+        self.stream_operand(path, |cx, piece| {
+            let mut start = 0;
+            while let Some(k) = piece[start..].iter().position(|&b| b == delim) {
+                let i = start + k;
+                if carry.is_empty() {
+                    each(cx, &piece[start..i]);
+                } else {
+                    carry.extend_from_slice(&piece[start..i]);
+                    each(cx, &carry);
+                    carry.clear();
+                }
+                start = i + 1;
+            }
+            carry.extend_from_slice(&piece[start..]);
+        })?;
+        if !carry.is_empty() {
+            each(self, &carry);
+        }
+        Ok(())
+    }
+
     /// Reads an operand as a file: `-` is standard input, a directory is
     /// refused (`Is a directory`, as GNU tools report it).
     pub(crate) fn read_file_operand(&mut self, path: &str) -> Result<Vec<u8>, FsError> {

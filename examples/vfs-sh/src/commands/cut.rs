@@ -147,28 +147,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut status = 0;
     let mut out = Vec::new();
     for op in &operands {
-        let data = match cx.read_operand(op) {
-            Ok(d) => d,
-            Err(e) => {
-                // Reported in its place among the other operands' lines.
-                cx.out(&std::mem::take(&mut out));
-                cx.err(format_args!(
-                    "cut: {}: {}",
-                    super::quote::quote(op, false),
-                    e.strerror()
-                ));
-                status = 1;
-                continue;
-            }
-        };
-        for line in crate::search::lines(&data) {
+        // Line by line, a piece of the document at a time; what is cut is
+        // written as each piece is done.
+        let streamed = cx.stream_lines(op, b'\n', |cx, line| {
             if mode == "f" {
                 if !line.contains(&delim) {
                     if !only_delimited {
                         out.extend_from_slice(line);
                         out.push(b'\n');
                     }
-                    continue;
+                    return;
                 }
                 let mut first = true;
                 for (i, field) in line.split(|&b| b == delim).enumerate() {
@@ -193,6 +181,19 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 }
             }
             out.push(b'\n');
+            if out.len() >= 64 << 10 {
+                cx.out(&std::mem::take(&mut out));
+            }
+        });
+        if let Err(e) = streamed {
+            // Reported in its place among the other operands' lines.
+            cx.out(&std::mem::take(&mut out));
+            cx.err(format_args!(
+                "cut: {}: {}",
+                super::quote::quote(op, false),
+                e.strerror()
+            ));
+            status = 1;
         }
     }
     cx.out(&out);
