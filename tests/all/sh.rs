@@ -633,7 +633,7 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
 }
 
 /// Documents larger than the script's memory are read a piece at a time:
-/// `awk`, `sed`, `cat`, `wc` and the digests go through a document of 24 MB
+/// `awk`, `sed`, `cat`, `cut`, `wc` and the digests go through a document of 24 MB
 /// within 16 MiB, where reading it whole (`sort` must) ends on the memory
 /// limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -677,6 +677,10 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         ("wc -l log.txt", format!("{n} log.txt\n")),
         ("sha256sum log.txt", format!("{digest}  log.txt\n")),
         ("cat log.txt > /dev/null; echo read", "read\n".to_owned()),
+        (
+            "cut -d' ' -f3 log.txt | awk '{s += $1} END {print s}'",
+            format!("{sum}\n"),
+        ),
     ] {
         let (status, body) = run(script).await;
         assert_eq!(status, StatusCode::OK, "{script}: {body}");
