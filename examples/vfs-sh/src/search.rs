@@ -304,7 +304,6 @@ impl Matcher {
     /// GNU grep picks them: at most `max_count` selected lines, then up to
     /// `after` lines of trailing context.
     pub(crate) fn search(&self, path: &str, data: &[u8]) -> FileHits {
-        let all: Vec<&[u8]> = lines(data).collect();
         let mut hits = FileHits {
             path: path.to_owned(),
             match_count: 0,
@@ -313,13 +312,18 @@ impl Matcher {
         // Index (0-based) after the last line reported.
         let mut printed = 0usize;
         let mut after_left = 0usize;
+        // The lines before the current one that leading context may need:
+        // at most `before` of them, not an index of every line (16 bytes a
+        // line, more than a document of short lines itself).
+        let mut behind: std::collections::VecDeque<(usize, &[u8])> =
+            std::collections::VecDeque::with_capacity(self.before.min(1024));
         let context = |i: usize, text: &[u8]| GrepLine {
             is_match: false,
             line_number: i as u64 + 1,
             text: text.to_vec(),
             matches: Vec::new(),
         };
-        for (i, line) in all.iter().enumerate() {
+        for (i, line) in lines(data).enumerate() {
             let done = self.max_count.is_some_and(|m| hits.match_count >= m);
             if done {
                 if after_left == 0 {
@@ -332,7 +336,7 @@ impl Matcher {
             }
             if self.selects(line) {
                 let from = i.saturating_sub(self.before).max(printed);
-                for (j, l) in all.iter().enumerate().take(i).skip(from) {
+                for &(j, l) in behind.iter().filter(|(j, _)| *j >= from) {
                     hits.lines.push(context(j, l));
                 }
                 hits.lines.push(GrepLine {
@@ -348,6 +352,12 @@ impl Matcher {
                 hits.lines.push(context(i, line));
                 after_left -= 1;
                 printed = i + 1;
+            }
+            if self.before > 0 {
+                if behind.len() == self.before {
+                    behind.pop_front();
+                }
+                behind.push_back((i, line));
             }
         }
         hits
