@@ -100,6 +100,19 @@ impl DirFs {
         Ok(format!("/{}", parts.join("/")))
     }
 
+    /// A document to read: its virtual path and its real one (a directory
+    /// is refused).
+    fn readable(&mut self, path: &str) -> Result<(String, PathBuf), FsError> {
+        let v = self.resolve(path)?;
+        let real = self
+            .real(&v)?
+            .ok_or_else(|| FsError::IsADirectory(v.clone()))?;
+        if real.is_dir() {
+            return Err(FsError::IsADirectory(v));
+        }
+        Ok((v, real))
+    }
+
     /// The real path of a virtual one; `None` for `/`.
     fn real(&self, vpath: &str) -> Result<Option<PathBuf>, FsError> {
         let mut comps = vpath.split('/').filter(|c| !c.is_empty());
@@ -286,25 +299,13 @@ impl Fs for DirFs {
     }
 
     fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
-        let v = self.resolve(path)?;
-        let real = self
-            .real(&v)?
-            .ok_or_else(|| FsError::IsADirectory(v.clone()))?;
-        if real.is_dir() {
-            return Err(FsError::IsADirectory(v));
-        }
+        let (v, real) = self.readable(path)?;
         std::fs::read(&real).map_err(|e| io_error(&e, &v))
     }
 
     fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
         use std::io::{Read, Seek, SeekFrom};
-        let v = self.resolve(path)?;
-        let real = self
-            .real(&v)?
-            .ok_or_else(|| FsError::IsADirectory(v.clone()))?;
-        if real.is_dir() {
-            return Err(FsError::IsADirectory(v));
-        }
+        let (v, real) = self.readable(path)?;
         // Only the range is read, as the host's `read-range` does, so that
         // a document streamed in pieces is read once, not once a piece.
         let mut file = std::fs::File::open(&real).map_err(|e| io_error(&e, &v))?;

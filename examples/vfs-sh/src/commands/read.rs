@@ -2,6 +2,7 @@
 //! need only its start or end, so they read growing ranges instead of the
 //! whole document, which spares the script's byte budget on large files.
 
+use crate::exec::STREAM_PIECE;
 use crate::fs::{Fs, FsError};
 
 /// The first range read; each next one is four times larger, up to
@@ -51,6 +52,74 @@ pub(crate) fn suffix(
         chunk = (chunk * 4).min(MAX_CHUNK);
     }
     Ok(data)
+}
+
+/// A document's text read a piece at a time, for the commands that go
+/// through it record by record (`awk`, `sed`): `text[pos..]` is what is
+/// not consumed yet; [`TextWindow::refill`] drops what is and appends the
+/// next piece, so a large document is never held whole. Text already in
+/// memory (standard input) is one complete window.
+#[derive(Debug, Default)]
+pub(crate) struct TextWindow {
+    pub(crate) text: String,
+    pub(crate) pos: usize,
+    /// The document still being read and where its next piece starts.
+    next: Option<(String, u64)>,
+    /// The start of a UTF-8 character whose end is in the next piece.
+    carry: Vec<u8>,
+}
+
+impl TextWindow {
+    /// Text already in memory, whole.
+    pub(crate) fn whole(data: &[u8]) -> TextWindow {
+        TextWindow {
+            text: String::from_utf8_lossy(data).into_owned(),
+            ..TextWindow::default()
+        }
+    }
+
+    /// A document, its first piece read now (so that a missing or
+    /// unreadable one fails here).
+    pub(crate) fn open(fs: &mut dyn Fs, path: &str) -> Result<TextWindow, FsError> {
+        let mut w = TextWindow {
+            next: Some((path.to_owned(), 0)),
+            ..TextWindow::default()
+        };
+        w.refill(fs)?;
+        Ok(w)
+    }
+
+    /// Whether the rest of the input is all in `text`.
+    pub(crate) fn complete(&self) -> bool {
+        self.next.is_none()
+    }
+
+    /// The document being read, until it is all read.
+    pub(crate) fn path(&self) -> Option<&str> {
+        self.next.as_ref().map(|(p, _)| p.as_str())
+    }
+
+    /// Drops what has been consumed and appends the next piece.
+    pub(crate) fn refill(&mut self, fs: &mut dyn Fs) -> Result<(), FsError> {
+        let Some((path, offset)) = self.next.as_mut() else {
+            return Ok(());
+        };
+        let piece = fs.read_range(path, *offset, STREAM_PIECE)?;
+        *offset += piece.len() as u64;
+        let last = (piece.len() as u64) < STREAM_PIECE;
+        self.carry.extend_from_slice(&piece);
+        let keep = if last { 0 } else { utf8_tail(&self.carry) };
+        let whole = self.carry.len() - keep;
+        let text = String::from_utf8_lossy(&self.carry[..whole]).into_owned();
+        self.carry.drain(..whole);
+        self.text.drain(..self.pos);
+        self.pos = 0;
+        self.text.push_str(&text);
+        if last {
+            self.next = None;
+        }
+        Ok(())
+    }
 }
 
 /// How many bytes at the end of `b` start a UTF-8 character that is not

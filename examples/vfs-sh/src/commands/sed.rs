@@ -13,8 +13,9 @@ use regex::RegexBuilder;
 
 use crate::longest::{Groups, PosixRegex};
 
+use super::read::TextWindow;
 use super::{flag, options, value};
-use crate::exec::{Cx, STREAM_PIECE};
+use crate::exec::Cx;
 use crate::pattern::{Syntax, translate};
 
 /// The first address of a command.
@@ -882,13 +883,7 @@ struct Feed {
 
 struct Open {
     name: String,
-    text: String,
-    pos: usize,
-    /// Where the next piece starts; `None` once the document is all read
-    /// (standard input is read whole).
-    offset: Option<u64>,
-    /// The start of a UTF-8 character whose end is in the next piece.
-    carry: Vec<u8>,
+    window: TextWindow,
     /// Operands follow this one (its last line then gets a newline).
     more_after: bool,
     first: bool,
@@ -943,74 +938,54 @@ impl Feed {
                 self.operands.clear();
                 return None;
             }
-            let mut o = Open {
-                name: name.clone(),
-                text: String::new(),
-                pos: 0,
-                offset: Some(0),
-                carry: Vec::new(),
+            let window = if name == "-" {
+                TextWindow::whole(&cx.stdin())
+            } else {
+                match TextWindow::open(cx.fs, &name) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        cx.err(format_args!("sed: can't read {name}: {}", e.strerror()));
+                        self.status = 2;
+                        continue;
+                    }
+                }
+            };
+            self.open = Some(Open {
+                name,
+                window,
                 more_after: !self.operands.is_empty(),
                 first: true,
-            };
-            if name == "-" {
-                o.text = String::from_utf8_lossy(&cx.stdin()).into_owned();
-                o.offset = None;
-            } else if let Err(e) = o.refill(cx) {
-                cx.err(format_args!("sed: can't read {name}: {}", e.strerror()));
-                self.status = 2;
-                continue;
-            }
-            self.open = Some(o);
+            });
         }
     }
 }
 
 impl Open {
-    /// Appends the document's next piece.
-    fn refill(&mut self, cx: &mut Cx<'_>) -> Result<(), crate::fs::FsError> {
-        let Some(offset) = self.offset else {
-            return Ok(());
-        };
-        let piece = cx.fs.read_range(&self.name, offset, STREAM_PIECE)?;
-        let last = (piece.len() as u64) < STREAM_PIECE;
-        self.offset = (!last).then(|| offset + piece.len() as u64);
-        self.carry.extend_from_slice(&piece);
-        let keep = if last {
-            0
-        } else {
-            super::read::utf8_tail(&self.carry)
-        };
-        let whole = self.carry.len() - keep;
-        let text = String::from_utf8_lossy(&self.carry[..whole]).into_owned();
-        self.carry.drain(..whole);
-        self.text.drain(..self.pos);
-        self.pos = 0;
-        self.text.push_str(&text);
-        Ok(())
-    }
-
     /// The next line of this operand, reading on as needed.
     fn line(&mut self, cx: &mut Cx<'_>, delim: char, separate: bool) -> Option<Line> {
         loop {
-            let rest = &self.text[self.pos..];
+            let w = &mut self.window;
+            let rest = &w.text[w.pos..];
             if let Some(k) = rest.find(delim) {
                 let text = rest[..k].to_owned();
-                self.pos += k + delim.len_utf8();
+                w.pos += k + delim.len_utf8();
                 // The last line of the file when nothing follows it.
-                if self.pos == self.text.len() && self.offset.is_some() {
-                    let _ = self.refill(cx);
+                if w.pos == w.text.len() && !w.complete() {
+                    let _ = w.refill(cx.fs);
                 }
-                let end = self.pos == self.text.len() && self.offset.is_none();
+                let end = w.pos == w.text.len() && w.complete();
                 return Some(self.made(text, end, true, separate));
             }
-            if self.offset.is_some() {
-                if let Err(e) = self.refill(cx) {
+            if !w.complete() {
+                if let Err(e) = w.refill(cx.fs) {
                     cx.err(format_args!(
                         "sed: read error on {}: {}",
                         self.name,
                         e.strerror()
                     ));
-                    self.offset = None;
+                    // What was read is all there is.
+                    let read = w.text[w.pos..].to_owned();
+                    *w = TextWindow::whole(read.as_bytes());
                 }
                 continue;
             }
@@ -1018,7 +993,7 @@ impl Open {
                 return None;
             }
             let text = rest.to_owned();
-            self.pos = self.text.len();
+            w.pos = w.text.len();
             return Some(self.made(text, true, false, separate));
         }
     }

@@ -24,8 +24,7 @@ use std::rc::Rc;
 use regex::RegexBuilder;
 
 use super::read;
-use crate::exec::{Cx, STREAM_PIECE};
-use crate::fs::{Fs, FsError};
+use crate::exec::Cx;
 use crate::longest::PosixRegex;
 use crate::pattern::{Syntax, translate};
 use syntax::{
@@ -198,79 +197,9 @@ impl Fields {
     }
 }
 
-/// An input being read record by record. A document is read a piece at a
-/// time ([`Source::open`]): the text holds the record being read and what
-/// follows it in the current piece, never the whole of a large document.
-#[derive(Debug, Default)]
-struct Source {
-    text: String,
-    pos: usize,
-    /// The document still being read, and how far.
-    stream: Option<Stream>,
-}
-
-#[derive(Debug)]
-struct Stream {
-    path: String,
-    offset: u64,
-    /// The start of a UTF-8 character whose last bytes are in the next
-    /// piece.
-    carry: Vec<u8>,
-}
-
-impl Source {
-    /// Text already in memory (standard input, a command's output).
-    fn text(data: &[u8]) -> Source {
-        Source {
-            text: String::from_utf8_lossy(data).into_owned(),
-            pos: 0,
-            stream: None,
-        }
-    }
-
-    /// A document, its first piece read now (so that a missing or
-    /// unreadable one fails here).
-    fn open(fs: &mut dyn Fs, path: &str) -> Result<Source, FsError> {
-        let mut src = Source {
-            stream: Some(Stream {
-                path: path.to_owned(),
-                offset: 0,
-                carry: Vec::new(),
-            }),
-            ..Source::default()
-        };
-        src.refill(fs)?;
-        Ok(src)
-    }
-
-    /// Whether the whole input is in `text`.
-    fn complete(&self) -> bool {
-        self.stream.is_none()
-    }
-
-    /// Drops what has been read and appends the next piece; false when
-    /// the input had no more.
-    fn refill(&mut self, fs: &mut dyn Fs) -> Result<bool, FsError> {
-        let Some(st) = self.stream.as_mut() else {
-            return Ok(false);
-        };
-        let piece = fs.read_range(&st.path, st.offset, STREAM_PIECE)?;
-        st.offset += piece.len() as u64;
-        let last = (piece.len() as u64) < STREAM_PIECE;
-        st.carry.extend_from_slice(&piece);
-        let keep = if last { 0 } else { read::utf8_tail(&st.carry) };
-        let whole = st.carry.len() - keep;
-        let text = String::from_utf8_lossy(&st.carry[..whole]).into_owned();
-        st.carry.drain(..whole);
-        self.text.drain(..self.pos);
-        self.pos = 0;
-        self.text.push_str(&text);
-        if last {
-            self.stream = None;
-        }
-        Ok(!piece.is_empty() || !text.is_empty())
-    }
-}
+/// An input being read record by record: a document a piece at a time,
+/// never whole.
+type Source = read::TextWindow;
 
 fn fatal<T>(msg: impl Into<String>) -> Flow<T> {
     Err(Ctl::Fatal(msg.into()))
@@ -660,7 +589,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 Err(e) => {
                     return fatal(format!(
                         "awk: fatal: error reading input file `{}': {}",
-                        src.stream.as_ref().map_or("", |s| s.path.as_str()),
+                        src.path().unwrap_or(""),
                         e.strerror()
                     ));
                 }
@@ -784,7 +713,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 }
                 self.saw_file = true;
                 let data = self.cx.stdin();
-                self.main = Some(Source::text(&data));
+                self.main = Some(Source::whole(&data));
                 // gawk names standard input `-` once it reads it.
                 self.set_global(FILENAME, Val::str("-"));
                 self.set_global(FNR, Val::Num(0.0));
@@ -801,7 +730,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
             self.saw_file = true;
             let opened = if op == "-" || op == "/dev/stdin" {
-                Ok(Source::text(&self.cx.stdin()))
+                Ok(Source::whole(&self.cx.stdin()))
             } else {
                 match self.cx.fs.metadata(&op) {
                     Ok(m) if m.is_dir() => {
@@ -1144,7 +1073,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let name = self.sval(&v).to_string();
                 if !self.files.contains_key(&name) {
                     let opened = if name == "-" || name == "/dev/stdin" {
-                        Ok(Source::text(&self.cx.stdin()))
+                        Ok(Source::whole(&self.cx.stdin()))
                     } else {
                         Source::open(self.cx.fs, &name)
                     };
@@ -1192,7 +1121,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             None => {
                 self.flush();
                 let (out, _) = self.cx.shell_output(&name);
-                Source::text(&out)
+                Source::whole(&out)
             }
         };
         let r = self.next_record(&mut src);
