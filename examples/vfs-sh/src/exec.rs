@@ -261,13 +261,29 @@ impl Cx<'_> {
     /// Reads an operand as a file: `-` is standard input, a directory is
     /// refused (`Is a directory`, as GNU tools report it).
     pub(crate) fn read_file_operand(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        self.refuse_directory(path)?;
+        self.read_operand(path)
+    }
+
+    /// [`Cx::stream_operand`] for an operand read as a file, as
+    /// [`Cx::read_file_operand`] reads one.
+    pub(crate) fn stream_file_operand(
+        &mut self,
+        path: &str,
+        each: impl FnMut(&mut Self, &[u8]),
+    ) -> Result<(), FsError> {
+        self.refuse_directory(path)?;
+        self.stream_operand(path, each)
+    }
+
+    fn refuse_directory(&mut self, path: &str) -> Result<(), FsError> {
         if path != "-"
             && let Ok(m) = self.fs.metadata(path)
             && m.is_dir()
         {
             return Err(FsError::IsADirectory(path.to_owned()));
         }
-        self.read_operand(path)
+        Ok(())
     }
 
     /// A context for a nested command (run by `xargs`, `find -exec`) with
