@@ -653,6 +653,10 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         .map(|b| format!("{b:02x}"))
         .collect();
     let last = text.lines().last().expect("lines").to_owned();
+    let picked = text
+        .lines()
+        .filter(|l| l.split(' ').nth(2).is_some_and(|v| v.contains(['7', '1'])))
+        .count();
     let server = TestServer::anonymous(
         Limits {
             deadline: Duration::from_secs(120),
@@ -680,6 +684,11 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         (
             "cut -d' ' -f3 log.txt | awk '{s += $1} END {print s}'",
             format!("{sum}\n"),
+        ),
+        // A count over a pipe keeps no copy of the lines it counts.
+        (
+            "cut -d' ' -f3 log.txt | grep -c -e 7 -e 1",
+            format!("{picked}\n"),
         ),
     ] {
         let (status, body) = run(script).await;

@@ -74,6 +74,8 @@ pub(crate) struct Matcher {
     before: usize,
     after: usize,
     max_count: Option<u64>,
+    /// Whether the lines are wanted, or only how many were selected.
+    keep_lines: bool,
 }
 
 /// PCRE2's message for a pattern fancy-regex refuses, where one says the
@@ -231,6 +233,7 @@ impl Matcher {
             before: req.before_context as usize,
             after: req.after_context as usize,
             max_count: req.max_count,
+            keep_lines: true,
         })
     }
 
@@ -268,7 +271,21 @@ impl Matcher {
             before: req.before_context as usize,
             after: req.after_context as usize,
             max_count: req.max_count,
+            keep_lines: true,
         }))
+    }
+
+    /// The same matcher for `-c`, `-l`, `-L` and `-q`, which print no
+    /// line: a search only counts the selected lines, without a copy of
+    /// each (a count over standard input would otherwise hold every
+    /// selected line twice), and with `first_only` stops at the first one,
+    /// as GNU grep does once it knows the answer.
+    pub(crate) fn counting(mut self, first_only: bool) -> Matcher {
+        self.keep_lines = false;
+        if first_only {
+            self.max_count = Some(self.max_count.map_or(1, |m| m.min(1)));
+        }
+        self
     }
 
     /// Whether one line is selected (matches, or does not when inverted).
@@ -317,6 +334,16 @@ impl Matcher {
         // line, more than a document of short lines itself).
         let mut behind: std::collections::VecDeque<(usize, &[u8])> =
             std::collections::VecDeque::with_capacity(self.before.min(1024));
+        if !self.keep_lines {
+            let limit = self.max_count.unwrap_or(u64::MAX);
+            for line in lines(data) {
+                if hits.match_count >= limit {
+                    break;
+                }
+                hits.match_count += u64::from(self.selects(line));
+            }
+            return hits;
+        }
         let context = |i: usize, text: &[u8]| GrepLine {
             is_match: false,
             line_number: i as u64 + 1,
@@ -411,6 +438,23 @@ mod tests {
         r.invert = true;
         let m = Matcher::new(&r).expect("compiles");
         assert_eq!(numbers(&m, data), ["2:", "4:"]);
+    }
+
+    #[test]
+    fn counting_keeps_no_line_and_may_stop_at_the_first() {
+        let data = "a\nb\na\nc\na\n";
+        let m = Matcher::new(&req("a")).expect("compiles");
+        let full = m.search("f", data.as_bytes());
+        let counted = m.clone().counting(false).search("f", data.as_bytes());
+        assert_eq!((full.match_count, counted.match_count), (3, 3));
+        assert!(counted.lines.is_empty());
+        let first = m.clone().counting(true).search("f", data.as_bytes());
+        assert_eq!(first.match_count, 1);
+        let mut r = req("a");
+        r.invert = true;
+        r.max_count = Some(1);
+        let m = Matcher::new(&r).expect("compiles").counting(false);
+        assert_eq!(m.search("f", data.as_bytes()).match_count, 1);
     }
 
     #[test]

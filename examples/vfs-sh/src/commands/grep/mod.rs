@@ -281,7 +281,7 @@ impl Search {
     /// `--include`/`--exclude` on file names, a binary file's lines counted
     /// only.
     fn in_guest(&mut self, cx: &mut Cx<'_>, root: &Root) {
-        let Some(matcher) = self.guest.clone() else {
+        let Some(matcher) = self.guest.clone().map(|m| self.for_mode(m)) else {
             return;
         };
         let include: Vec<Pattern> = self.req.include.iter().map(|g| Pattern::new(g)).collect();
@@ -346,12 +346,25 @@ impl Search {
         matcher.search(path, &swapped)
     }
 
+    /// A matcher for a search in the guest that keeps no line where the
+    /// mode prints none. Not with `-I`, whose printer knows a binary
+    /// document by its having selected lines and none returned.
+    fn for_mode(&self, matcher: Matcher) -> Matcher {
+        match self.printer.mode {
+            Mode::Lines => matcher,
+            _ if self.printer.skip_binary => matcher,
+            Mode::Count => matcher.counting(false),
+            Mode::FilesWith | Mode::FilesWithout | Mode::Quiet => matcher.counting(true),
+        }
+    }
+
     /// Searches standard input in the guest.
     fn stdin(&mut self, cx: &mut Cx<'_>, label: &str) {
         let compiled = match &self.guest {
             Some(m) => Ok(m.clone()),
             None => Matcher::new(&self.req),
-        };
+        }
+        .map(|m| self.for_mode(m));
         let matcher = match compiled {
             Ok(m) => m,
             Err(e) => {
