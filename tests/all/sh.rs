@@ -653,6 +653,11 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         .map(|b| format!("{b:02x}"))
         .collect();
     let last = text.lines().last().expect("lines").to_owned();
+    let first = text.lines().next().expect("a line").to_owned();
+    let refund_or_travel = text
+        .lines()
+        .filter(|l| l.starts_with("refund") || l.starts_with("travel"))
+        .count();
     let picked = text
         .lines()
         .filter(|l| l.split(' ').nth(2).is_some_and(|v| v.contains(['7', '1'])))
@@ -685,6 +690,23 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
             "cut -d' ' -f3 log.txt | awk '{s += $1} END {print s}'",
             format!("{sum}\n"),
         ),
+        // Standard input from a document, or from a `cat` of it, is read
+        // as the command reads it.
+        (
+            "cat log.txt | awk '{s += $3} END {print NR, s}'",
+            format!("{n} {sum}\n"),
+        ),
+        (
+            "awk '{s += $3} END {print NR, s}' < log.txt",
+            format!("{n} {sum}\n"),
+        ),
+        ("cat log.txt | tail -1", format!("{last}\n")),
+        ("cat log.txt | head -1", format!("{first}\n")),
+        (
+            "cat log.txt | grep -c -e '^refund' -e '^travel'",
+            format!("{refund_or_travel}\n"),
+        ),
+        ("cat log.txt | cat - | wc -l", format!("{n}\n")),
         // A count over a pipe keeps no copy of the lines it counts.
         (
             "cut -d' ' -f3 log.txt | grep -c -e 7 -e 1",

@@ -318,6 +318,12 @@ impl Fs for DirFs {
         Ok(data)
     }
 
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, FsError> {
+        let (v, real) = self.readable(path)?;
+        let file = std::fs::File::open(&real).map_err(|e| io_error(&e, &v))?;
+        Ok(Box::new(file))
+    }
+
     fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {
         let matcher =
             Matcher::new(req).map_err(|e| FsError::Unavailable(format!("bad pattern: {e}")))?;

@@ -34,6 +34,8 @@ pub(crate) struct Env {
     /// run time, however it nests it, ends with a message and not with
     /// the guest's stack.
     pub(crate) frames: u32,
+    /// The pipe the running pipeline stage writes to, if any.
+    pub(crate) pipe: Option<PipeEnd>,
 }
 
 impl Env {
@@ -54,15 +56,36 @@ impl std::fmt::Debug for Env {
     }
 }
 
-/// The bytes of one standard input and how far commands have read them.
-/// Shared (`Rc`) between the commands that read one stream in turn: the
-/// body of `while read` and the `read` in its condition.
+/// A part of a standard input not read yet.
+pub(crate) enum Source {
+    /// Bytes a command wrote.
+    Bytes(Vec<u8>),
+    /// Bytes a command wrote, read up to an offset.
+    Slice(Vec<u8>, usize),
+    /// A reader (a document, the script's own standard input) and how many
+    /// bytes it is expected to give, 0 when unknown.
+    Reader(Box<dyn Read>, u64),
+}
+
+/// One standard input and how far commands have read it. Shared (`Rc`)
+/// between the commands that read one stream in turn: the body of
+/// `while read` and the `read` in its condition.
+///
+/// What is not read yet is kept as it came: bytes a command wrote, or a
+/// reader read a [`PIECE`](crate::fs::PIECE) at a time as commands ask
+/// for more, so that `cmd < FILE` or `cat FILE | cmd` never holds the
+/// document whole unless `cmd` wants it whole.
 #[derive(Default)]
 pub(crate) struct InBuf {
+    /// Bytes taken in, consumed up to `pos`.
     data: Vec<u8>,
     pos: usize,
-    /// A stream not read yet (the script's own standard input).
-    pending: Option<Box<dyn Read>>,
+    /// What follows `data`, in order.
+    rest: std::collections::VecDeque<Source>,
+    /// A document opened as standard input (`< FILE`): a command that
+    /// reads less than all of it leaves the rest where it stopped, as GNU
+    /// `head` seeks back on such an input.
+    pub(crate) seekable: bool,
 }
 
 /// A command's standard input.
@@ -73,67 +96,250 @@ impl InBuf {
     pub(crate) fn bytes(data: Vec<u8>) -> Input {
         Rc::new(RefCell::new(InBuf {
             data,
-            pos: 0,
-            pending: None,
+            ..InBuf::default()
         }))
     }
 
-    /// An input that reads `r` when first asked.
-    pub(crate) fn stream(r: Box<dyn Read>) -> Input {
+    /// An input that reads `r` as it is read; `len` is how many bytes it
+    /// is expected to give (0 when unknown).
+    pub(crate) fn stream(r: Box<dyn Read>, len: u64) -> Input {
+        InBuf::parts(vec![Source::Reader(r, len)])
+    }
+
+    /// An input made of `parts`, in order.
+    pub(crate) fn parts(parts: Vec<Source>) -> Input {
         Rc::new(RefCell::new(InBuf {
-            data: Vec::new(),
-            pos: 0,
-            pending: Some(r),
+            rest: parts.into(),
+            ..InBuf::default()
         }))
     }
 
-    fn load(&mut self) {
-        if let Some(mut r) = self.pending.take() {
-            // A failing stdin reads as what arrived before the failure.
-            let _ = r.read_to_end(&mut self.data);
+    /// The next piece of `rest`, at most a [`PIECE`](crate::fs::PIECE):
+    /// `None` at the end.
+    fn pull(&mut self) -> Option<Vec<u8>> {
+        let piece_len = usize::try_from(crate::fs::PIECE).unwrap_or(usize::MAX);
+        loop {
+            match self.rest.front_mut()? {
+                // Small bytes whole; large ones a piece at a time, so that
+                // a command streaming them holds one piece more, not a
+                // second copy.
+                Source::Bytes(b) if b.len() <= piece_len => {
+                    let b = std::mem::take(b);
+                    self.rest.pop_front();
+                    if !b.is_empty() {
+                        return Some(b);
+                    }
+                }
+                Source::Bytes(b) => {
+                    let piece = b[..piece_len].to_vec();
+                    self.rest[0] = Source::Slice(std::mem::take(b), piece_len);
+                    return Some(piece);
+                }
+                Source::Slice(b, at) => {
+                    let end = at.saturating_add(piece_len).min(b.len());
+                    let piece = b[*at..end].to_vec();
+                    *at = end;
+                    if end == b.len() {
+                        self.rest.pop_front();
+                    }
+                    if !piece.is_empty() {
+                        return Some(piece);
+                    }
+                }
+                Source::Reader(r, _) => {
+                    let mut piece = Vec::new();
+                    // A failing input reads as what arrived before the
+                    // failure.
+                    let whole = r
+                        .by_ref()
+                        .take(crate::fs::PIECE)
+                        .read_to_end(&mut piece)
+                        .is_ok_and(|n| n as u64 == crate::fs::PIECE);
+                    if !whole {
+                        self.rest.pop_front();
+                    }
+                    if !piece.is_empty() {
+                        return Some(piece);
+                    }
+                }
+            }
         }
+    }
+
+    /// Appends the next piece to `data`, dropping what was consumed;
+    /// `false` at the end.
+    fn fill(&mut self) -> bool {
+        let Some(piece) = self.pull() else {
+            return false;
+        };
+        self.data.drain(..self.pos);
+        self.pos = 0;
+        if self.data.is_empty() {
+            self.data = piece;
+        } else {
+            self.data.extend_from_slice(&piece);
+        }
+        true
+    }
+
+    /// The next piece not read yet (at most a piece of a reader); `None`
+    /// at the end. For commands that work a block or a line at a time.
+    pub(crate) fn next_piece(&mut self) -> Option<Vec<u8>> {
+        self.next_piece_in_memory().or_else(|| self.pull())
+    }
+
+    /// Takes everything not read yet as it is, unread.
+    fn take_parts(&mut self) -> Vec<Source> {
+        let mut parts = Vec::with_capacity(self.rest.len() + 1);
+        if let Some(first) = self.next_piece_in_memory() {
+            parts.push(Source::Bytes(first));
+        }
+        parts.extend(self.rest.drain(..));
+        parts
+    }
+
+    /// What of `data` is not read yet, taken.
+    fn next_piece_in_memory(&mut self) -> Option<Vec<u8>> {
+        if self.pos >= self.data.len() {
+            self.data.clear();
+            self.pos = 0;
+            return None;
+        }
+        let piece = if self.pos == 0 {
+            std::mem::take(&mut self.data)
+        } else {
+            self.data[self.pos..].to_vec()
+        };
+        self.data.clear();
+        self.pos = 0;
+        Some(piece)
+    }
+
+    /// Drops everything not read yet, unread.
+    pub(crate) fn discard(&mut self) {
+        self.data.clear();
+        self.pos = 0;
+        self.rest.clear();
     }
 
     /// Takes everything not read yet.
     pub(crate) fn take_rest(&mut self) -> Vec<u8> {
-        self.load();
-        if self.pos == 0 {
-            return std::mem::take(&mut self.data);
+        let mut all = match self.next_piece_in_memory() {
+            Some(data) => data,
+            // Bytes a command wrote are handed over as they are.
+            None => match self.rest.front_mut() {
+                Some(Source::Bytes(b)) => {
+                    let b = std::mem::take(b);
+                    self.rest.pop_front();
+                    b
+                }
+                _ => Vec::new(),
+            },
+        };
+        // Sized once where the sizes are known, not doubled as it grows.
+        let expected: u64 = self
+            .rest
+            .iter()
+            .map(|s| match s {
+                Source::Bytes(b) => b.len() as u64,
+                Source::Slice(b, at) => (b.len() - at) as u64,
+                Source::Reader(_, len) => *len,
+            })
+            .sum();
+        all.reserve(usize::try_from(expected).unwrap_or(0));
+        while let Some(part) = self.rest.pop_front() {
+            match part {
+                Source::Bytes(b) => all.extend_from_slice(&b),
+                Source::Slice(b, at) => all.extend_from_slice(&b[at..]),
+                Source::Reader(mut r, _) => {
+                    // A failing input reads as what arrived before the
+                    // failure.
+                    let _ = r.read_to_end(&mut all);
+                }
+            }
         }
-        let rest = self.data[self.pos..].to_vec();
-        self.data.clear();
-        self.pos = 0;
-        rest
+        all
     }
 
     /// Reads up to and including the next `delim`; `None` at the end.
     pub(crate) fn read_until(&mut self, delim: u8) -> Option<Vec<u8>> {
-        self.load();
-        if self.pos >= self.data.len() {
+        let mut searched = 0;
+        let n = loop {
+            let rest = &self.data[self.pos..];
+            if let Some(k) = rest[searched..].iter().position(|&b| b == delim) {
+                break searched + k + 1;
+            }
+            searched = rest.len();
+            if !self.fill() {
+                break self.data.len() - self.pos;
+            }
+        };
+        if n == 0 {
             return None;
         }
-        let rest = &self.data[self.pos..];
-        let n = rest
-            .iter()
-            .position(|&b| b == delim)
-            .map_or(rest.len(), |k| k + 1);
-        let line = rest[..n].to_vec();
+        let line = self.data[self.pos..self.pos + n].to_vec();
         self.pos += n;
         Some(line)
     }
 
     /// Reads up to `n` bytes.
     pub(crate) fn read_n(&mut self, n: usize) -> Vec<u8> {
-        self.load();
-        let end = (self.pos + n).min(self.data.len());
+        while self.data.len() - self.pos < n && self.fill() {}
+        let end = self.pos.saturating_add(n).min(self.data.len());
         let got = self.data[self.pos..end].to_vec();
         self.pos = end;
         got
     }
 }
 
+/// A pipe between two commands: what the first writes, for the second to
+/// read. A document the first passes on whole (`cat FILE | ...`) is kept
+/// as a reader, read when and as the second command reads it.
+#[derive(Default)]
+pub(crate) struct Pipe(Rc<RefCell<Vec<Source>>>);
+
+impl Write for Pipe {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut parts = self.0.borrow_mut();
+        match parts.last_mut() {
+            Some(Source::Bytes(b)) => b.extend_from_slice(buf),
+            _ => parts.push(Source::Bytes(buf.to_vec())),
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Pipe {
+    /// Where commands whose standard output is this pipe (and nothing in
+    /// front of it) may pass documents on: see [`Cx::pass_document`].
+    pub(crate) fn endpoint(&self) -> PipeEnd {
+        PipeEnd {
+            at: std::ptr::from_ref(self).cast::<u8>() as usize,
+            parts: Rc::clone(&self.0),
+        }
+    }
+
+    /// What was written, as the next command's standard input.
+    pub(crate) fn into_input(self) -> Input {
+        InBuf::parts(std::mem::take(&mut *self.0.borrow_mut()))
+    }
+}
+
+/// The pipe a running pipeline stage writes to, known by its address so
+/// that a command can tell whether its standard output is that pipe
+/// itself or something in front of it (`2>&1`, a redirection, a capture).
+#[derive(Clone)]
+pub(crate) struct PipeEnd {
+    at: usize,
+    parts: Rc<RefCell<Vec<Source>>>,
+}
+
 /// The size of the pieces [`Cx::stream_operand`] reads a document in.
-pub(crate) const STREAM_PIECE: u64 = 1 << 20;
+pub(crate) const STREAM_PIECE: u64 = crate::fs::PIECE;
 
 /// What one command runs with: the filesystem, its standard input, its
 /// output and error streams.
@@ -208,11 +414,13 @@ impl Cx<'_> {
         mut each: impl FnMut(&mut Self, &[u8]),
     ) -> Result<(), FsError> {
         if path == "-" || path == "/dev/stdin" {
-            let data = self.stdin();
-            if !data.is_empty() {
-                each(self, &data);
+            loop {
+                let piece = self.input.borrow_mut().next_piece();
+                match piece {
+                    Some(piece) => each(self, &piece),
+                    None => return Ok(()),
+                }
             }
-            return Ok(());
         }
         let mut offset = 0;
         loop {
@@ -274,6 +482,34 @@ impl Cx<'_> {
     ) -> Result<(), FsError> {
         self.refuse_directory(path)?;
         self.stream_operand(path, each)
+    }
+
+    /// Passes a document (or `-`, what is left of standard input) on to
+    /// standard output without reading it, when
+    /// standard output is a pipe and nothing stands in front of it: the
+    /// next command reads the document as it reads its input, a piece at
+    /// a time. `Ok(false)`: standard output is something else, and the
+    /// caller writes the bytes itself.
+    pub(crate) fn pass_document(&mut self, path: &str) -> Result<bool, FsError> {
+        let Some(pipe) = &self.env.pipe else {
+            return Ok(false);
+        };
+        if std::ptr::from_ref::<dyn Write>(self.out).cast::<u8>() as usize != pipe.at {
+            return Ok(false);
+        }
+        let parts = Rc::clone(&pipe.parts);
+        if path == "-" || path == "/dev/stdin" {
+            let rest = self.input.borrow_mut().take_parts();
+            parts.borrow_mut().extend(rest);
+            return Ok(true);
+        }
+        let meta = self.fs.metadata(path)?;
+        if meta.is_dir() {
+            return Err(FsError::IsADirectory(meta.path));
+        }
+        let reader = self.fs.open(path)?;
+        parts.borrow_mut().push(Source::Reader(reader, meta.len));
+        Ok(true)
     }
 
     fn refuse_directory(&mut self, path: &str) -> Result<(), FsError> {
@@ -453,6 +689,13 @@ impl Fs for Overlay<'_> {
         }
     }
 
+    fn open(&mut self, path: &str) -> Result<Box<dyn Read>, FsError> {
+        match self.virtual_file(path) {
+            Some(data) => Ok(Box::new(std::io::Cursor::new(data.as_ref().clone()))),
+            None => self.inner.open(path),
+        }
+    }
+
     fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
         match self.virtual_file(path) {
             Some(data) => {
@@ -542,7 +785,8 @@ pub fn run(
     };
     let mut env = Env {
         now: SystemTime::now(),
-        stdin: InBuf::stream(stdin),
+        stdin: InBuf::stream(stdin, 0),
+        pipe: None,
         nesting: 0,
         calls: 0,
         frames: 0,
@@ -572,5 +816,98 @@ pub fn run_argv(
             let _ = writeln!(err, "{USAGE}");
             2
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines `0\n` to `n-1\n`: over 2 MiB for `n` = 400,000.
+    fn numbered(n: usize) -> Vec<u8> {
+        (0..n).flat_map(|i| format!("{i}\n").into_bytes()).collect()
+    }
+
+    fn reader(data: &[u8]) -> Source {
+        Source::Reader(Box::new(std::io::Cursor::new(data.to_vec())), 0)
+    }
+
+    #[test]
+    fn lines_read_across_pieces_and_parts() {
+        let big = numbered(400_000);
+        assert!(big.len() as u64 > 2 * crate::fs::PIECE);
+        let input = InBuf::parts(vec![
+            Source::Bytes(b"head\npart".to_vec()),
+            reader(b"ial\n"),
+            reader(&big),
+            Source::Bytes(big.clone()),
+            Source::Bytes(b"no newline".to_vec()),
+        ]);
+        let mut input = input.borrow_mut();
+        assert_eq!(input.read_until(b'\n').as_deref(), Some(&b"head\n"[..]));
+        assert_eq!(input.read_until(b'\n').as_deref(), Some(&b"partial\n"[..]));
+        for _ in 0..2 {
+            for i in 0..400_000 {
+                let line = input.read_until(b'\n').expect("a line");
+                assert_eq!(line, format!("{i}\n").into_bytes());
+            }
+        }
+        assert_eq!(input.read_until(b'\n').as_deref(), Some(&b"no newline"[..]));
+        assert_eq!(input.read_until(b'\n'), None);
+    }
+
+    #[test]
+    fn pieces_are_bounded_and_add_up() {
+        let big = numbered(400_000);
+        let input = InBuf::parts(vec![
+            reader(&big),
+            Source::Bytes(big.clone()),
+            Source::Bytes(Vec::new()),
+        ]);
+        let mut got = Vec::new();
+        while let Some(piece) = input.borrow_mut().next_piece() {
+            assert!(!piece.is_empty() && piece.len() as u64 <= crate::fs::PIECE);
+            got.extend_from_slice(&piece);
+        }
+        assert_eq!(got, [big.clone(), big].concat());
+    }
+
+    #[test]
+    fn the_rest_is_taken_or_passed_on_after_a_partial_read() {
+        let make = || {
+            InBuf::parts(vec![
+                Source::Bytes(b"ab".to_vec()),
+                reader(b"cd\nef"),
+                Source::Bytes(b"gh".to_vec()),
+            ])
+        };
+        let input = make();
+        assert_eq!(input.borrow_mut().read_n(3), b"abc");
+        assert_eq!(input.borrow_mut().take_rest(), b"d\nefgh");
+        assert!(input.borrow_mut().next_piece().is_none());
+        let input = make();
+        assert_eq!(
+            input.borrow_mut().read_until(b'\n').as_deref(),
+            Some(&b"abcd\n"[..])
+        );
+        let passed = InBuf::parts(input.borrow_mut().take_parts());
+        assert_eq!(passed.borrow_mut().take_rest(), b"efgh");
+        let input = make();
+        input.borrow_mut().discard();
+        assert!(input.borrow_mut().take_rest().is_empty());
+    }
+
+    #[test]
+    fn a_pipe_keeps_writes_and_documents_in_order() {
+        let mut pipe = Pipe::default();
+        pipe.write_all(b"one ").expect("writes");
+        pipe.write_all(b"two\n").expect("writes");
+        pipe.endpoint().parts.borrow_mut().push(reader(b"doc\n"));
+        pipe.write_all(b"three\n").expect("writes");
+        assert_eq!(pipe.0.borrow().len(), 3, "adjacent writes are one part");
+        assert_eq!(
+            pipe.into_input().borrow_mut().take_rest(),
+            b"one two\ndoc\nthree\n"
+        );
     }
 }

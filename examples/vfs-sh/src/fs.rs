@@ -54,6 +54,10 @@ impl FsError {
 /// own, and agents expect Linux's.
 pub const DIR_SIZE: u64 = 4096;
 
+/// The size of the pieces a document is streamed in: commands that work a
+/// line or a block at a time never hold more of it than this.
+pub const PIECE: u64 = 1 << 20;
+
 /// Whether a path names a document or a directory.
 /// The permission bits shown for a document where the filesystem keeps
 /// none (S3, memory).
@@ -281,4 +285,12 @@ pub trait Fs {
     /// Searches the files under `roots` (at most [`MAX_GREP_ROOTS`]);
     /// binary files (with a NUL byte) are skipped.
     fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError>;
+    /// A reader of a document's bytes, for standard input (`< FILE`, a
+    /// `cat` into a pipe): it does not borrow the filesystem, and where the
+    /// backend allows it reads a [`PIECE`] at a time as it is read, so that
+    /// a command that streams its input never holds the document whole.
+    /// By default it reads the document whole now.
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, FsError> {
+        Ok(Box::new(std::io::Cursor::new(self.read(path)?)))
+    }
 }

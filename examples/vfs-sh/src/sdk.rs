@@ -213,4 +213,46 @@ impl Fs for SdkFs {
             }),
         })
     }
+    fn open(&mut self, path: &str) -> Result<Box<dyn io::Read>, FsError> {
+        let meta = self.metadata(path)?;
+        if meta.is_dir() {
+            return Err(FsError::IsADirectory(meta.path));
+        }
+        Ok(Box::new(Document {
+            path: meta.path,
+            offset: 0,
+            piece: Vec::new(),
+            at: 0,
+            out: self.out.clone(),
+        }))
+    }
+}
+
+/// A document read a [`PIECE`](vfs_sh::fs::PIECE) at a time through
+/// `read-range` as it is read, by its absolute path (so that a later `cd`
+/// does not move it).
+struct Document {
+    path: String,
+    offset: u64,
+    piece: Vec<u8>,
+    at: usize,
+    out: SharedStdout,
+}
+
+impl io::Read for Document {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.piece.len() {
+            // The host may end the script in this call: what was written
+            // before goes out first, as for every other call into it.
+            let _ = self.out.flush();
+            self.piece = sdk::read_range(&self.path, self.offset, vfs_sh::fs::PIECE)
+                .map_err(|e| io::Error::other(error(e).strerror()))?;
+            self.offset += self.piece.len() as u64;
+            self.at = 0;
+        }
+        let n = buf.len().min(self.piece.len() - self.at);
+        buf[..n].copy_from_slice(&self.piece[self.at..n + self.at]);
+        self.at += n;
+        Ok(n)
+    }
 }

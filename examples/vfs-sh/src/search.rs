@@ -288,6 +288,20 @@ impl Matcher {
         self
     }
 
+    /// At most how many lines a search selects.
+    pub(crate) fn max_count(&self) -> Option<u64> {
+        self.max_count
+    }
+
+    /// The same matcher, selecting at most `n` more lines (`None`: as
+    /// many as it did).
+    pub(crate) fn at_most(mut self, n: Option<u64>) -> Matcher {
+        if n.is_some() {
+            self.max_count = n;
+        }
+        self
+    }
+
     /// Whether one line is selected (matches, or does not when inverted).
     pub(crate) fn selects(&self, line: &[u8]) -> bool {
         self.re.is_match(line) != self.invert

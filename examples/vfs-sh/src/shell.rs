@@ -20,8 +20,8 @@ use std::rc::Rc;
 
 use crate::arith;
 use crate::commands;
-use crate::exec::{Cx, Env, InBuf, Input, Overlay};
-use crate::fs::Fs;
+use crate::exec::{Cx, Env, InBuf, Input, Overlay, Pipe};
+use crate::fs::{Fs, FsError};
 use crate::glob;
 use crate::lex::{Word as GlobWord, WordChar};
 use crate::syntax::{
@@ -1342,9 +1342,10 @@ impl<'a> Shell<'a> {
                 statuses.push(s);
                 break;
             }
-            let mut buf: Vec<u8> = Vec::new();
+            let mut pipe = Pipe::default();
+            let outer = self.env.pipe.replace(pipe.endpoint());
             let s = if p.with_stderr[i] {
-                let cell = RefCell::new(&mut buf as &mut dyn Write);
+                let cell = RefCell::new(&mut pipe as &mut dyn Write);
                 let (mut o, mut e) = (Sink::To(&cell), Sink::To(&cell));
                 let mut sub = Io {
                     input,
@@ -1355,13 +1356,14 @@ impl<'a> Shell<'a> {
             } else {
                 let mut sub = Io {
                     input,
-                    out: &mut buf,
+                    out: &mut pipe,
                     err: &mut *io.err,
                 };
                 self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
             };
+            self.env.pipe = outer;
             statuses.push(s);
-            input = InBuf::bytes(buf);
+            input = pipe.into_input();
         }
         let last = statuses.last().copied().unwrap_or(0);
         self.set_pipestatus(&statuses);
@@ -2031,11 +2033,11 @@ impl<'a> Shell<'a> {
                         "vfs-sh: {path}: cannot open for writing: the filesystem is read-only"
                     ));
                 }
-                let data = self.read_file(&path)?;
+                let opened = self.open_file(&path)?;
                 if fd == 0 {
-                    *input = InBuf::bytes(data);
+                    *input = opened;
                 } else if fd > 2 {
-                    self.in_fds[fd] = Some(InBuf::bytes(data));
+                    self.in_fds[fd] = Some(opened);
                 }
             }
             RedirOp::HereDoc | RedirOp::HereString => {
@@ -2113,6 +2115,28 @@ impl<'a> Shell<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A document as standard input (`< FILE`), read as the command reads
+    /// it; a missing document or a directory is an error now, as the
+    /// redirection fails in bash.
+    fn open_file(&mut self, path: &str) -> Result<Input, String> {
+        if path == "/dev/stdin" {
+            return Ok(InBuf::bytes(self.cur_input.borrow_mut().take_rest()));
+        }
+        let mut fs = Overlay {
+            inner: &mut *self.fs,
+            files: &self.files,
+        };
+        let fail = |e: FsError| format!("vfs-sh: {path}: {}", e.strerror());
+        let meta = fs.metadata(path).map_err(fail)?;
+        if meta.is_dir() {
+            return Err(format!("vfs-sh: {path}: Is a directory"));
+        }
+        let reader = fs.open(path).map_err(fail)?;
+        let input = InBuf::stream(reader, meta.len);
+        input.borrow_mut().seekable = true;
+        Ok(input)
     }
 
     fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {

@@ -111,13 +111,30 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         p.operands
     };
     let mut status = 0;
+    let plain = !(state.number
+        || state.nonblank
+        || state.squeeze
+        || state.ends
+        || state.tabs
+        || state.nonprinting);
     for op in &operands {
-        // Piece by piece: a large document is never held whole.
-        let streamed = cx.stream_operand(op, |cx, piece| {
-            let mut out = Vec::with_capacity(piece.len());
-            state.feed(piece, &mut out);
-            cx.out(&out);
-        });
+        // Into a pipe, a document goes on unread, for the next command to
+        // read as it goes; elsewhere, piece by piece: a large document is
+        // never held whole.
+        let passed = if plain {
+            cx.pass_document(op)
+        } else {
+            Ok(false)
+        };
+        let streamed = match passed {
+            Ok(true) => Ok(()),
+            Ok(false) => cx.stream_operand(op, |cx, piece| {
+                let mut out = Vec::with_capacity(piece.len());
+                state.feed(piece, &mut out);
+                cx.out(&out);
+            }),
+            Err(e) => Err(e),
+        };
         match streamed {
             Ok(()) => {}
             Err(e) => {

@@ -143,7 +143,7 @@ fn fetch(
     op: &str,
 ) -> Result<Vec<u8>, FsError> {
     if op == "-" {
-        return Ok(cx.stdin());
+        return Ok(from_stdin(cx, which, bytes, amt));
     }
     match (which, bytes, amt) {
         (Which::Head, false, Amount::Count(n)) => {
@@ -179,6 +179,55 @@ fn fetch(
         }
         _ => cx.fs.read(op),
     }
+}
+
+/// What the amount needs of standard input, read a piece at a time: the
+/// start until it has enough, or a window sliding over it that keeps the
+/// end. The input is used up, as a pipe is by the command that reads it,
+/// but for what `head` does not print of a document (`< FILE`), left for
+/// the next command as GNU `head` leaves it.
+fn from_stdin(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount) -> Vec<u8> {
+    let Amount::Count(n) = amt else {
+        return cx.stdin();
+    };
+    let want = usize::try_from(n).unwrap_or(usize::MAX);
+    if which == Which::Head && cx.input.borrow().seekable {
+        let mut input = cx.input.borrow_mut();
+        if bytes {
+            return input.read_n(want);
+        }
+        let mut kept = Vec::new();
+        for _ in 0..n {
+            match input.read_until(b'\n') {
+                Some(line) => kept.extend_from_slice(&line),
+                None => break,
+            }
+        }
+        return kept;
+    }
+    let slack = usize::try_from(crate::fs::PIECE).unwrap_or(usize::MAX);
+    let mut kept: Vec<u8> = Vec::new();
+    loop {
+        let piece = cx.input.borrow_mut().next_piece();
+        let Some(piece) = piece else {
+            return kept;
+        };
+        kept.extend_from_slice(&piece);
+        match (which, bytes) {
+            (Which::Head, false) if newlines(&kept) >= want => break,
+            (Which::Head, true) if kept.len() >= want => break,
+            // One line more than asked: the last one may still be growing.
+            (Which::Tail, false) if kept.len() > slack.saturating_mul(2) => {
+                kept = last_lines(&kept, n.saturating_add(1)).to_vec();
+            }
+            (Which::Tail, true) if kept.len() > want.saturating_add(slack) => {
+                kept.drain(..kept.len() - want);
+            }
+            _ => {}
+        }
+    }
+    cx.input.borrow_mut().discard();
+    kept
 }
 
 /// Cuts what the amount selects out of the data `fetch` returned.

@@ -2,7 +2,7 @@
 //! need only its start or end, so they read growing ranges instead of the
 //! whole document, which spares the script's byte budget on large files.
 
-use crate::exec::STREAM_PIECE;
+use crate::exec::{Input, STREAM_PIECE};
 use crate::fs::{Fs, FsError};
 
 /// The first range read; each next one is four times larger, up to
@@ -59,12 +59,12 @@ pub(crate) fn suffix(
 /// not consumed yet; [`TextWindow::refill`] drops what is and appends the
 /// next piece, so a large document is never held whole. Text already in
 /// memory (standard input) is one complete window.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct TextWindow {
     pub(crate) text: String,
     pub(crate) pos: usize,
-    /// The document still being read and where its next piece starts.
-    next: Option<(String, u64)>,
+    /// Where the rest comes from, until it is all read.
+    next: Option<Next>,
     /// The start of a UTF-8 character whose end is in the next piece.
     carry: Vec<u8>,
 }
@@ -78,11 +78,19 @@ impl TextWindow {
         }
     }
 
+    /// Standard input, read a piece at a time as the window needs it.
+    pub(crate) fn input(input: Input) -> TextWindow {
+        TextWindow {
+            next: Some(Next::Input(input)),
+            ..TextWindow::default()
+        }
+    }
+
     /// A document, its first piece read now (so that a missing or
     /// unreadable one fails here).
     pub(crate) fn open(fs: &mut dyn Fs, path: &str) -> Result<TextWindow, FsError> {
         let mut w = TextWindow {
-            next: Some((path.to_owned(), 0)),
+            next: Some(Next::Document(path.to_owned(), 0)),
             ..TextWindow::default()
         };
         w.refill(fs)?;
@@ -96,30 +104,54 @@ impl TextWindow {
 
     /// The document being read, until it is all read.
     pub(crate) fn path(&self) -> Option<&str> {
-        self.next.as_ref().map(|(p, _)| p.as_str())
+        match &self.next {
+            Some(Next::Document(p, _)) => Some(p),
+            _ => None,
+        }
     }
 
     /// Drops what has been consumed and appends the next piece.
     pub(crate) fn refill(&mut self, fs: &mut dyn Fs) -> Result<(), FsError> {
-        let Some((path, offset)) = self.next.as_mut() else {
-            return Ok(());
-        };
-        let piece = fs.read_range(path, *offset, STREAM_PIECE)?;
-        *offset += piece.len() as u64;
-        let last = (piece.len() as u64) < STREAM_PIECE;
-        self.carry.extend_from_slice(&piece);
-        let keep = if last { 0 } else { utf8_tail(&self.carry) };
-        let whole = self.carry.len() - keep;
-        let text = String::from_utf8_lossy(&self.carry[..whole]).into_owned();
-        self.carry.drain(..whole);
-        self.text.drain(..self.pos);
-        self.pos = 0;
-        self.text.push_str(&text);
-        if last {
-            self.next = None;
+        // Until some text is added or the input ends: a piece of standard
+        // input may be as short as the start of one character.
+        loop {
+            let (piece, last) = match self.next.as_mut() {
+                None => return Ok(()),
+                Some(Next::Document(path, offset)) => {
+                    let piece = fs.read_range(path, *offset, STREAM_PIECE)?;
+                    *offset += piece.len() as u64;
+                    let last = (piece.len() as u64) < STREAM_PIECE;
+                    (piece, last)
+                }
+                Some(Next::Input(input)) => match input.borrow_mut().next_piece() {
+                    Some(piece) => (piece, false),
+                    None => (Vec::new(), true),
+                },
+            };
+            self.carry.extend_from_slice(&piece);
+            let keep = if last { 0 } else { utf8_tail(&self.carry) };
+            let whole = self.carry.len() - keep;
+            let text = String::from_utf8_lossy(&self.carry[..whole]).into_owned();
+            self.carry.drain(..whole);
+            self.text.drain(..self.pos);
+            self.pos = 0;
+            self.text.push_str(&text);
+            if last {
+                self.next = None;
+            }
+            if last || !text.is_empty() {
+                return Ok(());
+            }
         }
-        Ok(())
     }
+}
+
+/// Where the rest of a [`TextWindow`] comes from.
+enum Next {
+    /// A document, and where its next piece starts.
+    Document(String, u64),
+    /// Standard input.
+    Input(Input),
 }
 
 /// How many bytes at the end of `b` start a UTF-8 character that is not

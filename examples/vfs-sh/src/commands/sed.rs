@@ -939,7 +939,7 @@ impl Feed {
                 return None;
             }
             let window = if name == "-" {
-                TextWindow::whole(&cx.stdin())
+                TextWindow::input(cx.input.clone())
             } else {
                 match TextWindow::open(cx.fs, &name) {
                     Ok(w) => w,

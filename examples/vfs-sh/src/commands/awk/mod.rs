@@ -712,8 +712,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     return Ok(None);
                 }
                 self.saw_file = true;
-                let data = self.cx.stdin();
-                self.main = Some(Source::whole(&data));
+                self.main = Some(Source::input(self.cx.input.clone()));
                 // gawk names standard input `-` once it reads it.
                 self.set_global(FILENAME, Val::str("-"));
                 self.set_global(FNR, Val::Num(0.0));
@@ -730,7 +729,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
             self.saw_file = true;
             let opened = if op == "-" || op == "/dev/stdin" {
-                Ok(Source::whole(&self.cx.stdin()))
+                Ok(Source::input(self.cx.input.clone()))
             } else {
                 match self.cx.fs.metadata(&op) {
                     Ok(m) if m.is_dir() => {

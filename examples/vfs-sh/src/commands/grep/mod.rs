@@ -372,6 +372,15 @@ impl Search {
                 return;
             }
         };
+        let streams = !self.null_data
+            && !self.printer.skip_binary
+            && !self.printer.byte_offset
+            && self.req.before_context == 0
+            && self.req.after_context == 0;
+        if streams {
+            self.stdin_in_pieces(cx, label, &matcher);
+            return;
+        }
         let data = cx.stdin();
         let hits = self.search_data(&matcher, label, &data);
         if !self.null_data
@@ -386,6 +395,80 @@ impl Search {
             return;
         }
         self.printer.file(cx, label, &hits, Some(&data));
+    }
+
+    /// Searches standard input a [`PIECE`](crate::fs::PIECE) or more at a
+    /// time, cut after a newline, so that `cat big.log | grep x` never
+    /// holds the input whole. Selected lines are printed as each piece is
+    /// searched; a piece with a NUL byte is binary, and from there on, as
+    /// in GNU grep, a selected line is reported as "binary file matches"
+    /// and ends the search. (Searches with context, `-b`, `-z` or `-I`
+    /// read the input whole.)
+    fn stdin_in_pieces(&mut self, cx: &mut Cx<'_>, label: &str, matcher: &Matcher) {
+        let piece_len = usize::try_from(crate::fs::PIECE).unwrap_or(usize::MAX);
+        let limit = matcher.max_count();
+        let mut total = crate::fs::FileHits {
+            path: label.to_owned(),
+            match_count: 0,
+            lines: Vec::new(),
+        };
+        let (mut carry, mut lines_before) = (Vec::new(), 0u64);
+        let (mut binary, mut binary_matched) = (false, false);
+        let (mut ended, mut need) = (false, piece_len);
+        while !ended && !binary_matched && limit.is_none_or(|m| total.match_count < m) {
+            while carry.len() < need {
+                let piece = cx.input.borrow_mut().next_piece();
+                match piece {
+                    Some(p) => carry.extend_from_slice(&p),
+                    None => {
+                        ended = true;
+                        break;
+                    }
+                }
+            }
+            let chunk = match carry.iter().rposition(|&b| b == b'\n') {
+                _ if ended => std::mem::take(&mut carry),
+                Some(k) => {
+                    let rest = carry.split_off(k + 1);
+                    std::mem::replace(&mut carry, rest)
+                }
+                // One line longer than a piece: read on to its end.
+                None => {
+                    need = carry.len() + piece_len;
+                    continue;
+                }
+            };
+            need = piece_len;
+            if chunk.is_empty() {
+                break;
+            }
+            let left = limit.map(|m| m - total.match_count);
+            let mut hits = self.search_data(&matcher.clone().at_most(left), label, &chunk);
+            for line in &mut hits.lines {
+                line.line_number += lines_before;
+            }
+            lines_before += chunk.iter().filter(|&&b| b == b'\n').count() as u64
+                + u64::from(!chunk.ends_with(b"\n"));
+            total.match_count += hits.match_count;
+            binary |= !self.as_text && chunk.contains(&0);
+            if self.printer.mode != Mode::Lines {
+                continue;
+            }
+            if binary {
+                binary_matched = hits.match_count > 0;
+            } else {
+                self.printer.file(cx, label, &hits, None);
+            }
+        }
+        cx.input.borrow_mut().discard();
+        match self.printer.mode {
+            Mode::Lines if binary_matched => {
+                self.printer.matched = true;
+                cx.err(format_args!("{}: {label}: binary file matches", self.name));
+            }
+            Mode::Lines => {}
+            _ => self.printer.file(cx, label, &total, None),
+        }
     }
 }
 
