@@ -254,21 +254,23 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             squeeze_set[b as usize] = true;
         }
     }
-    let input = cx.stdin();
-    let mut out = Vec::with_capacity(input.len());
+    // A piece at a time: a large input is never held whole.
     let mut last: Option<u8> = None;
-    for b in input {
-        if delete[b as usize] {
-            continue;
+    let _ = cx.stream_operand("-", |cx, piece| {
+        let mut out = Vec::with_capacity(piece.len());
+        for &b in piece {
+            if delete[b as usize] {
+                continue;
+            }
+            let t = map[b as usize];
+            if squeeze_set[t as usize] && last == Some(t) {
+                continue;
+            }
+            out.push(t);
+            last = Some(t);
         }
-        let t = map[b as usize];
-        if squeeze_set[t as usize] && last == Some(t) {
-            continue;
-        }
-        out.push(t);
-        last = Some(t);
-    }
-    cx.out(&out);
+        cx.out(&out);
+    });
     0
 }
 
