@@ -707,6 +707,9 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
             format!("{refund_or_travel}\n"),
         ),
         ("cat log.txt | cat - | wc -l", format!("{n}\n")),
+        // `-l` and `-q` ask the host for one selected line, not all.
+        ("grep -l refund log.txt", "log.txt\n".to_owned()),
+        ("grep -q refund log.txt && echo found", "found\n".to_owned()),
         // A count over a pipe keeps no copy of the lines it counts.
         (
             "cut -d' ' -f3 log.txt | grep -c -e 7 -e 1",

@@ -635,7 +635,14 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         invert: p.has("v"),
         before_context: before.or(both).unwrap_or(0),
         after_context: after.or(both).unwrap_or(0),
-        max_count,
+        // `-l`, `-L` and `-q` need one selected line a file to know their
+        // answer: the host returns no more.
+        max_count: match mode {
+            Mode::FilesWith | Mode::FilesWithout | Mode::Quiet => {
+                Some(max_count.map_or(1, |m| m.min(1)))
+            }
+            _ => max_count,
+        },
         include,
         exclude,
         include_non_matching: matches!(mode, Mode::Count | Mode::FilesWithout),
