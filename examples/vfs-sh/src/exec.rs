@@ -494,6 +494,8 @@ impl Cx<'_> {
         let Some(pipe) = &self.env.pipe else {
             return Ok(false);
         };
+        // The same address is the pipe itself: nothing else lives there
+        // while it does (no writer holds a `Pipe` by value).
         if std::ptr::from_ref::<dyn Write>(self.out).cast::<u8>() as usize != pipe.at {
             return Ok(false);
         }

@@ -213,6 +213,7 @@ impl Fs for SdkFs {
             }),
         })
     }
+
     fn open(&mut self, path: &str) -> Result<Box<dyn io::Read>, FsError> {
         let meta = self.metadata(path)?;
         if meta.is_dir() {
