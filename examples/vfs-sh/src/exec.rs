@@ -86,6 +86,9 @@ pub(crate) struct InBuf {
     /// reads less than all of it leaves the rest where it stopped, as GNU
     /// `head` seeks back on such an input.
     pub(crate) seekable: bool,
+    /// Why a reader stopped early (a backend failing mid-document): the
+    /// input then ends there, and the command that read it says so.
+    failed: Option<String>,
 }
 
 /// A command's standard input.
@@ -148,14 +151,13 @@ impl InBuf {
                 }
                 Source::Reader(r, _) => {
                     let mut piece = Vec::new();
-                    // A failing input reads as what arrived before the
-                    // failure.
-                    let whole = r
-                        .by_ref()
-                        .take(crate::fs::PIECE)
-                        .read_to_end(&mut piece)
-                        .is_ok_and(|n| n as u64 == crate::fs::PIECE);
-                    if !whole {
+                    // A failing input ends with what arrived before the
+                    // failure, which is kept to be reported.
+                    let read = r.by_ref().take(crate::fs::PIECE).read_to_end(&mut piece);
+                    if let Err(e) = &read {
+                        self.failed.get_or_insert_with(|| e.to_string());
+                    }
+                    if !read.is_ok_and(|n| n as u64 == crate::fs::PIECE) {
                         self.rest.pop_front();
                     }
                     if !piece.is_empty() {
@@ -215,6 +217,11 @@ impl InBuf {
         Some(piece)
     }
 
+    /// Why the input ended early, once.
+    pub(crate) fn take_failure(&mut self) -> Option<String> {
+        self.failed.take()
+    }
+
     /// Drops everything not read yet, unread.
     pub(crate) fn discard(&mut self) {
         self.data.clear();
@@ -252,9 +259,9 @@ impl InBuf {
                 Source::Bytes(b) => all.extend_from_slice(&b),
                 Source::Slice(b, at) => all.extend_from_slice(&b[at..]),
                 Source::Reader(mut r, _) => {
-                    // A failing input reads as what arrived before the
-                    // failure.
-                    let _ = r.read_to_end(&mut all);
+                    if let Err(e) = r.read_to_end(&mut all) {
+                        self.failed.get_or_insert_with(|| e.to_string());
+                    }
                 }
             }
         }
@@ -897,6 +904,36 @@ mod tests {
         let input = make();
         input.borrow_mut().discard();
         assert!(input.borrow_mut().take_rest().is_empty());
+    }
+
+    /// A reader that gives `data` and then fails.
+    struct Failing(std::io::Cursor<Vec<u8>>);
+
+    impl Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match self.0.read(buf)? {
+                0 => Err(std::io::Error::other("doc.txt: backend unavailable")),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_reader_ends_the_input_and_is_reported_once() {
+        let failing =
+            || Source::Reader(Box::new(Failing(std::io::Cursor::new(b"abc".to_vec()))), 0);
+        let input = InBuf::parts(vec![failing(), Source::Bytes(b"def".to_vec())]);
+        assert_eq!(input.borrow_mut().take_rest(), b"abcdef");
+        let why = input.borrow_mut().take_failure();
+        assert_eq!(why.as_deref(), Some("doc.txt: backend unavailable"));
+        assert_eq!(input.borrow_mut().take_failure(), None);
+        let input = InBuf::parts(vec![failing()]);
+        assert_eq!(
+            input.borrow_mut().next_piece().as_deref(),
+            Some(&b"abc"[..])
+        );
+        assert_eq!(input.borrow_mut().next_piece(), None);
+        assert!(input.borrow_mut().take_failure().is_some());
     }
 
     #[test]

@@ -247,7 +247,7 @@ impl io::Read for Document {
             // before goes out first, as for every other call into it.
             let _ = self.out.flush();
             self.piece = sdk::read_range(&self.path, self.offset, vfs_sh::fs::PIECE)
-                .map_err(|e| io::Error::other(error(e).strerror()))?;
+                .map_err(|e| io::Error::other(format!("{}: {}", self.path, error(e).strerror())))?;
             self.offset += self.piece.len() as u64;
             self.at = 0;
         }

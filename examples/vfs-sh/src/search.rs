@@ -340,14 +340,6 @@ impl Matcher {
             match_count: 0,
             lines: Vec::new(),
         };
-        // Index (0-based) after the last line reported.
-        let mut printed = 0usize;
-        let mut after_left = 0usize;
-        // The lines before the current one that leading context may need:
-        // at most `before` of them, not an index of every line (16 bytes a
-        // line, more than a document of short lines itself).
-        let mut behind: std::collections::VecDeque<(usize, &[u8])> =
-            std::collections::VecDeque::with_capacity(self.before.min(1024));
         if !self.keep_lines {
             let limit = self.max_count.unwrap_or(u64::MAX);
             for line in lines(data) {
@@ -358,6 +350,14 @@ impl Matcher {
             }
             return hits;
         }
+        // Index (0-based) after the last line reported.
+        let mut printed = 0usize;
+        let mut after_left = 0usize;
+        // The lines before the current one that leading context may need:
+        // at most `before` of them, not an index of every line (16 bytes a
+        // line, more than a document of short lines itself).
+        let mut behind: std::collections::VecDeque<(usize, &[u8])> =
+            std::collections::VecDeque::with_capacity(self.before.min(1024));
         let context = |i: usize, text: &[u8]| GrepLine {
             is_match: false,
             line_number: i as u64 + 1,

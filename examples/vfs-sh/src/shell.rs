@@ -1664,7 +1664,18 @@ impl<'a> Shell<'a> {
             err: &mut *io.err,
             environ: &environ,
         };
-        commands::dispatch(&mut cx, argv)
+        let status = commands::dispatch(&mut cx, argv);
+        // A document read as standard input failed part way: the command
+        // saw its input end there, which must not pass for its end.
+        let failure = cx.input.borrow_mut().take_failure();
+        match failure {
+            Some(why) => {
+                let name = argv.first().map_or("", String::as_str);
+                cx.err(format_args!("vfs-sh: {name}: read error: {why}"));
+                status.max(1)
+            }
+            None => status,
+        }
     }
 
     fn call(&mut self, name: &str, body: &Command, args: Vec<String>, io: &mut Io<'_>) -> R<u8> {

@@ -1102,3 +1102,74 @@ fn damaged_archives_fail_with_unzips_statuses() {
         r.out
     );
 }
+
+/// Documents whose reader fails after their first bytes, as a backend
+/// that goes away part way through a document would.
+struct FailingReads(DirFs);
+
+/// Three bytes, then an error.
+struct Cut(std::io::Cursor<Vec<u8>>);
+
+impl std::io::Read for Cut {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.read(buf)? {
+            0 => Err(std::io::Error::other("backend unavailable")),
+            n => Ok(n),
+        }
+    }
+}
+
+impl Fs for FailingReads {
+    fn cwd(&mut self) -> String {
+        self.0.cwd()
+    }
+    fn set_cwd(&mut self, path: &str) -> Result<String, FsError> {
+        self.0.set_cwd(path)
+    }
+    fn metadata(&mut self, path: &str) -> Result<Meta, FsError> {
+        self.0.metadata(path)
+    }
+    fn read_dir(&mut self, path: &str) -> Result<Vec<Entry>, FsError> {
+        self.0.read_dir(path)
+    }
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        self.0.read(path)
+    }
+    fn read_range(&mut self, path: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        self.0.read_range(path, offset, len)
+    }
+    fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {
+        self.0.grep(roots, req)
+    }
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, FsError> {
+        let start = self.0.read_range(path, 0, 3)?;
+        Ok(Box::new(Cut(std::io::Cursor::new(start))))
+    }
+}
+
+#[test]
+fn a_document_failing_part_way_as_standard_input_is_reported() {
+    let f = common::Fixture::new();
+    let mut fs = FailingReads(fixture_fs(&f));
+    for script in [
+        "cat README.md | wc -c",
+        "wc -c < README.md",
+        "cat README.md | cat | wc -c",
+    ] {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let status = vfs_sh::run(
+            &mut fs,
+            script,
+            Box::new(std::io::empty()),
+            &mut out,
+            &mut err,
+        );
+        assert_eq!(String::from_utf8_lossy(&out), "3\n", "{script}");
+        assert_eq!(status, 1, "{script}");
+        assert_eq!(
+            String::from_utf8_lossy(&err),
+            "vfs-sh: wc: read error: backend unavailable\n",
+            "{script}"
+        );
+    }
+}
