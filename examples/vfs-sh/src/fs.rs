@@ -58,7 +58,6 @@ pub const DIR_SIZE: u64 = 4096;
 /// line or a block at a time never hold more of it than this.
 pub const PIECE: u64 = 1 << 20;
 
-/// Whether a path names a document or a directory.
 /// The permission bits shown for a document where the filesystem keeps
 /// none (S3, memory).
 pub const DEFAULT_FILE_MODE: u32 = 0o644;
@@ -85,6 +84,7 @@ pub fn mode_string(kind: Kind, mode: u32) -> String {
     s
 }
 
+/// Whether a path names a document or a directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// A document.
