@@ -9,7 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::fs::{Entry, FileHits, Fs, FsError, GrepRequest, GrepResult, Kind, Meta, Truncation};
+use crate::fs::{
+    Entry, FileHits, Fs, FsError, GrepRequest, GrepResult, Kind, Meta, Opened, Truncation,
+};
 use crate::glob::Pattern;
 use crate::search::Matcher;
 
@@ -318,10 +320,11 @@ impl Fs for DirFs {
         Ok(data)
     }
 
-    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, FsError> {
+    fn open(&mut self, path: &str) -> Result<Opened, FsError> {
         let (v, real) = self.readable(path)?;
         let file = std::fs::File::open(&real).map_err(|e| io_error(&e, &v))?;
-        Ok(Box::new(file))
+        let len = file.metadata().map_err(|e| io_error(&e, &v))?.len();
+        Ok((Box::new(file), len))
     }
 
     fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {

@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::rc::Rc;
 use std::time::SystemTime;
 
-use crate::fs::{Entry, Fs, FsError, GrepRequest, GrepResult, Kind, Meta};
+use crate::fs::{Entry, Fs, FsError, GrepRequest, GrepResult, Kind, Meta, Opened};
 use crate::shell::Shell;
 use crate::syntax;
 
@@ -512,12 +512,8 @@ impl Cx<'_> {
             parts.borrow_mut().extend(rest);
             return Ok(true);
         }
-        let meta = self.fs.metadata(path)?;
-        if meta.is_dir() {
-            return Err(FsError::IsADirectory(meta.path));
-        }
-        let reader = self.fs.open(path)?;
-        parts.borrow_mut().push(Source::Reader(reader, meta.len));
+        let (reader, len) = self.fs.open(path)?;
+        parts.borrow_mut().push(Source::Reader(reader, len));
         Ok(true)
     }
 
@@ -698,9 +694,12 @@ impl Fs for Overlay<'_> {
         }
     }
 
-    fn open(&mut self, path: &str) -> Result<Box<dyn Read>, FsError> {
+    fn open(&mut self, path: &str) -> Result<Opened, FsError> {
         match self.virtual_file(path) {
-            Some(data) => Ok(Box::new(std::io::Cursor::new(data.as_ref().clone()))),
+            Some(data) => {
+                let len = data.len() as u64;
+                Ok((Box::new(std::io::Cursor::new(data.as_ref().clone())), len))
+            }
             None => self.inner.open(path),
         }
     }

@@ -84,6 +84,10 @@ pub fn mode_string(kind: Kind, mode: u32) -> String {
     s
 }
 
+/// An open document ([`Fs::open`]): a reader of its bytes, and how many
+/// there are.
+pub type Opened = (Box<dyn std::io::Read>, u64);
+
 /// Whether a path names a document or a directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -289,8 +293,11 @@ pub trait Fs {
     /// `cat` into a pipe): it does not borrow the filesystem, and where the
     /// backend allows it reads a [`PIECE`] at a time as it is read, so that
     /// a command that streams its input never holds the document whole.
-    /// By default it reads the document whole now.
-    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, FsError> {
-        Ok(Box::new(std::io::Cursor::new(self.read(path)?)))
+    /// A directory is an error. By default it reads the document whole
+    /// now.
+    fn open(&mut self, path: &str) -> Result<Opened, FsError> {
+        let data = self.read(path)?;
+        let len = data.len() as u64;
+        Ok((Box::new(std::io::Cursor::new(data)), len))
     }
 }

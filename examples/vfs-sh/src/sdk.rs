@@ -11,7 +11,8 @@ use std::io::{self, BufWriter, Stdout, Write};
 use std::rc::Rc;
 
 use vfs_sh::fs::{
-    Attrs, Entry, FileHits, Fs, FsError, GrepLine, GrepRequest, GrepResult, Kind, Meta, Truncation,
+    Attrs, Entry, FileHits, Fs, FsError, GrepLine, GrepRequest, GrepResult, Kind, Meta, Opened,
+    Truncation,
 };
 use vfsbox_guest::fs::{self as sdk, FileType};
 use vfsbox_guest::search::Grep;
@@ -214,18 +215,19 @@ impl Fs for SdkFs {
         })
     }
 
-    fn open(&mut self, path: &str) -> Result<Box<dyn io::Read>, FsError> {
+    fn open(&mut self, path: &str) -> Result<Opened, FsError> {
         let meta = self.metadata(path)?;
         if meta.is_dir() {
             return Err(FsError::IsADirectory(meta.path));
         }
-        Ok(Box::new(Document {
+        let document = Document {
             path: meta.path,
             offset: 0,
             piece: Vec::new(),
             at: 0,
             out: self.out.clone(),
-        }))
+        };
+        Ok((Box::new(document), meta.len))
     }
 }
 

@@ -21,7 +21,7 @@ use std::rc::Rc;
 use crate::arith;
 use crate::commands;
 use crate::exec::{Cx, Env, InBuf, Input, Overlay, Pipe};
-use crate::fs::{Fs, FsError};
+use crate::fs::Fs;
 use crate::glob;
 use crate::lex::{Word as GlobWord, WordChar};
 use crate::syntax::{
@@ -2139,13 +2139,10 @@ impl<'a> Shell<'a> {
             inner: &mut *self.fs,
             files: &self.files,
         };
-        let fail = |e: FsError| format!("vfs-sh: {path}: {}", e.strerror());
-        let meta = fs.metadata(path).map_err(fail)?;
-        if meta.is_dir() {
-            return Err(format!("vfs-sh: {path}: Is a directory"));
-        }
-        let reader = fs.open(path).map_err(fail)?;
-        let input = InBuf::stream(reader, meta.len);
+        let (reader, len) = fs
+            .open(path)
+            .map_err(|e| format!("vfs-sh: {path}: {}", e.strerror()))?;
+        let input = InBuf::stream(reader, len);
         input.borrow_mut().seekable = true;
         Ok(input)
     }

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::rc::Rc;
 
 use vfs_sh::dirfs::DirFs;
-use vfs_sh::fs::{Entry, Fs, FsError, GrepRequest, GrepResult, Meta};
+use vfs_sh::fs::{Entry, Fs, FsError, GrepRequest, GrepResult, Meta, Opened};
 
 /// Standard output, standard error and status of one script.
 #[derive(Debug, PartialEq, Eq)]
@@ -731,7 +731,7 @@ impl Fs for Recorder {
         self.note(&format!("read_range {path}"));
         self.inner.read_range(path, offset, len)
     }
-    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, FsError> {
+    fn open(&mut self, path: &str) -> Result<Opened, FsError> {
         self.note(&format!("open {path}"));
         self.inner.open(path)
     }
@@ -1141,9 +1141,10 @@ impl Fs for FailingReads {
     fn grep(&mut self, roots: &[String], req: &GrepRequest) -> Result<GrepResult, FsError> {
         self.0.grep(roots, req)
     }
-    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, FsError> {
+    fn open(&mut self, path: &str) -> Result<Opened, FsError> {
+        let (_, len) = self.0.open(path)?;
         let start = self.0.read_range(path, 0, 3)?;
-        Ok(Box::new(Cut(std::io::Cursor::new(start))))
+        Ok((Box::new(Cut(std::io::Cursor::new(start))), len))
     }
 }
 
@@ -1156,19 +1157,14 @@ fn a_document_failing_part_way_as_standard_input_is_reported() {
         "wc -c < README.md",
         "cat README.md | cat | wc -c",
     ] {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let status = vfs_sh::run(
-            &mut fs,
-            script,
-            Box::new(std::io::empty()),
-            &mut out,
-            &mut err,
-        );
-        assert_eq!(String::from_utf8_lossy(&out), "3\n", "{script}");
-        assert_eq!(status, 1, "{script}");
+        let r = run_on(&mut fs, script);
         assert_eq!(
-            String::from_utf8_lossy(&err),
-            "vfs-sh: wc: read error: backend unavailable\n",
+            r,
+            Ran {
+                out: "3\n".to_owned(),
+                err: "vfs-sh: wc: read error: backend unavailable\n".to_owned(),
+                status: 1,
+            },
             "{script}"
         );
     }
