@@ -272,6 +272,33 @@ impl Grep {
     /// # Ok::<(), vfsbox_guest::Error>(())
     /// ```
     pub fn run(&self) -> Result<GrepResult> {
+        let (roots, options) = self.wit_request();
+        Ok(wit::grep(&roots, &options)?.into())
+    }
+
+    /// Runs the search on the host and returns only how many lines match
+    /// in each file: every [`FileMatches::lines`] is empty. The result's
+    /// size depends on the number of files, not of matches, so counting a
+    /// pattern that matches most lines of a large document fits in a
+    /// script's memory where [`Grep::run`] would hold every line. It uses
+    /// the same scan budget and fails for the same reasons as `run`.
+    ///
+    /// ```no_run
+    /// use vfsbox_guest::search::Grep;
+    ///
+    /// let counted = Grep::new("ERROR").root("/files/logs").count()?;
+    /// let total: u64 = counted.files.iter().map(|f| f.match_count).sum();
+    /// println!("{total} lines with ERROR");
+    /// # Ok::<(), vfsbox_guest::Error>(())
+    /// ```
+    pub fn count(&self) -> Result<GrepResult> {
+        let (roots, options) = self.wit_request();
+        Ok(wit::count(&roots, &options)?.into())
+    }
+
+    /// The roots (`.` when none was given) and options as the host takes
+    /// them.
+    fn wit_request(&self) -> (Vec<String>, wit::GrepOptions) {
         let roots = if self.roots.is_empty() {
             vec![".".to_owned()]
         } else {
@@ -292,7 +319,7 @@ impl Grep {
             exclude_globs: o.exclude.clone(),
             include_non_matching: o.include_non_matching,
         };
-        Ok(wit::grep(&roots, &options)?.into())
+        (roots, options)
     }
 }
 
@@ -336,7 +363,8 @@ pub struct FileMatches {
     pub path: String,
     /// Matching lines in the file (up to the max count).
     pub match_count: u64,
-    /// Matching and context lines, in order.
+    /// Matching and context lines, in order; none for a binary file, and
+    /// none from [`Grep::count`].
     pub lines: Vec<Line>,
 }
 

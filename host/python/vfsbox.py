@@ -12,6 +12,9 @@ counted against the run's budget. This module adds what only the host can do:
     if found.truncated:
         print(f"partial: {found.files_not_reached} files not reached")
 
+    # how many lines match in each document, without the lines
+    counts = {f.path: f.match_count for f in vfsbox.grep("refund", "/files", count_only=True).files}
+
     # what is left of the run's budget
     left = vfsbox.budget()
     print(left.document_reads, left.time_ms)
@@ -119,12 +122,15 @@ def grep(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     include_non_matching: bool = False,
+    count_only: bool = False,
 ) -> Found:
     """Searches the documents under `roots` (files or directories, searched
     recursively; the working directory when none is given) for lines that
     match any of `patterns` (regular expressions in ripgrep's syntax, or
     literal text with `fixed_strings`). `include` and `exclude` are globs on
-    file names. Binary documents are skipped."""
+    file names. Binary documents are skipped. With `count_only`, each file's
+    `match_count` comes without its lines (every `lines` is empty): counting
+    a pattern that matches most of a large document then holds none of it."""
     if isinstance(patterns, str):
         patterns = [patterns]
     patterns = list(patterns)
@@ -149,7 +155,8 @@ def grep(
         include_non_matching=bool(include_non_matching),
     )
     try:
-        result = _search.grep(list(roots) or ["."], options)
+        search = _search.count if count_only else _search.grep
+        result = search(list(roots) or ["."], options)
     except Err as e:
         error = e.value
         if isinstance(error, (_types.Error_InvalidPath, _types.Error_Unavailable)):

@@ -198,15 +198,17 @@ async fn a_binary_files_lines_are_not_returned() {
 #[tokio::test]
 async fn a_bad_or_oversized_pattern_is_an_error_the_script_sees() {
     let rt = runtime(limits());
-    let report = run(&rt, &["grep", "(unclosed", "/files"]).await;
-    assert_eq!(report.exit_code(), Some(1));
-    assert!(
-        report
-            .stdout_text()
-            .starts_with("error: unavailable: bad pattern"),
-        "{}",
-        report.stdout_text()
-    );
+    for search in ["grep", "count"] {
+        let report = run(&rt, &[search, "(unclosed", "/files"]).await;
+        assert_eq!(report.exit_code(), Some(1));
+        assert!(
+            report
+                .stdout_text()
+                .starts_with("error: unavailable: bad pattern"),
+            "{search}: {}",
+            report.stdout_text()
+        );
+    }
     let long = "a".repeat(5000);
     let report = run(&rt, &["grep", &long, "/files"]).await;
     assert!(
@@ -221,5 +223,48 @@ async fn a_bad_or_oversized_pattern_is_an_error_the_script_sees() {
         report.stdout_text().contains("bad pattern"),
         "{}",
         report.stdout_text()
+    );
+}
+
+/// `search.count` searches as `grep` does and returns each file's count
+/// alone: a binary file counted, a file without a match listed with 0
+/// (with `include-non-matching`), a root that is not there reported as
+/// `grep` reports it, and the scan budget cutting it short in the same way.
+#[tokio::test]
+async fn a_count_is_greps_counts_without_the_lines() {
+    let tree = MemoryBackend::new()
+        .file("a.txt", "needle\nhay\nneedle again\n")
+        .file("b.txt", "hay\n")
+        .file("c/image.bin", b"needle\0needle\n".to_vec())
+        .file("c/d.txt", "needle\n".repeat(1000));
+    let rt = runtime(limits());
+    let report = run_on(
+        &rt,
+        vfs_of(tree.clone()),
+        limits(),
+        &["count", "needle", "/files", "/files/nowhere"],
+    )
+    .await;
+    assert_eq!(
+        report.stdout_text(),
+        "/files/a.txt:2 (0 lines)\n/files/b.txt:0 (0 lines)\n\
+         /files/c/d.txt:1000 (0 lines)\n/files/c/image.bin:2 (0 lines)\n\
+         error /files/nowhere: /files/nowhere: no such file or directory\n"
+    );
+    let two_files = vfsbox_host::Limits {
+        scan_files: 2,
+        ..limits()
+    };
+    let report = run_on(
+        &rt,
+        vfs_of(tree),
+        two_files.clone(),
+        &["count", "needle", "/files"],
+    )
+    .await;
+    assert_eq!(
+        report.stdout_text(),
+        "/files/a.txt:2 (0 lines)\n/files/b.txt:0 (0 lines)\n\
+         truncated: searched 2 not reached 2\n"
     );
 }

@@ -913,6 +913,8 @@ print(line.line_number, line.is_match, line.spans)
 print(vfsbox.grep('alpha', '/files/notes', include=['a.*']).paths())
 print(vfsbox.grep('gamma', '/files/notes/a.txt', context=1).files[0].lines[0].is_match)
 print(vfsbox.grep('a', '/files/notes', fixed_strings=True, exclude=['*.txt']).paths())
+c = vfsbox.grep('ERROR', '/files/logs', count_only=True, context=2)
+print(c.paths(), c.files[0].match_count, c.files[0].lines)
 for bad in [lambda: vfsbox.grep('(', '/files'), lambda: vfsbox.grep([], '/files')]:
     try:
         bad()
@@ -934,7 +936,7 @@ print(before.document_reads - after.document_reads, after.time_ms > 0, after.sca
     let report = run_python(&rt, local_vfs(disk.path()), spec_limits, code, &[], "").await;
     assert_eq!(
         report.stdout_text(),
-        "['/files/logs/app.log'] 2 1 False\n2 True [(11, 16)]\n['/files/notes/a.txt']\nFalse\n[]\nValueError\nValueError\nFileNotFoundError\n1 [('/files/nope', 'FileNotFoundError')]\n1 True True\n",
+        "['/files/logs/app.log'] 2 1 False\n2 True [(11, 16)]\n['/files/notes/a.txt']\nFalse\n[]\n['/files/logs/app.log'] 2 []\nValueError\nValueError\nFileNotFoundError\n1 [('/files/nope', 'FileNotFoundError')]\n1 True True\n",
         "{}",
         report.stderr_text()
     );

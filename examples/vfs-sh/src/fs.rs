@@ -196,6 +196,9 @@ pub struct GrepRequest {
     pub exclude: Vec<String>,
     /// Report files without selected lines too (for `-c` and `-L`).
     pub include_non_matching: bool,
+    /// Count the selected lines and return none (`-c`, `-l`, `-L`, `-q`):
+    /// a count over a large document then holds no copy of its lines.
+    pub count_only: bool,
 }
 
 /// One reported line of a search.

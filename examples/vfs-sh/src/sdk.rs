@@ -186,7 +186,7 @@ impl Fs for SdkFs {
         if let Some(m) = req.max_count {
             g = g.max_count(m);
         }
-        let r = g.run().map_err(error)?;
+        let r = if req.count_only { g.count() } else { g.run() }.map_err(error)?;
         Ok(GrepResult {
             files: r
                 .files

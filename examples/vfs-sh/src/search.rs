@@ -233,7 +233,7 @@ impl Matcher {
             before: req.before_context as usize,
             after: req.after_context as usize,
             max_count: req.max_count,
-            keep_lines: true,
+            keep_lines: !req.count_only,
         })
     }
 
@@ -271,7 +271,7 @@ impl Matcher {
             before: req.before_context as usize,
             after: req.after_context as usize,
             max_count: req.max_count,
-            keep_lines: true,
+            keep_lines: !req.count_only,
         }))
     }
 

@@ -11,7 +11,7 @@ use crate::audit::{Event, pattern_digest};
 use crate::vfs::FsError;
 use crate::vfs::grep::{Grep, GrepError, GrepOutput, GrepRequest, ScanBudget};
 
-fn request(o: GrepOptions) -> GrepRequest {
+fn request(o: GrepOptions, count_only: bool) -> GrepRequest {
     GrepRequest {
         patterns: o.patterns,
         fixed_strings: o.fixed_strings,
@@ -25,6 +25,7 @@ fn request(o: GrepOptions) -> GrepRequest {
         include: o.include_globs,
         exclude: o.exclude_globs,
         include_non_matching: o.include_non_matching,
+        count_only,
     }
 }
 
@@ -104,23 +105,19 @@ impl ScriptHost {
         )?;
         Ok(())
     }
-}
 
-/// Why a search did not run, in its audit record.
-const BAD_REQUEST: (&str, bool) = ("bad request", false);
-
-impl wit::Host for ScriptHost {
-    async fn grep(
+    /// `grep` and `count`: one search on the host, charged to the run's
+    /// scan budget, cancelled at its deadline and audited whatever its end.
+    async fn search(
         &mut self,
         roots: Vec<String>,
-        options: GrepOptions,
+        req: GrepRequest,
     ) -> Result<GrepResult, HostError> {
         let roots = roots
             .iter()
             .map(|r| self.resolve(r))
             .collect::<Result<Vec<_>, _>>()?;
         let root_names: Vec<String> = roots.iter().map(ToString::to_string).collect();
-        let req = request(options);
         let digest = pattern_digest(&req.patterns);
         let grep = match Grep::new(req) {
             Ok(grep) => Arc::new(grep),
@@ -159,5 +156,26 @@ impl wit::Host for ScriptHost {
         self.budget.bytes_scanned += out.bytes_scanned;
         self.audit_grep(digest, &root_names, Ok(&out))?;
         Ok(result(out))
+    }
+}
+
+/// Why a search did not run, in its audit record.
+const BAD_REQUEST: (&str, bool) = ("bad request", false);
+
+impl wit::Host for ScriptHost {
+    async fn grep(
+        &mut self,
+        roots: Vec<String>,
+        options: GrepOptions,
+    ) -> Result<GrepResult, HostError> {
+        self.search(roots, request(options, false)).await
+    }
+
+    async fn count(
+        &mut self,
+        roots: Vec<String>,
+        options: GrepOptions,
+    ) -> Result<GrepResult, HostError> {
+        self.search(roots, request(options, true)).await
     }
 }

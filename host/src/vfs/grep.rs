@@ -77,6 +77,9 @@ pub struct GrepRequest {
     pub exclude: Vec<String>,
     /// Report files without matches too.
     pub include_non_matching: bool,
+    /// Count the matching lines only: no line is kept, so the result's
+    /// size does not grow with the number of matches.
+    pub count_only: bool,
 }
 
 /// The scan budget a search may use.
@@ -208,11 +211,14 @@ impl Grep {
     }
 
     fn searcher(&self) -> Searcher {
+        // A count needs neither line numbers nor context.
+        let counts = self.req.count_only;
+        let context = |lines: u32| if counts { 0 } else { lines as usize };
         SearcherBuilder::new()
-            .line_number(true)
+            .line_number(!counts)
             .invert_match(self.req.invert)
-            .before_context(self.req.before_context as usize)
-            .after_context(self.req.after_context as usize)
+            .before_context(context(self.req.before_context))
+            .after_context(context(self.req.after_context))
             .max_matches(self.req.max_count)
             .heap_limit(Some(MAX_LINE_BYTES))
             // Like GNU grep: a NUL byte means a binary file, searched with
@@ -676,6 +682,7 @@ impl Search {
                 lines: Vec::new(),
             },
             binary: false,
+            count_only: grep.req.count_only,
             bytes: 0,
             reserved: &self.reserved,
             limit: grep.result_limit,
@@ -784,6 +791,8 @@ struct Collect<'a> {
     hits: FileHits,
     /// The file holds a NUL byte: its matching lines are counted only.
     binary: bool,
+    /// Only counts are wanted: no line is kept.
+    count_only: bool,
     /// Bytes of the lines kept so far.
     bytes: usize,
     /// The search's bytes held, and the most it may hold.
@@ -835,7 +844,7 @@ impl Sink for Collect<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        if self.binary {
+        if self.binary || self.count_only {
             self.hits.match_count += m.lines().count() as u64;
             return Ok(true);
         }
@@ -865,7 +874,7 @@ impl Sink for Collect<'_> {
     }
 
     fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
-        if self.binary {
+        if self.binary || self.count_only {
             return Ok(true);
         }
         Ok(self.keep(GrepLine {
@@ -1074,6 +1083,72 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_count_returns_every_count_and_no_line_whatever_the_result_limit() {
+        let docs = documents();
+        let (dir, vfs) = on_disk(&docs);
+        let want: Vec<(String, u64)> = in_walk_order(&docs, Some(dir.path()))
+            .iter()
+            .map(|(path, text)| {
+                let n = text.lines().filter(|l| l.contains(NEEDLE)).count();
+                (format!("/files/{path}"), n as u64)
+            })
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        // A limit that cuts the lines' search short cuts no count, and
+        // context asked for is not returned either.
+        let mut count = Grep::new(GrepRequest {
+            patterns: vec![NEEDLE.to_owned()],
+            before_context: 2,
+            after_context: 2,
+            count_only: true,
+            ..GrepRequest::default()
+        })
+        .expect("compiles");
+        count.result_limit = 700;
+        let out = Arc::new(count)
+            .run(&vfs, &[files()], UNLIMITED, CancellationToken::new())
+            .await
+            .expect("counts");
+        let counts: Vec<(String, u64)> = out
+            .files
+            .iter()
+            .map(|f| (f.path.to_string(), f.match_count))
+            .collect();
+        assert_eq!(counts, want);
+        assert!(out.files.iter().all(|f| f.lines.is_empty()));
+        assert_eq!(out.truncated, None);
+        assert_eq!(out.files_scanned, docs.len() as u64);
+
+        // Runs of matching lines next to each other are counted line by
+        // line, up to the max count, inverted or not.
+        let vfs = in_memory(&[("runs.txt".to_owned(), "a\na\na\nb\na\na\nb\nb\n".to_owned())]);
+        for (invert, max_count, want) in [
+            (false, None, 5),
+            (false, Some(4), 4),
+            (false, Some(1), 1),
+            (true, None, 3),
+            (true, Some(2), 2),
+        ] {
+            let count = Grep::new(GrepRequest {
+                patterns: vec!["a".to_owned()],
+                invert,
+                max_count,
+                count_only: true,
+                ..GrepRequest::default()
+            })
+            .expect("compiles");
+            let out = Arc::new(count)
+                .run(&vfs, &[files()], UNLIMITED, CancellationToken::new())
+                .await
+                .expect("counts");
+            assert_eq!(
+                out.files[0].match_count, want,
+                "invert {invert}, max {max_count:?}"
+            );
         }
     }
 

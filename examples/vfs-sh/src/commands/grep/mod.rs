@@ -646,6 +646,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
         include,
         exclude,
         include_non_matching: matches!(mode, Mode::Count | Mode::FilesWithout),
+        count_only: false,
     };
     // `-d ACTION`: `read` (a directory is an error), `skip`, `recurse` (-r).
     let directories = p.value("d").unwrap_or("read");
@@ -718,6 +719,10 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             return 2;
         }
     }
+    // `-c`, `-l`, `-L` and `-q` print no line: the host counts them. Not
+    // with `-I`, whose printer knows a binary document by its having
+    // selected lines and none returned.
+    search.req.count_only = search.printer.mode != Mode::Lines && !search.printer.skip_binary;
     let in_guest = !search.exclude_dirs.is_empty() || p.has("b") || p.has("z") || search.as_text;
     if search.guest.is_none() && in_guest {
         match Matcher::new(&search.req) {
