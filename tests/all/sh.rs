@@ -652,6 +652,7 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
+    let text_len = text.len();
     let last = text.lines().last().expect("lines").to_owned();
     let first = text.lines().next().expect("a line").to_owned();
     let refund_or_travel = text
@@ -710,6 +711,25 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         // `-l` and `-q` ask the host for one selected line, not all.
         ("grep -l refund log.txt", "log.txt\n".to_owned()),
         ("grep -q refund log.txt && echo found", "found\n".to_owned()),
+        // A count of a document's lines asks the host for the counts
+        // alone: every line of it selected is no more to hold than one.
+        (
+            "grep -c -e '^refund' -e '^travel' log.txt",
+            format!("{refund_or_travel}\n"),
+        ),
+        ("grep -vc nowhere log.txt", format!("{n}\n")),
+        // Line by line, or a piece at a time.
+        ("uniq -d log.txt", String::new()),
+        (
+            "nl log.txt >/dev/null && rev log.txt >/dev/null && fold -w 7 log.txt >/dev/null \
+             && expand log.txt >/dev/null && base64 log.txt >/dev/null && echo done",
+            "done\n".to_owned(),
+        ),
+        ("cksum log.txt | cut -d' ' -f2", format!("{text_len}\n")),
+        // A pipe into `head` keeps what `head` reads, not what was
+        // written (24 MB of `nl`, 27 MB of `seq`).
+        ("nl log.txt | head -1", format!("     1\t{first}\n")),
+        ("seq 1 3000000 | head -2", "1\n2\n".to_owned()),
         // A count over a pipe keeps no copy of the lines it counts.
         (
             "cut -d' ' -f3 log.txt | grep -c -e 7 -e 1",

@@ -302,15 +302,62 @@ impl InBuf {
 /// A pipe between two commands: what the first writes, for the second to
 /// read. A document the first passes on whole (`cat FILE | ...`) is kept
 /// as a reader, read when and as the second command reads it.
+///
+/// The stages of a pipeline run one after the other, so what the first
+/// writes is held until the second reads it. When the second reads only
+/// the start of it (`... | head -n 5`), the pipe keeps that start and
+/// drops the rest, as a real pipe's reader exits and leaves the rest
+/// unwritten: `seq 1 100000000 | head -2` holds two lines, not a
+/// gigabyte.
 #[derive(Default)]
-pub(crate) struct Pipe(Rc<RefCell<Vec<Source>>>);
+pub(crate) struct Pipe {
+    parts: Rc<RefCell<Vec<Source>>>,
+    /// How much of the written bytes the reader will read, when it is
+    /// known to read no more.
+    wanted: Option<Wanted>,
+}
+
+/// How much of a pipe's bytes its reader reads before it stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    /// This many more lines (`head -n N`).
+    Lines(u64),
+    /// This many more bytes (`head -c N`).
+    Bytes(u64),
+}
 
 impl Write for Pipe {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut parts = self.0.borrow_mut();
-        match parts.last_mut() {
-            Some(Source::Bytes(b)) => b.extend_from_slice(buf),
-            _ => parts.push(Source::Bytes(buf.to_vec())),
+        // Documents passed on unread are not counted: the reader's start
+        // may come sooner than counted, never later, so nothing it reads
+        // is dropped.
+        let kept = match &mut self.wanted {
+            None => buf,
+            Some(Wanted::Bytes(n)) => {
+                let k = usize::try_from(*n).unwrap_or(usize::MAX).min(buf.len());
+                *n -= k as u64;
+                &buf[..k]
+            }
+            Some(Wanted::Lines(0)) => &buf[..0],
+            Some(Wanted::Lines(n)) => {
+                let mut end = buf.len();
+                for (seen, at) in memchr::memchr_iter(b'\n', buf).enumerate() {
+                    if seen as u64 + 1 == *n {
+                        end = at + 1;
+                        break;
+                    }
+                }
+                let lines = memchr::memchr_iter(b'\n', &buf[..end]).count() as u64;
+                *n -= lines.min(*n);
+                &buf[..end]
+            }
+        };
+        if !kept.is_empty() {
+            let mut parts = self.parts.borrow_mut();
+            match parts.last_mut() {
+                Some(Source::Bytes(b)) => b.extend_from_slice(kept),
+                _ => parts.push(Source::Bytes(kept.to_vec())),
+            }
         }
         Ok(buf.len())
     }
@@ -321,18 +368,26 @@ impl Write for Pipe {
 }
 
 impl Pipe {
+    /// A pipe whose reader reads only what `wanted` says.
+    pub(crate) fn wanting(wanted: Option<Wanted>) -> Pipe {
+        Pipe {
+            wanted,
+            ..Pipe::default()
+        }
+    }
+
     /// Where commands whose standard output is this pipe (and nothing in
     /// front of it) may pass documents on: see [`Cx::pass_document`].
     pub(crate) fn endpoint(&self) -> PipeEnd {
         PipeEnd {
             at: std::ptr::from_ref(self).cast::<u8>() as usize,
-            parts: Rc::clone(&self.0),
+            parts: Rc::clone(&self.parts),
         }
     }
 
     /// What was written, as the next command's standard input.
     pub(crate) fn into_input(self) -> Input {
-        InBuf::parts(std::mem::take(&mut *self.0.borrow_mut()))
+        InBuf::parts(std::mem::take(&mut *self.parts.borrow_mut()))
     }
 }
 
@@ -451,19 +506,35 @@ impl Cx<'_> {
         delim: u8,
         mut each: impl FnMut(&mut Self, &[u8]),
     ) -> Result<(), FsError> {
+        self.stream_records(path, delim, |cx, record| {
+            each(cx, record.strip_suffix(&[delim]).unwrap_or(record));
+        })
+    }
+
+    /// Streams an operand's records to `each`, each with its `delim` (a
+    /// last one may have none), a piece of the document at a time: a
+    /// record cut between two pieces is joined first, so a command that
+    /// goes line by line holds one line of a large document, not all of
+    /// it.
+    pub(crate) fn stream_records(
+        &mut self,
+        path: &str,
+        delim: u8,
+        mut each: impl FnMut(&mut Self, &[u8]),
+    ) -> Result<(), FsError> {
         let mut carry: Vec<u8> = Vec::new();
         self.stream_operand(path, |cx, piece| {
             let mut start = 0;
-            while let Some(k) = piece[start..].iter().position(|&b| b == delim) {
-                let i = start + k;
+            while let Some(k) = memchr::memchr(delim, &piece[start..]) {
+                let end = start + k + 1;
                 if carry.is_empty() {
-                    each(cx, &piece[start..i]);
+                    each(cx, &piece[start..end]);
                 } else {
-                    carry.extend_from_slice(&piece[start..i]);
+                    carry.extend_from_slice(&piece[start..end]);
                     each(cx, &carry);
                     carry.clear();
                 }
-                start = i + 1;
+                start = end;
             }
             carry.extend_from_slice(&piece[start..]);
         })?;
@@ -517,7 +588,7 @@ impl Cx<'_> {
         Ok(true)
     }
 
-    fn refuse_directory(&mut self, path: &str) -> Result<(), FsError> {
+    pub(crate) fn refuse_directory(&mut self, path: &str) -> Result<(), FsError> {
         if path != "-"
             && let Ok(m) = self.fs.metadata(path)
             && m.is_dir()
@@ -936,13 +1007,43 @@ mod tests {
     }
 
     #[test]
+    fn a_pipe_keeps_only_what_its_reader_reads() {
+        let kept = |wanted: Wanted, writes: &[&[u8]]| {
+            let mut pipe = Pipe::wanting(Some(wanted));
+            for w in writes {
+                assert_eq!(pipe.write(w).expect("writes"), w.len(), "takes it all");
+            }
+            pipe.into_input().borrow_mut().take_rest()
+        };
+        let writes: &[&[u8]] = &[b"one\ntw", b"o\nthree\nfour\n", b"five\n"];
+        assert_eq!(kept(Wanted::Lines(2), writes), b"one\ntwo\n");
+        assert_eq!(kept(Wanted::Lines(1), writes), b"one\n");
+        assert_eq!(kept(Wanted::Lines(0), writes), b"");
+        assert_eq!(kept(Wanted::Lines(9), writes), writes.concat());
+        assert_eq!(kept(Wanted::Bytes(8), writes), b"one\ntwo\n");
+        assert_eq!(kept(Wanted::Bytes(5), writes), b"one\nt");
+        // A document passed on unread is kept whole and not counted.
+        let mut pipe = Pipe::wanting(Some(Wanted::Lines(2)));
+        pipe.write_all(b"a\n").expect("writes");
+        pipe.endpoint()
+            .parts
+            .borrow_mut()
+            .push(reader(b"doc\ndoc\n"));
+        pipe.write_all(b"b\nc\n").expect("writes");
+        assert_eq!(
+            pipe.into_input().borrow_mut().take_rest(),
+            b"a\ndoc\ndoc\nb\n"
+        );
+    }
+
+    #[test]
     fn a_pipe_keeps_writes_and_documents_in_order() {
         let mut pipe = Pipe::default();
         pipe.write_all(b"one ").expect("writes");
         pipe.write_all(b"two\n").expect("writes");
         pipe.endpoint().parts.borrow_mut().push(reader(b"doc\n"));
         pipe.write_all(b"three\n").expect("writes");
-        assert_eq!(pipe.0.borrow().len(), 3, "adjacent writes are one part");
+        assert_eq!(pipe.parts.borrow().len(), 3, "adjacent writes are one part");
         assert_eq!(
             pipe.into_input().borrow_mut().take_rest(),
             b"one two\ndoc\nthree\n"

@@ -20,7 +20,7 @@ use std::rc::Rc;
 
 use crate::arith;
 use crate::commands;
-use crate::exec::{Cx, Env, InBuf, Input, Overlay, Pipe};
+use crate::exec::{Cx, Env, InBuf, Input, Overlay, Pipe, Wanted};
 use crate::fs::Fs;
 use crate::glob;
 use crate::lex::{Word as GlobWord, WordChar};
@@ -1306,6 +1306,58 @@ impl<'a> Shell<'a> {
         r
     }
 
+    /// How much of its standard input `cmd` reads, when it is known to
+    /// read only the start of it: `head` with a line or byte count and
+    /// no file, written plainly (no expansion, no redirection, no
+    /// function or alias of that name).
+    fn reads_only_the_start(&self, cmd: &Command) -> Option<Wanted> {
+        let Command::Simple {
+            assigns,
+            words,
+            redirs,
+        } = cmd
+        else {
+            return None;
+        };
+        let words: Vec<&str> = words.iter().map(Word::as_lit).collect::<Option<_>>()?;
+        let (&name, args) = words.split_first()?;
+        if name != "head"
+            || !assigns.is_empty()
+            || !redirs.is_empty()
+            || self.st.funcs.contains_key(name)
+            || self.st.aliases.contains_key(name)
+        {
+            return None;
+        }
+        let count = |n: &str| {
+            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| n.parse::<u64>().ok())
+                .flatten()
+        };
+        let mut wanted = Wanted::Lines(10);
+        let mut args = args.iter();
+        while let Some(&arg) = args.next() {
+            wanted = match arg {
+                "-q" | "-v" | "--quiet" | "--silent" | "--verbose" | "-" => continue,
+                "-n" | "--lines" => Wanted::Lines(count(args.next()?)?),
+                "-c" | "--bytes" => Wanted::Bytes(count(args.next()?)?),
+                _ => {
+                    if let Some(n) = arg.strip_prefix("--lines=").or(arg.strip_prefix("-n")) {
+                        Wanted::Lines(count(n)?)
+                    } else if let Some(n) = arg.strip_prefix("--bytes=").or(arg.strip_prefix("-c"))
+                    {
+                        Wanted::Bytes(count(n)?)
+                    } else {
+                        // `-5`; anything else (a file, `-z`, `-n -5`) may
+                        // read more, or other lines.
+                        Wanted::Lines(count(arg.strip_prefix('-')?)?)
+                    }
+                }
+            };
+        }
+        Some(wanted)
+    }
+
     fn pipeline_untimed(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
         if p.commands.len() == 1 {
             let r = self.command(&p.commands[0], io);
@@ -1342,7 +1394,7 @@ impl<'a> Shell<'a> {
                 statuses.push(s);
                 break;
             }
-            let mut pipe = Pipe::default();
+            let mut pipe = Pipe::wanting(self.reads_only_the_start(&p.commands[i + 1]));
             let outer = self.env.pipe.replace(pipe.endpoint());
             let s = if p.with_stderr[i] {
                 let cell = RefCell::new(&mut pipe as &mut dyn Write);

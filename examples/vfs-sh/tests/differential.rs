@@ -13,12 +13,18 @@ use vfs_sh::cases::{Case, cases};
 use vfs_sh::dirfs::DirFs;
 
 fn ours(root: &Path, case: &Case) -> Outcome {
+    run_in(root, &case.script)
+}
+
+/// Runs a script through vfs-sh over a real-directory `Fs` mapping
+/// `/files` to `root`, in `/files`.
+fn run_in(root: &Path, script: &str) -> Outcome {
     let mut fs = DirFs::new().mount("files", root).with_cwd("/files");
     let mut out = Vec::new();
     let mut err = Vec::new();
     let status = vfs_sh::run(
         &mut fs,
-        &case.script,
+        script,
         Box::new(std::io::empty()),
         &mut out,
         &mut err,
@@ -63,4 +69,76 @@ fn vfs_sh_matches_gnu() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Commands that go through a document a line or a piece at a time read
+/// it in 1 MiB pieces: over a document of several pieces, with lines,
+/// runs of equal lines and a base64 group cut at the pieces' bounds,
+/// they must give what GNU gives over the whole file.
+#[test]
+fn documents_larger_than_a_piece_match_gnu() {
+    let dir = std::env::temp_dir().join(format!("vfs-sh-pieces-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let mut text = String::new();
+    let mut i = 0u64;
+    while text.len() < (5 << 20) / 2 {
+        let line = match i % 97 {
+            // A long line, and runs of equal lines.
+            0 => "x\ty ".repeat(700 + (i % 13) as usize),
+            1..=3 => format!("same {}", i / 97),
+            k => format!(
+                "{k}\tline {i} of\tthe  document {}",
+                "ab ".repeat((i % 29) as usize)
+            ),
+        };
+        text.push_str(&line);
+        text.push('\n');
+        i += 1;
+    }
+    text.push_str("last line without a newline");
+    std::fs::write(dir.join("big.txt"), &text).expect("write");
+    let scripts = [
+        "nl -ba big.txt",
+        "rev big.txt",
+        "fold -w 7 big.txt",
+        "fold -s -w 30 big.txt",
+        "expand -t 3 big.txt",
+        "unexpand -a big.txt",
+        "uniq -c big.txt",
+        "uniq -D big.txt",
+        "uniq -u big.txt | wc -l",
+        "base64 big.txt",
+        "base64 -w 0 big.txt | base64 -d | cmp - big.txt && echo same",
+        "cksum big.txt; sum big.txt",
+        "cut -c3-9 big.txt",
+        "awk '{n += NF} END {print NR, n}' big.txt",
+        "sed -n '$p' big.txt",
+        "wc big.txt",
+    ];
+    let mut failures = Vec::new();
+    for script in scripts {
+        let Outcome {
+            stdout: ours,
+            status,
+            ..
+        } = run_in(&dir, script);
+        let theirs = gnu(&dir, script);
+        if ours != theirs.stdout || status != theirs.status {
+            let at = ours
+                .lines()
+                .zip(theirs.stdout.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            failures.push(format!(
+                "{script}: status {status} vs {}, {} vs {} bytes, first differing line {at}: {:?} vs {:?}",
+                theirs.status,
+                ours.len(),
+                theirs.stdout.len(),
+                ours.lines().nth(at).unwrap_or(""),
+                theirs.stdout.lines().nth(at).unwrap_or(""),
+            ));
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

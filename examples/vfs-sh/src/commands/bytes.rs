@@ -673,9 +673,21 @@ pub(crate) fn strings(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     status
 }
 
+/// A checksum computed a piece at a time, so that a large document is
+/// never held whole.
+trait Checksum: Default {
+    fn feed(&mut self, piece: &[u8]);
+    /// The line printed for `len` bytes, naming the file when there is
+    /// one.
+    fn line(&self, len: u64, name: Option<&str>) -> String;
+}
+
 /// POSIX `cksum`'s CRC: polynomial 0x04C11DB7, most significant bit first,
 /// the length appended in as few bytes as it takes, complemented.
-fn posix_crc(data: &[u8]) -> u32 {
+#[derive(Default)]
+struct PosixCrc(u32);
+
+impl PosixCrc {
     fn step(crc: u32, byte: u8) -> u32 {
         let mut c = crc ^ (u32::from(byte) << 24);
         for _ in 0..8 {
@@ -687,61 +699,96 @@ fn posix_crc(data: &[u8]) -> u32 {
         }
         c
     }
-    let mut crc = data.iter().fold(0u32, |c, &b| step(c, b));
-    let mut len = data.len() as u64;
-    while len > 0 {
-        crc = step(crc, (len & 0xff) as u8);
-        len >>= 8;
+}
+
+impl Checksum for PosixCrc {
+    fn feed(&mut self, piece: &[u8]) {
+        self.0 = piece.iter().fold(self.0, |c, &b| PosixCrc::step(c, b));
     }
-    !crc
-}
 
-/// `cksum [FILE]...`: the POSIX CRC and the byte count.
-pub(crate) fn cksum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    checksums(cx, "cksum", args, |data, name| {
-        let crc = posix_crc(data);
+    fn line(&self, len: u64, name: Option<&str>) -> String {
+        let mut crc = self.0;
+        let mut rest = len;
+        while rest > 0 {
+            crc = PosixCrc::step(crc, (rest & 0xff) as u8);
+            rest >>= 8;
+        }
+        let crc = !crc;
         match name {
-            Some(n) => format!("{crc} {} {n}\n", data.len()),
-            None => format!("{crc} {}\n", data.len()),
+            Some(n) => format!("{crc} {len} {n}\n"),
+            None => format!("{crc} {len}\n"),
         }
-    })
+    }
 }
 
-/// `sum [FILE]...`: the BSD 16-bit checksum and 1 KiB blocks.
-pub(crate) fn sum_bsd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    checksums(cx, "sum", args, |data, name| {
-        let mut s: u32 = 0;
-        for &b in data {
-            s = (s >> 1) + ((s & 1) << 15);
-            s = (s + u32::from(b)) & 0xffff;
+/// The BSD 16-bit checksum of `sum`, with 1 KiB blocks.
+#[derive(Default)]
+struct BsdSum(u32);
+
+impl Checksum for BsdSum {
+    fn feed(&mut self, piece: &[u8]) {
+        for &b in piece {
+            self.0 = (self.0 >> 1) + ((self.0 & 1) << 15);
+            self.0 = (self.0 + u32::from(b)) & 0xffff;
         }
-        let blocks = data.len().div_ceil(1024);
+    }
+
+    fn line(&self, len: u64, name: Option<&str>) -> String {
+        let (s, blocks) = (self.0, len.div_ceil(1024));
         match name {
             Some(n) => format!("{s:05} {blocks:5} {n}\n"),
             None => format!("{s:05} {blocks:5}\n"),
         }
-    })
+    }
 }
 
-/// Runs `line` over each operand (standard input without one), naming the
-/// file when there is an operand.
-fn checksums(
-    cx: &mut Cx<'_>,
-    cmd: &str,
-    args: &[String],
-    line: impl Fn(&[u8], Option<&str>) -> String,
-) -> u8 {
+/// `cksum [FILE]...`: the POSIX CRC and the byte count.
+pub(crate) fn cksum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    checksums::<PosixCrc>(cx, "cksum", args)
+}
+
+/// `sum [FILE]...`: the BSD 16-bit checksum and 1 KiB blocks.
+pub(crate) fn sum_bsd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    checksums::<BsdSum>(cx, "sum", args)
+}
+
+/// Computes `C` over each operand (standard input without one), a piece
+/// at a time, naming the file when there is an operand.
+fn checksums<C: Checksum>(cx: &mut Cx<'_>, cmd: &str, args: &[String]) -> u8 {
     let mut status = 0;
     let mut out = String::new();
-    if args.is_empty() {
-        out.push_str(&line(&cx.stdin(), None));
-    }
-    for op in args {
-        match read(cx, op) {
-            Ok(d) => out.push_str(&line(&d, (op != "-").then_some(op.as_str()))),
-            Err(why) => {
+    let stdin = ["-".to_owned()];
+    let (ops, named) = if args.is_empty() {
+        (&stdin[..], false)
+    } else {
+        (args, true)
+    };
+    for op in ops {
+        let mut sum = C::default();
+        let mut len = 0u64;
+        // GNU cksum 9 takes a directory's failed read for its end: the
+        // checksum of nothing, status 0 (`sum` reports the error).
+        let empty_dir = cmd == "cksum" && op != "-" && cx.fs.metadata(op).is_ok_and(|m| m.is_dir());
+        let streamed = if empty_dir {
+            Ok(())
+        } else {
+            cx.stream_file_operand(op, |_, piece| {
+                sum.feed(piece);
+                len += piece.len() as u64;
+            })
+        };
+        match streamed {
+            Ok(()) => {
+                let name = (named && op != "-").then_some(op.as_str());
+                out.push_str(&sum.line(len, name));
+            }
+            Err(e) => {
                 cx.outs(&std::mem::take(&mut out));
-                cx.err(format_args!("{cmd}: {}: {why}", quote(op, false)));
+                cx.err(format_args!(
+                    "{cmd}: {}: {}",
+                    quote(op, false),
+                    e.strerror()
+                ));
                 status = 1;
             }
         }

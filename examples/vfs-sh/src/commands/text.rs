@@ -58,6 +58,54 @@ pub(crate) fn each_input(
     failed
 }
 
+/// How a tool's standard output meets its error messages: written in
+/// 4096-byte blocks (stdio's buffer on a pipe), and before each message
+/// too with GNU's `error()`, which flushes standard output first;
+/// util-linux's `warn()` does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stdio {
+    FlushedByErrors,
+    Buffered,
+}
+
+/// Like [`each_input`], a record at a time: each operand's records (each
+/// with its `delim`; the last one may have none) go to `f` as they are
+/// read, with the output buffer to write to, so a command that works line
+/// by line holds one line of a large document, not all of it. An operand
+/// that cannot be read, or fails part way, is reported where it stops.
+/// Returns whether any failed.
+pub(crate) fn each_input_record(
+    cx: &mut Cx<'_>,
+    ops: &[String],
+    why: impl Fn(&str, &FsError) -> String,
+    delim: u8,
+    stdio: Stdio,
+    mut f: impl FnMut(&[u8], &mut Vec<u8>),
+) -> bool {
+    let stdin = ["-".to_owned()];
+    let ops = if ops.is_empty() { &stdin[..] } else { ops };
+    let mut failed = false;
+    let mut out = Vec::new();
+    for op in ops {
+        let streamed = cx.refuse_directory(op).and_then(|()| {
+            cx.stream_records(op, delim, |cx, record| {
+                f(record, &mut out);
+                cx.out_stdio(&mut out);
+            })
+        });
+        if let Err(e) = streamed {
+            if stdio == Stdio::FlushedByErrors {
+                cx.out(&out);
+                out.clear();
+            }
+            cx.err(why(op, &e));
+            failed = true;
+        }
+    }
+    cx.out(&out);
+    failed
+}
+
 /// `cmd: NAME: why`, the wording of most GNU tools.
 pub(crate) fn plain_why(cmd: &str) -> impl Fn(&str, &FsError) -> String + '_ {
     move |op, e| {
@@ -101,19 +149,15 @@ pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         e => format!("rev: cannot open {op}: {}", e.strerror()),
     };
     // rev writes through stdio, so a short output reaches a pipe only at
-    // exit, after the errors: written here at the end too.
-    let mut out = Vec::new();
-    let failed = each_input(cx, args, why, |_, _, d| {
-        for line in records(d, b'\n') {
-            let body = chomp(line);
-            let s: String = String::from_utf8_lossy(body).chars().rev().collect();
-            out.extend_from_slice(s.as_bytes());
-            if body.len() < line.len() {
-                out.push(b'\n');
-            }
+    // exit, after the errors.
+    let failed = each_input_record(cx, args, why, b'\n', Stdio::Buffered, |line, out| {
+        let body = chomp(line);
+        let s: String = String::from_utf8_lossy(body).chars().rev().collect();
+        out.extend_from_slice(s.as_bytes());
+        if body.len() < line.len() {
+            out.push(b'\n');
         }
     });
-    cx.out(&out);
     u8::from(failed)
 }
 
@@ -153,9 +197,15 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
     } else {
         !(p.has("a") || p.has("t")) || p.has("first")
     };
-    let failed = each_input(cx, &p.operands, plain_why(cmd), |cx, _, d| {
-        let mut out = String::new();
-        for line in String::from_utf8_lossy(d).split_inclusive('\n') {
+    let failed = each_input_record(
+        cx,
+        &p.operands,
+        plain_why(cmd),
+        b'\n',
+        Stdio::FlushedByErrors,
+        |line, out| {
+            let line = String::from_utf8_lossy(line);
+            let line = line.as_ref();
             let (body, nl) = match line.strip_suffix('\n') {
                 Some(b) => (b, "\n"),
                 None => (line, ""),
@@ -208,11 +258,10 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
                 o.push_str(tail);
                 o
             };
-            out.push_str(&converted);
-            out.push_str(nl);
-        }
-        cx.outs(&out);
-    });
+            out.extend_from_slice(converted.as_bytes());
+            out.extend_from_slice(nl.as_bytes());
+        },
+    );
     u8::from(failed)
 }
 
@@ -576,10 +625,15 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
         None => None,
     };
-    let failed = each_input(cx, &p.operands, plain_why("nl"), |cx, _, d| {
-        let mut out = String::new();
-        let text = String::from_utf8_lossy(d);
-        for line in text.split_inclusive('\n') {
+    let failed = each_input_record(
+        cx,
+        &p.operands,
+        plain_why("nl"),
+        b'\n',
+        Stdio::FlushedByErrors,
+        |line, out| {
+            let line = String::from_utf8_lossy(line);
+            let line = line.as_ref();
             let body = line.strip_suffix('\n').unwrap_or(line);
             let numbered = match (style.as_str(), &re) {
                 (_, Some(re)) => re.is_match(body),
@@ -593,17 +647,16 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     "rz" => format!("{n:0width$}"),
                     _ => format!("{n:>width$}"),
                 };
-                out.push_str(&num);
-                out.push_str(&sep);
+                out.extend_from_slice(num.as_bytes());
+                out.extend_from_slice(sep.as_bytes());
                 n += incr;
             } else {
-                out.push_str(&" ".repeat(width + sep.chars().count()));
+                out.extend_from_slice(" ".repeat(width + sep.chars().count()).as_bytes());
             }
-            out.push_str(body);
-            out.push('\n');
-        }
-        cx.outs(&out);
-    });
+            out.extend_from_slice(body.as_bytes());
+            out.push(b'\n');
+        },
+    );
     u8::from(failed)
 }
 
@@ -1028,45 +1081,55 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             _ => col + 1,
         }
     };
-    let failed = each_input(cx, &p.operands, plain_why("fold"), |cx, _, d| {
-        // `fold_file`, byte by byte.
-        let mut out = Vec::with_capacity(d.len() + d.len() / width.max(1));
-        let mut line: Vec<u8> = Vec::new();
-        let mut col = 0usize;
-        for &c in d {
-            if c == b'\n' {
-                out.extend_from_slice(&line);
-                out.push(b'\n');
-                line.clear();
-                col = 0;
-                continue;
-            }
-            loop {
-                col = adjust(col, c);
-                if col <= width {
-                    line.push(c);
-                    break;
-                }
-                if spaces && let Some(k) = line.iter().rposition(|b| *b == b' ' || *b == b'\t') {
-                    out.extend_from_slice(&line[..=k]);
+    // `fold_file`, byte by byte, a line at a time: a line ends where a
+    // newline does, or, the last one of a file, where the file does.
+    let mut line: Vec<u8> = Vec::new();
+    let mut col = 0usize;
+    let failed = each_input_record(
+        cx,
+        &p.operands,
+        plain_why("fold"),
+        b'\n',
+        Stdio::FlushedByErrors,
+        |record, out| {
+            for &c in record {
+                if c == b'\n' {
+                    out.extend_from_slice(&line);
                     out.push(b'\n');
-                    line.drain(..=k);
-                    col = line.iter().fold(0, |col, &b| adjust(col, b));
+                    line.clear();
+                    col = 0;
                     continue;
                 }
-                if line.is_empty() {
-                    line.push(c);
-                    break;
+                loop {
+                    col = adjust(col, c);
+                    if col <= width {
+                        line.push(c);
+                        break;
+                    }
+                    if spaces && let Some(k) = line.iter().rposition(|b| *b == b' ' || *b == b'\t')
+                    {
+                        out.extend_from_slice(&line[..=k]);
+                        out.push(b'\n');
+                        line.drain(..=k);
+                        col = line.iter().fold(0, |col, &b| adjust(col, b));
+                        continue;
+                    }
+                    if line.is_empty() {
+                        line.push(c);
+                        break;
+                    }
+                    out.extend_from_slice(&line);
+                    out.push(b'\n');
+                    line.clear();
+                    col = 0;
                 }
-                out.extend_from_slice(&line);
-                out.push(b'\n');
-                line.clear();
+            }
+            if record.last() != Some(&b'\n') {
+                out.append(&mut line);
                 col = 0;
             }
-        }
-        out.extend_from_slice(&line);
-        cx.out(&out);
-    });
+        },
+    );
     u8::from(failed)
 }
 
@@ -1376,67 +1439,145 @@ pub(crate) fn base64(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let (ins, failed) = inputs(cx, "base64", &p.operands);
-    if failed {
+    if let Some(extra) = p.operands.get(1) {
+        cx.err(format_args!(
+            "base64: extra operand {}",
+            super::quote::quote(extra, true)
+        ));
+        cx.err("Try 'base64 --help' for more information.");
         return 1;
     }
-    let data: Vec<u8> = ins.into_iter().flat_map(|(_, d)| d).collect();
-    if p.has("d") {
-        let mut out = Vec::new();
-        let mut acc = 0u32;
-        let mut bits = 0;
-        for &b in &data {
-            let v = match B64.iter().position(|&c| c == b) {
-                Some(v) => v as u32,
-                None if b == b'=' || b.is_ascii_whitespace() => continue,
-                None if p.has("i") => continue,
-                None => {
-                    cx.out(&out);
-                    cx.err("base64: invalid input");
-                    return 1;
-                }
-            };
-            acc = (acc << 6) | v;
-            bits += 6;
-            if bits >= 8 {
-                bits -= 8;
-                out.push((acc >> bits) as u8);
-                acc &= (1 << bits) - 1;
-            }
-        }
-        cx.out(&out);
-        return 0;
-    }
+    let op = p.operands.first().map_or("-", String::as_str);
     let wrap: usize = p.value("w").and_then(|w| w.parse().ok()).unwrap_or(76);
-    let mut enc = String::new();
-    for chunk in data.chunks(3) {
+    let mut coder = Base64 {
+        decode: p.has("d"),
+        ignore_garbage: p.has("i"),
+        wrap,
+        ..Base64::default()
+    };
+    // A piece at a time: a large document is never held whole.
+    let mut out = Vec::new();
+    let streamed = cx.stream_file_operand(op, |cx, piece| {
+        coder.feed(piece, &mut out);
+        cx.out_stdio(&mut out);
+    });
+    if let Err(e) = streamed {
+        cx.out(&out);
+        cx.err(format_args!(
+            "base64: {}: {}",
+            super::quote::quote(op, false),
+            e.strerror()
+        ));
+        return 1;
+    }
+    if coder.invalid {
+        cx.out(&out);
+        cx.err("base64: invalid input");
+        return 1;
+    }
+    coder.finish(&mut out);
+    cx.out(&out);
+    0
+}
+
+/// `base64`'s encoder or decoder, fed a piece at a time.
+#[derive(Default)]
+struct Base64 {
+    decode: bool,
+    ignore_garbage: bool,
+    /// Columns per line of the encoding (0: one line).
+    wrap: usize,
+    /// Encoding: the bytes of a group of three not complete yet.
+    pending: Vec<u8>,
+    /// Encoding: characters on the current line, and whether any was
+    /// written.
+    col: usize,
+    any: bool,
+    /// Decoding: the bits not yet a whole byte.
+    acc: u32,
+    bits: u32,
+    /// Decoding met a character that is not base64: it stops there.
+    invalid: bool,
+}
+
+impl Base64 {
+    fn feed(&mut self, piece: &[u8], out: &mut Vec<u8>) {
+        if self.invalid {
+            return;
+        }
+        if self.decode {
+            for &b in piece {
+                let v = match B64.iter().position(|&c| c == b) {
+                    Some(v) => v as u32,
+                    None if b == b'=' || b.is_ascii_whitespace() => continue,
+                    None if self.ignore_garbage => continue,
+                    None => {
+                        self.invalid = true;
+                        return;
+                    }
+                };
+                self.acc = (self.acc << 6) | v;
+                self.bits += 6;
+                if self.bits >= 8 {
+                    self.bits -= 8;
+                    out.push((self.acc >> self.bits) as u8);
+                    self.acc &= (1 << self.bits) - 1;
+                }
+            }
+            return;
+        }
+        let mut rest = piece;
+        if !self.pending.is_empty() {
+            let take = (3 - self.pending.len()).min(rest.len());
+            self.pending.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.pending.len() < 3 {
+                return;
+            }
+            let group = std::mem::take(&mut self.pending);
+            self.encode(&group, out);
+        }
+        let whole = rest.len() / 3 * 3;
+        for group in rest[..whole].chunks(3) {
+            self.encode(group, out);
+        }
+        self.pending.extend_from_slice(&rest[whole..]);
+    }
+
+    /// Encodes one group of up to three bytes (fewer only at the end).
+    fn encode(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
         let n = (u32::from(chunk[0]) << 16)
             | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
             | u32::from(*chunk.get(2).unwrap_or(&0));
         for k in 0..4 {
-            if k <= chunk.len() {
-                enc.push(char::from(B64[((n >> (18 - 6 * k)) & 63) as usize]));
+            let c = if k <= chunk.len() {
+                B64[((n >> (18 - 6 * k)) & 63) as usize]
             } else {
-                enc.push('=');
-            }
-        }
-    }
-    let mut out = String::new();
-    if wrap == 0 {
-        out.push_str(&enc);
-    } else {
-        for (i, c) in enc.chars().enumerate() {
-            if i > 0 && i % wrap == 0 {
-                out.push('\n');
+                b'='
+            };
+            if self.wrap > 0 && self.col == self.wrap {
+                out.push(b'\n');
+                self.col = 0;
             }
             out.push(c);
-        }
-        if !enc.is_empty() {
-            out.push('\n');
+            self.col += 1;
+            self.any = true;
         }
     }
-    cx.outs(&out);
-    0
+
+    /// The last group and the last line's end.
+    fn finish(&mut self, out: &mut Vec<u8>) {
+        if self.decode {
+            return;
+        }
+        if !self.pending.is_empty() {
+            let group = std::mem::take(&mut self.pending);
+            self.encode(&group, out);
+        }
+        if self.wrap > 0 && self.any {
+            out.push(b'\n');
+        }
+    }
 }
 
 /// `realpath [-e] [-m] [-s] PATH...` and `readlink -f|-e|-m PATH...`: the

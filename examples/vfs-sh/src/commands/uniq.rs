@@ -138,6 +138,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.err("Try 'uniq --help' for more information.");
         return 1;
     }
+    if p.has("c") && all_repeated {
+        cx.err("uniq: printing all duplicated lines and repeat counts is meaningless");
+        cx.err("Try 'uniq --help' for more information.");
+        return 1;
+    }
     let (input, output) = match p.operands.as_slice() {
         [] => ("-".to_owned(), None),
         [one] => (one.clone(), None),
@@ -169,86 +174,125 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         ));
         return 1;
     }
-    let data = match cx.read_operand(&input) {
-        Ok(d) => d,
+    let (count, dups, uniques, fold) = (p.has("c"), p.has("d"), p.has("u"), p.has("i"));
+    let eol = if p.has("z") { 0 } else { b'\n' };
+    let mut runs = Runs {
+        eol,
+        group,
+        all_repeated,
+        method,
+        count,
+        dups,
+        uniques,
+        first_group: true,
+        groups: 0,
+        run: Vec::new(),
+        n: 0,
+        out: Vec::new(),
+        discard,
+    };
+    // A line at a time: only the current run of equal lines is held (its
+    // first line, or all of them for `-D` and `--group`).
+    let streamed = cx.stream_records(&input, eol, |cx, record| {
+        let line = record.strip_suffix(&[eol]).unwrap_or(record);
+        let same_run = runs.n > 0 && same(&runs.run[0], line, fold, skip_fields, skip_chars, width);
+        if !same_run {
+            runs.end(cx);
+            runs.run.push(line.to_vec());
+        } else if runs.keeps_every_line() {
+            runs.run.push(line.to_vec());
+        }
+        runs.n += 1;
+    });
+    runs.end(cx);
+    if runs.group == Some("both") && runs.groups > 0 {
+        runs.out.push(eol);
+    }
+    if !runs.discard {
+        cx.out(&runs.out);
+    }
+    match streamed {
+        Ok(()) => 0,
         Err(e) => {
             cx.err(format_args!(
                 "uniq: {}: {}",
                 super::quote::quote(&input, false),
                 e.strerror()
             ));
-            return 1;
-        }
-    };
-    let (count, dups, uniques, fold) = (p.has("c"), p.has("d"), p.has("u"), p.has("i"));
-    if count && all_repeated {
-        cx.err("uniq: printing all duplicated lines and repeat counts is meaningless");
-        cx.err("Try 'uniq --help' for more information.");
-        return 1;
-    }
-    let eol = if p.has("z") { 0 } else { b'\n' };
-    let lines: Vec<&[u8]> = if eol == b'\n' {
-        crate::search::lines(&data).collect()
-    } else if data.is_empty() {
-        Vec::new()
-    } else {
-        data.strip_suffix(&[0])
-            .unwrap_or(&data)
-            .split(|&b| b == 0)
-            .collect()
-    };
-    // Runs of equal lines.
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        match runs.last_mut() {
-            Some((start, n)) if same(lines[*start], line, fold, skip_fields, skip_chars, width) => {
-                *n += 1
-            }
-            _ => runs.push((i, 1)),
+            1
         }
     }
-    let mut out = Vec::new();
-    let mut first_group = true;
-    let groups = runs.len();
-    for (k, (start, n)) in runs.into_iter().enumerate() {
-        if let Some(g) = group {
-            if matches!(g, "prepend" | "both") || (k > 0 && g == "separate") {
+}
+
+/// `uniq`'s output, one run of equal lines at a time.
+struct Runs<'a> {
+    eol: u8,
+    group: Option<&'a str>,
+    all_repeated: bool,
+    method: &'a str,
+    count: bool,
+    dups: bool,
+    uniques: bool,
+    first_group: bool,
+    /// Runs ended so far.
+    groups: usize,
+    /// The current run's first line, or every line of it when they are
+    /// all printed.
+    run: Vec<Vec<u8>>,
+    /// Lines in the current run.
+    n: usize,
+    out: Vec<u8>,
+    discard: bool,
+}
+
+impl Runs<'_> {
+    fn keeps_every_line(&self) -> bool {
+        self.group.is_some() || self.all_repeated
+    }
+
+    /// Prints the current run as the options say, and starts a new one.
+    fn end(&mut self, cx: &mut Cx<'_>) {
+        if self.n == 0 {
+            return;
+        }
+        let (eol, n) = (self.eol, self.n);
+        let run = std::mem::take(&mut self.run);
+        self.n = 0;
+        self.groups += 1;
+        let out = &mut self.out;
+        if let Some(g) = self.group {
+            if matches!(g, "prepend" | "both") || (self.groups > 1 && g == "separate") {
                 out.push(eol);
             }
-            for l in &lines[start..start + n] {
+            for l in &run {
                 out.extend_from_slice(l);
                 out.push(eol);
             }
-            if g == "append" || (g == "both" && k + 1 == groups) {
+            if g == "append" {
                 out.push(eol);
             }
-            continue;
-        }
-        if all_repeated {
-            if n < 2 {
-                continue;
+        } else if self.all_repeated {
+            if n >= 2 {
+                if self.method == "prepend" || (self.method == "separate" && !self.first_group) {
+                    out.push(eol);
+                }
+                self.first_group = false;
+                for l in &run {
+                    out.extend_from_slice(l);
+                    out.push(eol);
+                }
             }
-            if method == "prepend" || (method == "separate" && !first_group) {
-                out.push(eol);
+        } else if !((self.dups && n < 2) || (self.uniques && n > 1)) {
+            if self.count {
+                out.extend_from_slice(format!("{n:>7} ").as_bytes());
             }
-            first_group = false;
-            for l in &lines[start..start + n] {
-                out.extend_from_slice(l);
-                out.push(eol);
-            }
-            continue;
+            out.extend_from_slice(&run[0]);
+            out.push(eol);
         }
-        if (dups && n < 2) || (uniques && n > 1) {
-            continue;
+        if self.discard {
+            out.clear();
+        } else {
+            cx.out_stdio(out);
         }
-        if count {
-            out.extend_from_slice(format!("{n:>7} ").as_bytes());
-        }
-        out.extend_from_slice(lines[start]);
-        out.push(eol);
     }
-    if !discard {
-        cx.out(&out);
-    }
-    0
 }
