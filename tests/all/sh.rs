@@ -755,3 +755,32 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
     assert_eq!(body["error"]["limit"], "memory", "{body}");
 }
+
+/// A writer whose reader has gone stops as `SIGPIPE` would stop it, with
+/// status 141: a billion numbers, or a loop without end, into `head` end
+/// well inside a fuel allowance that would not print a thousandth of the
+/// numbers, where they would otherwise end with `413`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_stops_once_its_reader_has_gone() {
+    let server = TestServer::anonymous(limits(), vfs_of(small_tree()));
+    let c = Client::new();
+    for (script, want) in [
+        (
+            "seq 1 1000000000 | head -1; echo ${PIPESTATUS[@]}",
+            "1\n141 0\n",
+        ),
+        (
+            "while true; do echo y; done | head -n 2; echo ${PIPESTATUS[@]}",
+            "y\ny\n141 0\n",
+        ),
+        (
+            "set -o pipefail; yes | awk '{print}' | head -c 3; echo \" $?\"",
+            "y\ny 141\n",
+        ),
+    ] {
+        let body = json!({"script": script, "limits": {"fuel": 5_000_000_000u64}});
+        let (status, body) = sh(&c, &server, body).await;
+        assert_eq!(status, StatusCode::OK, "{script}: {body}");
+        assert_eq!(body["stdout"], want, "{script}: {body}");
+    }
+}

@@ -2,7 +2,7 @@
 //! ([`Cx`]) and its standard input ([`Input`]); and the entry points that
 //! parse a script and hand it to the interpreter ([`crate::shell`]).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt::Display;
 use std::io::{Read, Write};
@@ -67,6 +67,12 @@ pub(crate) enum Source {
     Reader(Box<dyn Read>, u64),
 }
 
+/// What a command reads of a pipe at a time, as GNU's tools read one
+/// (`BUFSIZ`): a command that stops early (`head`, `sed 5q`, `grep -q`)
+/// has taken no more than that past what it used, so what it leaves
+/// unread says whether its writer would have met `SIGPIPE`.
+const PIPE_PIECE: usize = 8 << 10;
+
 /// One standard input and how far commands have read it. Shared (`Rc`)
 /// between the commands that read one stream in turn: the body of
 /// `while read` and the `read` in its condition.
@@ -89,6 +95,8 @@ pub(crate) struct InBuf {
     /// Why a reader stopped early (a backend failing mid-document): the
     /// input then ends there, and the command that read it says so.
     failed: Option<String>,
+    /// Bytes a command gave up unread ([`InBuf::discard`]).
+    discarded: u64,
 }
 
 /// A command's standard input.
@@ -117,10 +125,11 @@ impl InBuf {
         }))
     }
 
-    /// The next piece of `rest`, at most a [`PIECE`](crate::fs::PIECE):
-    /// `None` at the end.
+    /// The next piece of `rest`: at most a [`PIECE`](crate::fs::PIECE) of a
+    /// document, [`PIPE_PIECE`] of bytes a command wrote. `None` at the
+    /// end.
     fn pull(&mut self) -> Option<Vec<u8>> {
-        let piece_len = usize::try_from(crate::fs::PIECE).unwrap_or(usize::MAX);
+        let piece_len = PIPE_PIECE;
         loop {
             match self.rest.front_mut()? {
                 // Small bytes whole; large ones a piece at a time, so that
@@ -149,11 +158,12 @@ impl InBuf {
                         return Some(piece);
                     }
                 }
-                Source::Reader(r, _) => {
+                Source::Reader(r, len) => {
                     let mut piece = Vec::new();
                     // A failing input ends with what arrived before the
                     // failure, which is kept to be reported.
                     let read = r.by_ref().take(crate::fs::PIECE).read_to_end(&mut piece);
+                    *len = len.saturating_sub(piece.len() as u64);
                     if let Err(e) = &read {
                         self.failed.get_or_insert_with(|| e.to_string());
                     }
@@ -224,6 +234,7 @@ impl InBuf {
 
     /// Drops everything not read yet, unread.
     pub(crate) fn discard(&mut self) {
+        self.discarded += self.unread();
         self.data.clear();
         self.pos = 0;
         self.rest.clear();
@@ -244,16 +255,7 @@ impl InBuf {
             },
         };
         // Sized once where the sizes are known, not doubled as it grows.
-        let expected: u64 = self
-            .rest
-            .iter()
-            .map(|s| match s {
-                Source::Bytes(b) => b.len() as u64,
-                Source::Slice(b, at) => (b.len() - at) as u64,
-                Source::Reader(_, len) => *len,
-            })
-            .sum();
-        all.reserve(usize::try_from(expected).unwrap_or(0));
+        all.reserve(usize::try_from(self.rest_len()).unwrap_or(0));
         while let Some(part) = self.rest.pop_front() {
             match part {
                 Source::Bytes(b) => all.extend_from_slice(&b),
@@ -266,6 +268,30 @@ impl InBuf {
             }
         }
         all
+    }
+
+    /// The bytes of the parts not taken in yet, as far as they are known
+    /// (a reader of unknown size counts 0).
+    fn rest_len(&self) -> u64 {
+        self.rest
+            .iter()
+            .map(|s| match s {
+                Source::Bytes(b) => b.len() as u64,
+                Source::Slice(b, at) => (b.len() - at) as u64,
+                Source::Reader(_, len) => *len,
+            })
+            .sum()
+    }
+
+    /// The bytes no command has read yet, as far as they are known.
+    fn unread(&self) -> u64 {
+        (self.data.len() - self.pos) as u64 + self.rest_len()
+    }
+
+    /// The bytes no command read: those still here, and those given up
+    /// unread.
+    pub(crate) fn left_unread(&self) -> u64 {
+        self.unread() + self.discarded
     }
 
     /// Reads up to and including the next `delim`; `None` at the end.
@@ -315,7 +341,19 @@ pub(crate) struct Pipe {
     /// How much of the written bytes the reader will read, when it is
     /// known to read no more.
     wanted: Option<Wanted>,
+    /// Bytes written past what the reader reads.
+    dropped: u64,
+    /// Set once more than a pipe's buffer has been written past what the
+    /// reader reads: a real writer would have met `SIGPIPE` by then.
+    broken: Rc<Cell<bool>>,
 }
+
+/// How far a writer may go past what `head` wants before it surely meets
+/// `SIGPIPE`: a Linux pipe's 64 KiB buffer, plus the 8 KiB `head` may
+/// have read beyond its lines. Below that, whether the writer is still
+/// writing when `head` exits is a race (bash reports 0 or 141 from one
+/// run to the next); the writer here finishes, and reports its status.
+pub(crate) const PIPE_BUFFER: u64 = (64 + 8) << 10;
 
 /// How much of a pipe's bytes its reader reads before it stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -352,6 +390,10 @@ impl Write for Pipe {
                 &buf[..end]
             }
         };
+        self.dropped += (buf.len() - kept.len()) as u64;
+        if self.dropped > PIPE_BUFFER {
+            self.broken.set(true);
+        }
         if !kept.is_empty() {
             let mut parts = self.parts.borrow_mut();
             match parts.last_mut() {
@@ -382,7 +424,13 @@ impl Pipe {
         PipeEnd {
             at: std::ptr::from_ref(self).cast::<u8>() as usize,
             parts: Rc::clone(&self.parts),
+            broken: Rc::clone(&self.broken),
         }
+    }
+
+    /// Bytes written past what the reader reads, and dropped.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
     }
 
     /// What was written, as the next command's standard input.
@@ -398,6 +446,22 @@ impl Pipe {
 pub(crate) struct PipeEnd {
     at: usize,
     parts: Rc<RefCell<Vec<Source>>>,
+    broken: Rc<Cell<bool>>,
+}
+
+impl PipeEnd {
+    /// Whether `out` is this pipe itself, with nothing in front of it.
+    /// The same address is the pipe: nothing else lives there while it
+    /// does (no writer holds a `Pipe` by value).
+    pub(crate) fn is(&self, out: &dyn Write) -> bool {
+        std::ptr::from_ref::<dyn Write>(out).cast::<u8>() as usize == self.at
+    }
+
+    /// Whether the reader has gone and the writer would have met
+    /// `SIGPIPE` (see [`Pipe`]).
+    pub(crate) fn broken(&self) -> bool {
+        self.broken.get()
+    }
 }
 
 /// The size of the pieces [`Cx::stream_operand`] reads a document in.
@@ -476,16 +540,20 @@ impl Cx<'_> {
         mut each: impl FnMut(&mut Self, &[u8]),
     ) -> Result<(), FsError> {
         if path == "-" || path == "/dev/stdin" {
-            loop {
+            while !self.stdout_gone() {
                 let piece = self.input.borrow_mut().next_piece();
                 match piece {
                     Some(piece) => each(self, &piece),
                     None => return Ok(()),
                 }
             }
+            return Ok(());
         }
         let mut offset = 0;
         loop {
+            if self.stdout_gone() {
+                return Ok(());
+            }
             let piece = self.fs.read_range(path, offset, STREAM_PIECE)?;
             if !piece.is_empty() {
                 each(self, &piece);
@@ -562,6 +630,17 @@ impl Cx<'_> {
         self.stream_operand(path, each)
     }
 
+    /// Whether standard output is a pipe whose reader has gone (`head`
+    /// has what it reads, and more than a pipe's buffer was written past
+    /// it): a real command would have been ended by `SIGPIPE`, so one
+    /// that goes on at length (reading documents, walking a tree) stops.
+    pub(crate) fn stdout_gone(&self) -> bool {
+        self.env
+            .pipe
+            .as_ref()
+            .is_some_and(|p| p.broken() && p.is(self.out))
+    }
+
     /// Passes a document (or `-`, what is left of standard input) on to
     /// standard output without reading it, when
     /// standard output is a pipe and nothing stands in front of it: the
@@ -572,9 +651,7 @@ impl Cx<'_> {
         let Some(pipe) = &self.env.pipe else {
             return Ok(false);
         };
-        // The same address is the pipe itself: nothing else lives there
-        // while it does (no writer holds a `Pipe` by value).
-        if std::ptr::from_ref::<dyn Write>(self.out).cast::<u8>() as usize != pipe.at {
+        if !pipe.is(self.out) {
             return Ok(false);
         }
         let parts = Rc::clone(&pipe.parts);

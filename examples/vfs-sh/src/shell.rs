@@ -20,7 +20,7 @@ use std::rc::Rc;
 
 use crate::arith;
 use crate::commands;
-use crate::exec::{Cx, Env, InBuf, Input, Overlay, Pipe, Wanted};
+use crate::exec::{Cx, Env, InBuf, Input, Overlay, PIPE_BUFFER, Pipe, Wanted};
 use crate::fs::Fs;
 use crate::glob;
 use crate::lex::{Word as GlobWord, WordChar};
@@ -533,6 +533,21 @@ fn time_report(format: &str, real: f64) -> String {
         }
     }
     out
+}
+
+/// The status bash reports for a command ended by `SIGPIPE` (128 + 13).
+const SIGPIPE_STATUS: u8 = 141;
+
+/// Once the command a pipe fed has ended: if it left more than a pipe's
+/// buffer unread (dropped as written, or still in its input), the command
+/// that wrote it would have written on after its reader was gone, and met
+/// `SIGPIPE`: its status, the last of `statuses`, is 141.
+fn sigpipe(statuses: &mut [u8], fed: Option<(Input, u64)>) {
+    if let (Some((input, dropped)), Some(writer)) = (fed, statuses.last_mut())
+        && dropped + input.borrow().left_unread() > PIPE_BUFFER
+    {
+        *writer = SIGPIPE_STATUS;
+    }
 }
 
 /// `$PPID`: the process that started the shell (there is none; a fixed
@@ -1369,6 +1384,9 @@ impl<'a> Shell<'a> {
         let n = p.commands.len();
         let mut input = io.input.clone();
         let mut statuses = Vec::with_capacity(n);
+        // The input the last command wrote for the next one, and what of
+        // it its pipe dropped.
+        let mut fed: Option<(Input, u64)> = None;
         for (i, cmd) in p.commands.iter().enumerate() {
             let status = self.status;
             if i + 1 == n {
@@ -1391,6 +1409,7 @@ impl<'a> Shell<'a> {
                 } else {
                     self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
                 };
+                sigpipe(&mut statuses, fed.take());
                 statuses.push(s);
                 break;
             }
@@ -1414,8 +1433,11 @@ impl<'a> Shell<'a> {
                 self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
             };
             self.env.pipe = outer;
+            sigpipe(&mut statuses, fed.take());
             statuses.push(s);
+            let dropped = pipe.dropped();
             input = pipe.into_input();
+            fed = Some((Rc::clone(&input), dropped));
         }
         let last = statuses.last().copied().unwrap_or(0);
         self.set_pipestatus(&statuses);
@@ -1934,6 +1956,16 @@ impl<'a> Shell<'a> {
     /// `continue`), or leave the loop with this result (`break` gives 0,
     /// `break N`/`continue N` pass on to the enclosing loop).
     fn loop_body(&mut self, body: &List, io: &mut Io<'_>) -> Step {
+        // A loop writing into a pipe whose reader has gone would have been
+        // ended by `SIGPIPE` by now.
+        if self
+            .env
+            .pipe
+            .as_ref()
+            .is_some_and(|p| p.broken() && p.is(&*io.out))
+        {
+            return Step::Stop(Ok(SIGPIPE_STATUS));
+        }
         match self.list(body, io) {
             Ok(s) => Step::Next(Some(s)),
             Err(Flow::Break(n)) if n > 1 => Step::Stop(Err(Flow::Break(n - 1))),

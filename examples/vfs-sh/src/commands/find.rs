@@ -1486,6 +1486,11 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             .map(|(p, n, k, l, m, d)| (p, n, k, l, m, d, false))
             .collect();
         while let Some((path, name, kind, len, modified, depth, revisit)) = stack.pop() {
+            // Into a pipe whose reader has gone, `SIGPIPE` would have
+            // ended the walk.
+            if cx.stdout_gone() {
+                break;
+            }
             // GNU find runs what `-execdir ... +` holds whenever the walk
             // changes level (fts's entries, the way out of a directory
             // included).

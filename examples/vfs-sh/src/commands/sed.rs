@@ -1336,6 +1336,9 @@ fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
     // for a last line without one; `G`, `H` and `x` carry it along).
     let mut hold_nl = true;
     'cycle: while let Some((mut ps, mut nl, mut last)) = run.next_line() {
+        if run.cx.stdout_gone() {
+            break;
+        }
         let mut tflag = false;
         let mut pc = 0;
         // `D` restarts without reading when the pattern space is left.

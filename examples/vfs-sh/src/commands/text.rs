@@ -837,7 +837,7 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             exact(last_text, last),
         )
     {
-        while v <= last {
+        while v <= last && !cx.stdout_gone() {
             out.push(cx, &v.to_string());
             v += step;
         }
@@ -852,7 +852,7 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let mut previous = None;
     let mut k: f64 = 0.0;
-    loop {
+    while !cx.stdout_gone() {
         let v = first + k * step;
         if (step > 0.0 && v > last + 1e-10) || (step < 0.0 && v < last - 1e-10) {
             break;

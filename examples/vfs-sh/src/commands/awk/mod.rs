@@ -1833,6 +1833,9 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             .any(|r| !matches!(r.pattern, Pattern::Begin));
         if exit.is_none() && needs_input {
             'records: loop {
+                if self.cx.stdout_gone() {
+                    break;
+                }
                 let rec = match self.next_main_record() {
                     Ok(Some(r)) => r,
                     Ok(None) => break,

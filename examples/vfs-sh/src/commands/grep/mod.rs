@@ -397,15 +397,15 @@ impl Search {
         self.printer.file(cx, label, &hits, Some(&data));
     }
 
-    /// Searches standard input a [`PIECE`](crate::fs::PIECE) or more at a
-    /// time, cut after a newline, so that `cat big.log | grep x` never
-    /// holds the input whole. Selected lines are printed as each piece is
+    /// Searches standard input 64 KiB or more at a time, cut after a
+    /// newline, so that `cat big.log | grep x` never holds the input
+    /// whole, and `grep -q`/`-m` stop reading soon after their answer. Selected lines are printed as each piece is
     /// searched; a piece with a NUL byte is binary, and from there on, as
     /// in GNU grep, a selected line is reported as "binary file matches"
     /// and ends the search. (Searches with context, `-b`, `-z` or `-I`
     /// read the input whole.)
     fn stdin_in_pieces(&mut self, cx: &mut Cx<'_>, label: &str, matcher: &Matcher) {
-        let piece_len = usize::try_from(crate::fs::PIECE).unwrap_or(usize::MAX);
+        let piece_len = 64 << 10;
         let limit = matcher.max_count();
         let mut total = crate::fs::FileHits {
             path: label.to_owned(),
