@@ -457,10 +457,10 @@ impl PipeEnd {
         std::ptr::from_ref::<dyn Write>(out).cast::<u8>() as usize == self.at
     }
 
-    /// Whether the reader has gone and the writer would have met
-    /// `SIGPIPE` (see [`Pipe`]).
-    pub(crate) fn broken(&self) -> bool {
-        self.broken.get()
+    /// Whether `out` is this pipe and its reader has gone: the writer
+    /// would have met `SIGPIPE` (see [`Pipe`]).
+    pub(crate) fn gone_for(&self, out: &dyn Write) -> bool {
+        self.broken.get() && self.is(out)
     }
 }
 
@@ -635,10 +635,7 @@ impl Cx<'_> {
     /// it): a real command would have been ended by `SIGPIPE`, so one
     /// that goes on at length (reading documents, walking a tree) stops.
     pub(crate) fn stdout_gone(&self) -> bool {
-        self.env
-            .pipe
-            .as_ref()
-            .is_some_and(|p| p.broken() && p.is(self.out))
+        self.env.pipe.as_ref().is_some_and(|p| p.gone_for(self.out))
     }
 
     /// Passes a document (or `-`, what is left of standard input) on to

@@ -1323,8 +1323,8 @@ impl<'a> Shell<'a> {
 
     /// How much of its standard input `cmd` reads, when it is known to
     /// read only the start of it: `head` with a line or byte count and
-    /// no file, written plainly (no expansion, no redirection, no
-    /// function or alias of that name).
+    /// no file ([`commands::headtail::head_reads`]), written plainly (no
+    /// expansion, no redirection, no function or alias of that name).
     fn reads_only_the_start(&self, cmd: &Command) -> Option<Wanted> {
         let Command::Simple {
             assigns,
@@ -1344,33 +1344,7 @@ impl<'a> Shell<'a> {
         {
             return None;
         }
-        let count = |n: &str| {
-            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| n.parse::<u64>().ok())
-                .flatten()
-        };
-        let mut wanted = Wanted::Lines(10);
-        let mut args = args.iter();
-        while let Some(&arg) = args.next() {
-            wanted = match arg {
-                "-q" | "-v" | "--quiet" | "--silent" | "--verbose" | "-" => continue,
-                "-n" | "--lines" => Wanted::Lines(count(args.next()?)?),
-                "-c" | "--bytes" => Wanted::Bytes(count(args.next()?)?),
-                _ => {
-                    if let Some(n) = arg.strip_prefix("--lines=").or(arg.strip_prefix("-n")) {
-                        Wanted::Lines(count(n)?)
-                    } else if let Some(n) = arg.strip_prefix("--bytes=").or(arg.strip_prefix("-c"))
-                    {
-                        Wanted::Bytes(count(n)?)
-                    } else {
-                        // `-5`; anything else (a file, `-z`, `-n -5`) may
-                        // read more, or other lines.
-                        Wanted::Lines(count(arg.strip_prefix('-')?)?)
-                    }
-                }
-            };
-        }
-        Some(wanted)
+        commands::headtail::head_reads(args)
     }
 
     fn pipeline_untimed(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
@@ -1958,12 +1932,7 @@ impl<'a> Shell<'a> {
     fn loop_body(&mut self, body: &List, io: &mut Io<'_>) -> Step {
         // A loop writing into a pipe whose reader has gone would have been
         // ended by `SIGPIPE` by now.
-        if self
-            .env
-            .pipe
-            .as_ref()
-            .is_some_and(|p| p.broken() && p.is(&*io.out))
-        {
+        if self.env.pipe.as_ref().is_some_and(|p| p.gone_for(&*io.out)) {
             return Step::Stop(Ok(SIGPIPE_STATUS));
         }
         match self.list(body, io) {

@@ -5,7 +5,7 @@
 use super::quote::quote;
 use super::read::{self, newlines};
 use super::{flag, options, value};
-use crate::exec::Cx;
+use crate::exec::{Cx, Wanted};
 use crate::fs::FsError;
 
 /// What to keep.
@@ -352,6 +352,40 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
         }
     }
     status
+}
+
+/// How much of its standard input `head ARGS` reads, when it reads only
+/// the start of it: a count of lines or bytes and no file (`-n -N`, a
+/// file operand or an option it does not take: `None`). With the same
+/// numbers and suffixes as `head` itself.
+pub(crate) fn head_reads(args: &[&str]) -> Option<Wanted> {
+    let args: Vec<String> = args.iter().map(|&a| a.to_owned()).collect();
+    let mut wanted = Wanted::Lines(10);
+    let args = expand_numeric(&args);
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        let (bytes, value) = match arg {
+            "-q" | "-v" | "--quiet" | "--silent" | "--verbose" | "-" => continue,
+            "-n" | "--lines" => (false, args.next()?),
+            "-c" | "--bytes" => (true, args.next()?),
+            _ => match arg.strip_prefix("--lines=").or(arg.strip_prefix("-n")) {
+                Some(v) => (false, v),
+                None => (
+                    true,
+                    arg.strip_prefix("--bytes=").or(arg.strip_prefix("-c"))?,
+                ),
+            },
+        };
+        let Amount::Count(n) = amount(value, '-')? else {
+            return None;
+        };
+        wanted = if bytes {
+            Wanted::Bytes(n)
+        } else {
+            Wanted::Lines(n)
+        };
+    }
+    Some(wanted)
 }
 
 /// `head [-n [-]N | -N | -c [-]N] [-q] [-v] [FILE]...`.

@@ -16,7 +16,7 @@ mod echo;
 mod find;
 mod fmt;
 mod grep;
-mod headtail;
+pub(crate) mod headtail;
 mod hexdump;
 mod iconv;
 mod jq;
