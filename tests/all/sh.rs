@@ -633,7 +633,7 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
 }
 
 /// Documents larger than the script's memory are read a piece at a time:
-/// `awk`, `sed`, `cat`, `cut`, `wc` and the digests go through a document of 24 MB
+/// `awk`, `sed`, `cat`, `cut`, `wc`, the dumps and the digests go through a document of 24 MB
 /// within 16 MiB, where reading it whole (`sort` must) ends on the memory
 /// limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -653,6 +653,10 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         .map(|b| format!("{b:02x}"))
         .collect();
     let text_len = text.len();
+    let tail_hex: String = text.as_bytes()[text_len - 4..]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let last = text.lines().last().expect("lines").to_owned();
     let first = text.lines().next().expect("a line").to_owned();
     let refund_or_travel = text
@@ -726,6 +730,13 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
             "done\n".to_owned(),
         ),
         ("cksum log.txt | cut -d' ' -f2", format!("{text_len}\n")),
+        (
+            "od -c log.txt >/dev/null && xxd log.txt >/dev/null && hexdump -C log.txt >/dev/null \
+             && strings log.txt >/dev/null && echo done",
+            "done\n".to_owned(),
+        ),
+        // A dump from the end reads the end.
+        ("xxd -p -s -4 log.txt", format!("{tail_hex}\n")),
         // A pipe into `head` keeps what `head` reads, not what was
         // written (24 MB of `nl`, 27 MB of `seq`).
         ("nl log.txt | head -1", format!("     1\t{first}\n")),

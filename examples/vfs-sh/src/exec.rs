@@ -467,6 +467,41 @@ impl PipeEnd {
 /// The size of the pieces [`Cx::stream_operand`] reads a document in.
 pub(crate) const STREAM_PIECE: u64 = crate::fs::PIECE;
 
+/// The part of a command's input, its operands one after the other, that
+/// it reads (`od -j N -N M`, `hexdump -s N -n M`, `xxd -s N -l M`): `skip`
+/// bytes left out, then at most `limit` bytes (all with none). See
+/// [`Cx::stream_window`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub(crate) skip: u64,
+    pub(crate) limit: Option<u64>,
+}
+
+impl Window {
+    /// Whether the limit is reached: nothing more is read.
+    pub(crate) fn is_spent(&self) -> bool {
+        self.limit == Some(0)
+    }
+
+    /// What of `piece`, the next bytes of the input, falls in the window;
+    /// the window moves past `piece`.
+    pub(crate) fn keep<'p>(&mut self, piece: &'p [u8]) -> &'p [u8] {
+        let skipped = usize::try_from(self.skip)
+            .unwrap_or(usize::MAX)
+            .min(piece.len());
+        self.skip -= skipped as u64;
+        let rest = &piece[skipped..];
+        let Some(limit) = &mut self.limit else {
+            return rest;
+        };
+        let kept = usize::try_from(*limit)
+            .unwrap_or(usize::MAX)
+            .min(rest.len());
+        *limit -= kept as u64;
+        &rest[..kept]
+    }
+}
+
 /// What one command runs with: the filesystem, its standard input, its
 /// output and error streams.
 pub(crate) struct Cx<'s> {
@@ -563,6 +598,55 @@ impl Cx<'_> {
             }
             offset += STREAM_PIECE;
         }
+    }
+
+    /// Streams the part of a file operand that falls in `window`, and moves
+    /// the window past the operand, so that the operands of one command
+    /// make one input (`od -j`, `hexdump -s`). A document's skipped bytes
+    /// are not read (its length says how many it holds), and reading stops
+    /// at the limit: `od -N 16 big` reads a piece of `big`, not all of it.
+    /// Standard input's skipped bytes are read and dropped.
+    pub(crate) fn stream_window(
+        &mut self,
+        path: &str,
+        window: &mut Window,
+        mut each: impl FnMut(&mut Self, &[u8]),
+    ) -> Result<(), FsError> {
+        if path == "-" || path == "/dev/stdin" {
+            while !window.is_spent() && !self.stdout_gone() {
+                let piece = self.input.borrow_mut().next_piece();
+                let Some(piece) = piece else {
+                    return Ok(());
+                };
+                let kept = window.keep(&piece);
+                if !kept.is_empty() {
+                    each(self, kept);
+                }
+            }
+            return Ok(());
+        }
+        let meta = self.fs.metadata(path)?;
+        if meta.is_dir() {
+            return Err(FsError::IsADirectory(path.to_owned()));
+        }
+        if window.skip >= meta.len {
+            window.skip -= meta.len;
+            return Ok(());
+        }
+        let mut offset = std::mem::take(&mut window.skip);
+        while !window.is_spent() && !self.stdout_gone() {
+            let want = window.limit.map_or(STREAM_PIECE, |n| n.min(STREAM_PIECE));
+            let piece = self.fs.read_range(path, offset, want)?;
+            let kept = window.keep(&piece);
+            if !kept.is_empty() {
+                each(self, kept);
+            }
+            if (piece.len() as u64) < want {
+                break;
+            }
+            offset += want;
+        }
+        Ok(())
     }
 
     /// Streams an operand's lines (each without its `delim`; a last one

@@ -114,6 +114,22 @@ fn documents_larger_than_a_piece_match_gnu() {
         "awk '{n += NF} END {print NR, n}' big.txt",
         "sed -n '$p' big.txt",
         "wc big.txt",
+        // The dumps go a piece at a time, their rows, squeezed repeats and
+        // windows (`-j -N`, `-s -l`, `-s -n`) across the piece bounds and
+        // from one operand into the next.
+        "od -c big.txt big.txt",
+        "od -A x -t x1z -j 1048570 -N 30 big.txt",
+        "od -A d -t d2 -j 2621000 -N 2000 big.txt big.txt",
+        "xxd big.txt",
+        "xxd -a -s 1048570 -l 60 big.txt",
+        "xxd -s -100 big.txt; xxd -p -c 7 -s 2097150 -l 9 big.txt",
+        "xxd -i -c 5 big.txt | tail -4",
+        "xxd -e big.txt | tail -3; xxd -b -c 5 big.txt | tail -2",
+        "hexdump -C big.txt",
+        "hexdump -s 1048570 -n 30 -C big.txt big.txt",
+        "hd -s 2621000 big.txt big.txt | tail -3",
+        "strings -t x big.txt",
+        "strings -n 600 big.txt | wc -l",
     ];
     let mut failures = Vec::new();
     for script in scripts {

@@ -309,86 +309,6 @@ pub(crate) fn sha512sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     sum(cx, "sha512sum", "sha512", args)
 }
 
-/// `xxd -r [-p]`: a hex dump back to bytes, read as xxd's `huntype` reads
-/// it (written after it, as no crate reads xxd's dumps): with `-p`, hex
-/// digit pairs anywhere, white space ignored; without, an offset before
-/// each line's digits (a gap is filled with NULs) and at most `cols` bytes
-/// a line, the text column ignored. A single garbage character breaks a
-/// pair; three in a row (two after a byte) end the line.
-fn xxd_revert(data: &[u8], cols: usize, plain: bool) -> (Vec<u8>, Option<&'static str>) {
-    let digit = |c: u8| char::from(c).to_digit(16).map_or(-1, |d| d as i64);
-    let mut out = Vec::new();
-    let (mut n1, mut n2) = (-1i64, 0i64);
-    let mut ignore = true;
-    let mut p = cols;
-    let (mut have, mut want) = (0usize, 0usize);
-    let mut i = 0;
-    while i < data.len() {
-        let mut c = Some(data[i]);
-        i += 1;
-        let byte = data[i - 1];
-        if byte == b'\r' || (plain && matches!(byte, b' ' | b'\n' | b'\t')) {
-            continue;
-        }
-        let n3 = n2;
-        n2 = n1;
-        n1 = digit(byte);
-        if n1 < 0 && ignore {
-            continue;
-        }
-        ignore = false;
-        if !plain && p >= cols {
-            // The offset, up to the first garbage character.
-            if n1 < 0 {
-                p = 0;
-            } else {
-                want = want.saturating_mul(16).saturating_add(n1 as usize);
-            }
-            continue;
-        }
-        if want != have {
-            if want < have {
-                return (out, Some("Sorry, cannot seek backwards."));
-            }
-            // A gap; a huge offset is cut where the output cap would be.
-            let fill = (want - have).min(1 << 21);
-            out.resize(out.len() + fill, 0);
-            have = want;
-        }
-        let mut skip_line = false;
-        if n2 >= 0 && n1 >= 0 {
-            out.push(((n2 << 4) | n1) as u8);
-            have += 1;
-            want += 1;
-            n1 = -1;
-            if !plain {
-                p += 1;
-                skip_line = p >= cols;
-            }
-        } else if n1 < 0 && n2 < 0 && n3 < 0 {
-            skip_line = true;
-        }
-        if skip_line {
-            c = None;
-            while i < data.len() {
-                i += 1;
-                if data[i - 1] == b'\n' {
-                    c = Some(b'\n');
-                    break;
-                }
-            }
-        }
-        if c == Some(b'\n') {
-            if !plain {
-                want = 0;
-            }
-            p = cols;
-            ignore = true;
-        }
-    }
-    (out, None)
-}
-
 /// Bytes as dump tools show them beside the hex: printable ASCII as it
 /// is, anything else as `.`.
 pub(crate) fn dotted(chunk: &[u8]) -> String {
@@ -402,191 +322,6 @@ pub(crate) fn dotted(chunk: &[u8]) -> String {
             }
         })
         .collect()
-}
-
-/// xxd's own reading of its options, as `getopt` does not: an option is
-/// known by its first two characters (`-ps`, `-plain` and `-postscript`
-/// are all `-p`; `-pu` is `-p` alone), a value follows in the same word
-/// (`-c8`) or, after the long spelling or none (`-cols 8`, `-c 8`), in the
-/// next; options end at the first word that is not one. Rewritten as
-/// `-X [VALUE]` words for the common parser.
-fn xxd_args(args: &[String]) -> Vec<String> {
-    // Each valued option and the long spellings that take the next word.
-    const VALUED: &[(char, &[&str])] = &[
-        ('c', &["ols"]),
-        ('g', &["roup"]),
-        ('l', &["en"]),
-        ('s', &["kip", "eek"]),
-        ('o', &["ffset"]),
-        ('n', &["ame"]),
-    ];
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        i += 1;
-        let mut chars = a.chars();
-        let (Some('-'), Some(k)) = (chars.next(), chars.next()) else {
-            out.extend(args[i - 1..].iter().cloned());
-            break;
-        };
-        let rest = chars.as_str();
-        if k == '-' && rest.is_empty() {
-            out.extend(args[i - 1..].iter().cloned());
-            break;
-        }
-        match VALUED.iter().find(|(c, _)| *c == k) {
-            Some(_) if k == 'c' && rest.starts_with("apitalize") => out.push("-C".to_owned()),
-            Some((_, long)) => {
-                out.push(format!("-{k}"));
-                if rest.is_empty() || long.iter().any(|l| rest.starts_with(l)) {
-                    if let Some(v) = args.get(i) {
-                        out.push(v.clone());
-                        i += 1;
-                    }
-                } else {
-                    out.push(rest.to_owned());
-                }
-            }
-            None => out.push(format!("-{k}")),
-        }
-    }
-    out
-}
-
-/// `xxd [-p] [-u] [-c N] [-g N] [-l N] [-s N] [-i] [FILE]`
-pub(crate) fn xxd(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    const SPEC: &[super::Spec] = &[
-        flag('p', "ps", "p"),
-        flag('u', "", "u"),
-        flag('i', "include", "i"),
-        flag('r', "revert", "r"),
-        flag('e', "", "e"),
-        value('c', "cols", "c"),
-        value('g', "groupsize", "g"),
-        value('l', "len", "l"),
-        value('s', "seek", "s"),
-    ];
-    let args = xxd_args(args);
-    let p = match options(cx, "xxd", &args, SPEC, 1) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
-    let n = |k: &str| p.value(k).and_then(|v| v.parse::<usize>().ok());
-    if p.has("r") {
-        if p.has("i") || p.has("e") {
-            cx.err("xxd: Sorry, cannot revert this type of hexdump");
-            return 255;
-        }
-        if let Some(out) = p.operands.get(1).filter(|o| *o != "-") {
-            cx.err(format_args!(
-                "xxd: {out}: cannot write: the filesystem is read-only"
-            ));
-            return 3;
-        }
-        let op = p.operands.first().map_or("-", String::as_str).to_owned();
-        let data = match read(cx, &op) {
-            Ok(d) => d,
-            Err(why) => {
-                cx.err(format_args!("xxd: {op}: {why}"));
-                return 2;
-            }
-        };
-        let plain = p.has("p");
-        let cols = n("c").unwrap_or(if plain { 30 } else { 16 });
-        let (bytes, err) = xxd_revert(&data, cols, plain);
-        cx.out(&bytes);
-        if let Some(msg) = err {
-            cx.err(format_args!("xxd: {msg}"));
-            return 5;
-        }
-        return 0;
-    }
-    let op = p
-        .operands
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "-".to_owned());
-    let data = match read(cx, &op) {
-        Ok(d) => d,
-        Err(why) => {
-            cx.err(format_args!("xxd: {op}: {why}"));
-            return 2;
-        }
-    };
-    let skip = n("s").unwrap_or(0).min(data.len());
-    let data = &data[skip..];
-    let data = &data[..data.len().min(n("l").unwrap_or(usize::MAX))];
-    let upper = p.has("u");
-    let hex = |b: u8| {
-        if upper {
-            format!("{b:02X}")
-        } else {
-            format!("{b:02x}")
-        }
-    };
-    let mut out = String::new();
-    if p.has("p") {
-        let cols = n("c").unwrap_or(30).max(1);
-        for chunk in data.chunks(cols) {
-            for b in chunk {
-                out.push_str(&hex(*b));
-            }
-            out.push('\n');
-        }
-    } else if p.has("i") {
-        let cols = n("c").unwrap_or(12).max(1);
-        // A named file gets xxd's C declaration around its bytes, the name
-        // with every character outside [A-Za-z0-9] as `_`.
-        let var = (op != "-").then(|| {
-            let mut v: String = op
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            if v.starts_with(|c: char| c.is_ascii_digit()) {
-                v.insert(0, '_');
-            }
-            v
-        });
-        if let Some(v) = &var {
-            out.push_str(&format!("unsigned char {v}[] = {{\n"));
-        }
-        for (k, chunk) in data.chunks(cols).enumerate() {
-            out.push_str("  ");
-            let items: Vec<String> = chunk.iter().map(|b| format!("0x{}", hex(*b))).collect();
-            out.push_str(&items.join(", "));
-            if (k + 1) * cols < data.len() {
-                out.push(',');
-            }
-            out.push('\n');
-        }
-        if let Some(v) = &var {
-            out.push_str(&format!("}};\nunsigned int {v}_len = {};\n", data.len()));
-        }
-    } else {
-        let cols = n("c").unwrap_or(16).max(1);
-        let group = n("g").unwrap_or(2);
-        let hex_width = if group == 0 {
-            cols * 2
-        } else {
-            cols * 2 + cols.div_ceil(group) - 1
-        };
-        for (row, chunk) in data.chunks(cols).enumerate() {
-            let mut h = String::new();
-            for (i, b) in chunk.iter().enumerate() {
-                if group > 0 && i > 0 && i % group == 0 {
-                    h.push(' ');
-                }
-                h.push_str(&hex(*b));
-            }
-            let text = dotted(chunk);
-            out.push_str(&format!(
-                "{:08x}: {h:<hex_width$}  {text}\n",
-                skip + row * cols
-            ));
-        }
-    }
-    cx.outs(&out);
-    0
 }
 
 /// `strings [-n MIN] [-t d|o|x] [FILE]...`: runs of at least MIN (4)
@@ -632,45 +367,87 @@ pub(crate) fn strings(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         p.operands.clone()
     };
     let mut status = 0;
-    let mut out = String::new();
     for op in &operands {
-        let data = match read(cx, op) {
-            Ok(d) => d,
-            Err(why) => {
-                // binutils' wording, in its place among the output.
-                cx.outs(&std::mem::take(&mut out));
-                if cx.fs.metadata(op).is_ok_and(|m| m.is_dir()) {
-                    cx.err(format_args!("strings: Warning: '{op}' is a directory"));
-                } else {
-                    let why = why.strip_suffix(" or directory").unwrap_or(&why);
-                    cx.err(format_args!("strings: '{op}': {why}"));
-                }
-                status = 1;
-                continue;
-            }
+        let mut runs = Runs {
+            min,
+            radix,
+            at: 0,
+            pending: Vec::new(),
+            shown: false,
+            out: Vec::new(),
         };
-        let mut run_start = 0;
-        let printable = |b: u8| (0x20..0x7f).contains(&b) || b == b'\t';
-        for (i, &b) in data.iter().chain(std::iter::once(&0)).enumerate() {
-            if i < data.len() && printable(b) {
-                continue;
-            }
-            if i - run_start >= min {
-                let text = String::from_utf8_lossy(&data[run_start..i]);
-                match radix {
-                    Some("d") => out.push_str(&format!("{run_start:7} ")),
-                    Some("o") => out.push_str(&format!("{run_start:7o} ")),
-                    Some(_) => out.push_str(&format!("{run_start:7x} ")),
-                    None => {}
+        let read = cx.stream_file_operand(op, |cx, piece| {
+            for part in piece.chunks(1 << 14) {
+                runs.feed(part);
+                if runs.out.len() >= 1 << 16 {
+                    cx.out(&std::mem::take(&mut runs.out));
                 }
-                out.push_str(&text);
-                out.push('\n');
             }
-            run_start = i + 1;
+        });
+        runs.feed(&[0]);
+        cx.out(&runs.out);
+        if let Err(e) = read {
+            // binutils' wording, in its place among the output.
+            if matches!(e, FsError::IsADirectory(_)) {
+                cx.err(format_args!("strings: Warning: '{op}' is a directory"));
+            } else {
+                let why = e.strerror();
+                let why = why.strip_suffix(" or directory").unwrap_or(why);
+                cx.err(format_args!("strings: '{op}': {why}"));
+            }
+            status = 1;
         }
     }
-    cx.outs(&out);
     status
+}
+
+/// The runs of printable characters in one file, fed a piece at a time: a
+/// run is held only until it is long enough to print (`min`), then printed
+/// as it goes, so that a long one (a text file's line) is never held.
+struct Runs<'r> {
+    min: usize,
+    radix: Option<&'r str>,
+    /// The offset of the next byte fed.
+    at: u64,
+    /// The run so far, while it is shorter than `min`.
+    pending: Vec<u8>,
+    /// Whether the run is being printed.
+    shown: bool,
+    out: Vec<u8>,
+}
+
+impl Runs<'_> {
+    fn feed(&mut self, piece: &[u8]) {
+        for &b in piece {
+            self.at += 1;
+            if (0x20..0x7f).contains(&b) || b == b'\t' {
+                if self.shown {
+                    self.out.push(b);
+                    continue;
+                }
+                self.pending.push(b);
+                if self.pending.len() < self.min {
+                    continue;
+                }
+                let start = self.at - self.pending.len() as u64;
+                let prefix = match self.radix {
+                    Some("d") => format!("{start:7} "),
+                    Some("o") => format!("{start:7o} "),
+                    Some(_) => format!("{start:7x} "),
+                    None => String::new(),
+                };
+                self.out.extend_from_slice(prefix.as_bytes());
+                self.out.append(&mut self.pending);
+                self.shown = true;
+            } else {
+                if self.shown {
+                    self.out.push(b'\n');
+                    self.shown = false;
+                }
+                self.pending.clear();
+            }
+        }
+    }
 }
 
 /// A checksum computed a piece at a time, so that a large document is

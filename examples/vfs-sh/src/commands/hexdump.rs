@@ -15,7 +15,7 @@
 
 use super::printf::format_once;
 use super::{flag, options, value};
-use crate::exec::Cx;
+use crate::exec::{Cx, Window};
 
 /// What a print unit prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -540,150 +540,193 @@ enum Squeeze {
     All,
 }
 
-/// The blocks of input (`get`), each with its address.
-struct Blocks<'d> {
-    data: &'d [u8],
-    pos: usize,
+/// Shows a block at its address, into the output.
+type Show<'s> = dyn FnMut(&[u8], usize, &mut Vec<u8>) + 's;
+
+/// The blocks of input (`get`), each with its address: fed a piece at a
+/// time, so that a large document is never held whole.
+struct Blocks {
     size: usize,
+    /// The bytes of the block not displayed yet.
+    block: Vec<u8>,
+    /// The address of `block`'s first byte.
     address: usize,
-    started: bool,
     squeeze: Squeeze,
     previous: Vec<u8>,
-    /// Where the data ends, once the last (short) block is read.
-    end: Option<usize>,
 }
 
-impl Blocks<'_> {
-    fn next(&mut self, out: &mut Vec<u8>) -> Option<Vec<u8>> {
-        if self.started {
+impl Blocks {
+    /// Takes in the next bytes of the input; each full block that is not
+    /// squeezed goes to `show` with its address.
+    fn feed(&mut self, mut piece: &[u8], out: &mut Vec<u8>, show: &mut Show<'_>) {
+        while !piece.is_empty() {
+            let take = (self.size - self.block.len()).min(piece.len());
+            self.block.extend_from_slice(&piece[..take]);
+            piece = &piece[take..];
+            if self.block.len() < self.size {
+                break;
+            }
+            let address = self.address;
             self.address += self.size;
-        }
-        self.started = true;
-        let mut block = vec![0u8; self.size];
-        let mut got = 0;
-        loop {
-            if self.pos >= self.data.len() {
-                if got == 0 {
-                    return None;
-                }
-                self.end = Some(self.address + got);
-                return Some(block);
-            }
-            let n = (self.size - got).min(self.data.len() - self.pos);
-            block[got..got + n].copy_from_slice(&self.data[self.pos..self.pos + n]);
-            self.pos += n;
-            got += n;
-            if got < self.size {
-                continue;
-            }
-            if matches!(self.squeeze, Squeeze::All | Squeeze::First) || block != self.previous {
+            if matches!(self.squeeze, Squeeze::All | Squeeze::First) || self.block != self.previous
+            {
                 if matches!(self.squeeze, Squeeze::Dup | Squeeze::First) {
                     self.squeeze = Squeeze::Wait;
                 }
-                self.previous.clone_from(&block);
-                return Some(block);
+                std::mem::swap(&mut self.previous, &mut self.block);
+                self.block.clear();
+                show(&self.previous, address, out);
+                continue;
             }
             if self.squeeze == Squeeze::Wait {
                 out.extend_from_slice(b"*\n");
             }
             self.squeeze = Squeeze::Dup;
-            self.address += self.size;
-            got = 0;
+            self.block.clear();
         }
+    }
+
+    /// The last, short block (padded with zeros, as util-linux pads it)
+    /// with its address and where the data ends, if there is one.
+    fn last(&mut self) -> Option<(Vec<u8>, usize, usize)> {
+        if self.block.is_empty() {
+            return None;
+        }
+        let end = self.address + self.block.len();
+        let mut block = std::mem::take(&mut self.block);
+        block.resize(self.size, 0);
+        Some((block, self.address, end))
     }
 }
 
-/// `display`: the output goes to `emit` in pieces, so a large dump is not
-/// held in memory.
-fn display(
-    mut formats: Vec<FormatString>,
-    data: &[u8],
-    skipped: usize,
-    all: bool,
-    emit: &mut dyn FnMut(&[u8]),
-) {
-    let size = formats.iter().map(|f| f.bytes).max().unwrap_or(0);
-    let end_unit = formats
-        .iter()
-        .flat_map(|f| &f.units)
-        .rfind(|u| u.at_end)
-        .cloned();
-    let mut out = Vec::new();
-    if size == 0 {
-        // Nothing reads data: util-linux prints nothing either.
-        return;
-    }
-    let mut blocks = Blocks {
-        data,
-        pos: 0,
-        size,
-        address: skipped,
-        started: false,
-        squeeze: if all { Squeeze::All } else { Squeeze::First },
-        previous: vec![0; size],
-        end: None,
-    };
-    while let Some(block) = blocks.next(&mut out) {
-        for fs in &mut formats {
-            let mut at = 0usize;
-            let mut rem = size as isize;
-            let mut address = blocks.address;
-            for u in &mut fs.units {
-                if u.at_end {
-                    break;
-                }
-                let mut reps = u.reps;
-                while reps > 0 && rem >= 0 {
-                    for pr in &mut u.prints {
-                        if blocks.end.is_some_and(|e| address >= e)
-                            && !matches!(pr.kind, Kind::Text | Kind::Blank)
-                        {
-                            blank(pr);
-                        }
-                        print(
-                            pr,
-                            block.get(at..).unwrap_or(&[]),
-                            address,
-                            reps == 1,
-                            &mut out,
-                        );
-                        if out.len() >= 1 << 16 {
-                            emit(&out);
-                            out.clear();
-                        }
-                        address += pr.bytes;
-                        rem -= pr.bytes as isize;
-                        if rem < 0 {
-                            break;
-                        }
-                        at += pr.bytes;
-                    }
-                    reps -= 1;
-                }
-            }
+/// `display`: the dump of the input, fed a piece at a time, its output
+/// going to `emit` in pieces, so that a large dump is held neither way.
+struct Display {
+    formats: Vec<FormatString>,
+    end_unit: Option<Unit>,
+    /// `None` when no format reads data: util-linux prints nothing.
+    blocks: Option<Blocks>,
+    out: Vec<u8>,
+}
+
+impl Display {
+    /// `skipped`: the address of the first byte fed; `all`: no squeezing
+    /// (`-v`).
+    fn new(formats: Vec<FormatString>, skipped: usize, all: bool) -> Display {
+        let size = formats.iter().map(|f| f.bytes).max().unwrap_or(0);
+        let end_unit = formats
+            .iter()
+            .flat_map(|f| &f.units)
+            .rfind(|u| u.at_end)
+            .cloned();
+        let blocks = (size > 0).then(|| Blocks {
+            size,
+            block: Vec::with_capacity(size),
+            address: skipped,
+            squeeze: if all { Squeeze::All } else { Squeeze::First },
+            previous: vec![0; size],
+        });
+        Display {
+            formats,
+            end_unit,
+            blocks,
+            out: Vec::new(),
         }
     }
-    if let Some(u) = end_unit {
-        let end = match blocks.end {
-            Some(e) => e,
-            None if blocks.address == 0 => {
-                emit(&out);
-                return;
-            }
-            None => blocks.address,
+
+    /// Sets the address of the next byte fed: where the input ended, when
+    /// the skip went past it.
+    fn move_to(&mut self, address: usize) {
+        if let Some(blocks) = &mut self.blocks {
+            blocks.address = address;
+        }
+    }
+
+    fn feed(&mut self, piece: &[u8], emit: &mut dyn FnMut(&[u8])) {
+        let Some(blocks) = &mut self.blocks else {
+            return;
         };
-        for pr in &u.prints {
-            match pr.kind {
-                Kind::Address => {
-                    out.extend_from_slice(pr.text.as_bytes());
-                    number_text(&pr.spec, pr.conv, &end.to_string(), &mut out);
+        let formats = &mut self.formats;
+        blocks.feed(piece, &mut self.out, &mut |block, address, out| {
+            show_block(formats, block, address, None, out);
+            if out.len() >= 1 << 16 {
+                emit(out);
+                out.clear();
+            }
+        });
+    }
+
+    fn finish(mut self, emit: &mut dyn FnMut(&[u8])) {
+        let Some(blocks) = &mut self.blocks else {
+            return;
+        };
+        let mut out = std::mem::take(&mut self.out);
+        let end = blocks.last().map(|(block, address, end)| {
+            show_block(&mut self.formats, &block, address, Some(end), &mut out);
+            end
+        });
+        if let Some(u) = &self.end_unit {
+            let end = match end {
+                Some(e) => e,
+                None if blocks.address == 0 => {
+                    emit(&out);
+                    return;
                 }
-                Kind::Text => out.extend_from_slice(pr.text.as_bytes()),
-                _ => {}
+                None => blocks.address,
+            };
+            for pr in &u.prints {
+                match pr.kind {
+                    Kind::Address => {
+                        out.extend_from_slice(pr.text.as_bytes());
+                        number_text(&pr.spec, pr.conv, &end.to_string(), &mut out);
+                    }
+                    Kind::Text => out.extend_from_slice(pr.text.as_bytes()),
+                    _ => {}
+                }
+            }
+        }
+        emit(&out);
+    }
+}
+
+/// Prints one block at `address` in every format; `end`, where the data
+/// ends, is known for the last block only.
+fn show_block(
+    formats: &mut [FormatString],
+    block: &[u8],
+    address: usize,
+    end: Option<usize>,
+    out: &mut Vec<u8>,
+) {
+    let size = block.len();
+    for fs in formats {
+        let mut at = 0usize;
+        let mut rem = size as isize;
+        let mut address = address;
+        for u in &mut fs.units {
+            if u.at_end {
+                break;
+            }
+            let mut reps = u.reps;
+            while reps > 0 && rem >= 0 {
+                for pr in &mut u.prints {
+                    if end.is_some_and(|e| address >= e)
+                        && !matches!(pr.kind, Kind::Text | Kind::Blank)
+                    {
+                        blank(pr);
+                    }
+                    print(pr, block.get(at..).unwrap_or(&[]), address, reps == 1, out);
+                    address += pr.bytes;
+                    rem -= pr.bytes as isize;
+                    if rem < 0 {
+                        break;
+                    }
+                    at += pr.bytes;
+                }
+                reps -= 1;
             }
         }
     }
-    emit(&out);
 }
 
 /// `strtosize`: a number (`0x` hex, leading-`0` octal) with an optional
@@ -833,24 +876,33 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String], hd: bool) -> u8 {
         }
     }
     let [length, skip] = limits;
-    let mut data = Vec::new();
+    let mut window = Window {
+        skip: skip.unwrap_or(0) as u64,
+        limit: length.map(|n| n as u64),
+    };
+    let mut display = Display::new(formats, skip.unwrap_or(0), p.has("v"));
     let mut status = 0;
     if p.operands.is_empty() {
-        data = cx.stdin();
+        // Standard input cannot fail.
+        let _ = cx.stream_window("-", &mut window, |cx, piece| {
+            display.feed(piece, &mut |b| cx.out(b));
+        });
     } else {
         let mut opened = false;
         for op in &p.operands {
+            if opened && window.is_spent() {
+                break;
+            }
             // util-linux opens every operand by name: `-` is a file too.
             let read = if op == "-" {
                 Err(crate::fs::FsError::NotFound(op.clone()))
             } else {
-                cx.read_file_operand(op)
+                cx.stream_window(op, &mut window, |cx, piece| {
+                    display.feed(piece, &mut |b| cx.out(b));
+                })
             };
             match read {
-                Ok(d) => {
-                    data.extend_from_slice(&d);
-                    opened = true;
-                }
+                Ok(()) => opened = true,
                 // util-linux opens a directory and fails to read it: a
                 // warning, and the status stays 0.
                 Err(e @ crate::fs::FsError::IsADirectory(_)) => {
@@ -868,15 +920,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String], hd: bool) -> u8 {
             return 1;
         }
     }
-    let skipped = skip.unwrap_or(0).min(data.len());
-    let end = length.map_or(data.len(), |n| skipped.saturating_add(n).min(data.len()));
-    display(
-        formats,
-        &data[skipped..end],
-        skipped,
-        p.has("v"),
-        &mut |b| cx.out(b),
-    );
+    // Skipping past the end shows the end's address, not the skip's.
+    let skipped = skip.unwrap_or(0) - usize::try_from(window.skip).unwrap_or(0);
+    if skipped != skip.unwrap_or(0) {
+        display.move_to(skipped);
+    }
+    display.finish(&mut |b| cx.out(b));
     status
 }
 
@@ -897,7 +946,9 @@ mod tests {
             rewrite(f, block).expect("rewrite");
         }
         let mut out = Vec::new();
-        display(fs, data, 0, false, &mut |b| out.extend_from_slice(b));
+        let mut d = Display::new(fs, 0, false);
+        d.feed(data, &mut |b| out.extend_from_slice(b));
+        d.finish(&mut |b| out.extend_from_slice(b));
         String::from_utf8(out).expect("utf-8")
     }
 
@@ -997,7 +1048,12 @@ mod tests {
                 continue;
             }
             let cut = (next() % data.len() as u64) as usize;
-            display(vec![fs], &data[..cut], 0, next() % 2 == 0, &mut |_| {});
+            let mut d = Display::new(vec![fs], 0, next() % 2 == 0);
+            // Fed in two pieces: a block may be cut between them.
+            let (a, b) = data[..cut].split_at(cut / 3);
+            d.feed(a, &mut |_| {});
+            d.feed(b, &mut |_| {});
+            d.finish(&mut |_| {});
             shown += 1;
         }
         // The generator reaches the display, not only the errors.

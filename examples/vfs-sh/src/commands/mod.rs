@@ -41,6 +41,7 @@ mod uniq;
 mod unzip;
 mod wc;
 mod xargs;
+mod xxd;
 
 use crate::exec::Cx;
 pub(crate) use args::{ArgError, Parsed, Spec, flag, optional, value};
@@ -498,8 +499,8 @@ const COMMANDS: &[Command] = &[
     },
     Command {
         name: "xxd",
-        run: bytes::xxd,
-        usage: "xxd [-p] [-i] [-u] [-c N] [-g N] [-l N] [-s N] [FILE] | xxd -r [-p] [-c N] [FILE]",
+        run: xxd::xxd,
+        usage: "xxd [-a] [-b|-e|-i|-p] [-C] [-d] [-u] [-c N] [-g N] [-l N] [-n NAME] [-o N] [-s [+|-]N] [FILE] | xxd -r [-p] [-c N] [FILE]",
     },
     Command {
         name: "[",

@@ -8,7 +8,7 @@
 //! `*`, and a file that cannot be opened is reported while the others are
 //! dumped.
 
-use crate::exec::Cx;
+use crate::exec::{Cx, Window};
 
 /// What one output type prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -572,15 +572,20 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         files
     };
-    let mut data = Vec::new();
+    let mut window = Window {
+        skip: o.skip,
+        limit: o.limit,
+    };
+    let mut dump = Dump::new(&o);
     let mut status = 0;
     let mut opened = false;
     for f in &files {
-        match cx.read_file_operand(f) {
-            Ok(d) => {
-                opened = true;
-                data.extend(d);
-            }
+        if opened && window.is_spent() {
+            break;
+        }
+        let read = cx.stream_window(f, &mut window, |cx, piece| dump.feed(cx, piece));
+        match read {
+            Ok(()) => opened = true,
             Err(e) => {
                 // A directory opens, then fails to read: it still counts
                 // as input that was opened.
@@ -594,85 +599,136 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         // Nothing could be read: GNU prints no dump, not even an offset.
         return status;
     }
-    let skip = usize::try_from(o.skip).unwrap_or(usize::MAX);
-    if skip > data.len() {
+    if window.skip > 0 {
         cx.err("od: cannot skip past end of combined input");
         return 1;
     }
-    let data = &data[skip..];
-    let data = match o.limit {
-        Some(n) => &data[..data.len().min(usize::try_from(n).unwrap_or(usize::MAX))],
-        None => data,
-    };
-    let addr_width = match o.radix {
-        b'n' => 0,
-        b'x' => 6,
-        _ => 7,
-    };
-    let address = |n: u64| -> String {
-        match o.radix {
+    dump.finish(cx);
+    status
+}
+
+/// The dump of the input, fed a piece at a time, so that a large document
+/// is never held whole: a row is printed as soon as its bytes are in.
+struct Dump<'o> {
+    o: &'o Opts,
+    /// The characters of every type's fields on a line (GNU's
+    /// `width_per_block` and `pad_width`).
+    line_width: usize,
+    /// The bytes of the row not printed yet.
+    row: Vec<u8>,
+    /// The last row printed, to squeeze its repeats into a `*`.
+    prev: Option<Vec<u8>>,
+    starred: bool,
+    /// The address of `row`'s first byte.
+    offset: u64,
+    out: String,
+}
+
+impl<'o> Dump<'o> {
+    fn new(o: &'o Opts) -> Dump<'o> {
+        let line_width = o
+            .types
+            .iter()
+            .map(|t| (t.width() + 1) * (o.width / t.size))
+            .max()
+            .unwrap_or(0);
+        Dump {
+            o,
+            line_width,
+            row: Vec::with_capacity(o.width),
+            prev: None,
+            starred: false,
+            offset: o.skip,
+            out: String::new(),
+        }
+    }
+
+    fn feed(&mut self, cx: &mut Cx<'_>, mut piece: &[u8]) {
+        while !piece.is_empty() {
+            let take = (self.o.width - self.row.len()).min(piece.len());
+            self.row.extend_from_slice(&piece[..take]);
+            piece = &piece[take..];
+            if self.row.len() == self.o.width {
+                self.print_row();
+                // Written as it grows, not a piece's worth at once.
+                if self.out.len() > 64 * 1024 {
+                    cx.outs(&std::mem::take(&mut self.out));
+                }
+            }
+        }
+    }
+
+    fn finish(mut self, cx: &mut Cx<'_>) {
+        if !self.row.is_empty() {
+            self.print_row();
+        }
+        if self.o.radix != b'n' {
+            let end = self.address(self.offset);
+            self.out.push_str(&end);
+            self.out.push('\n');
+        }
+        cx.outs(&self.out);
+    }
+
+    fn address(&self, n: u64) -> String {
+        match self.o.radix {
             b'd' => format!("{n:07}"),
             b'x' => format!("{n:06x}"),
             b'n' => String::new(),
             _ => format!("{n:07o}"),
         }
-    };
-    // Each type's fields spread over the widest type's line (GNU's
-    // `width_per_block` and `pad_width`).
-    let line_width = o
-        .types
-        .iter()
-        .map(|t| (t.width() + 1) * (o.width / t.size))
-        .max()
-        .unwrap_or(0);
-    let mut out = String::new();
-    let mut prev: Option<&[u8]> = None;
-    let mut starred = false;
-    for (row, chunk) in data.chunks(o.width).enumerate() {
-        let offset = o.skip + (row * o.width) as u64;
-        if !o.verbose && prev == Some(chunk) && chunk.len() == o.width {
-            if !starred {
-                out.push_str("*\n");
-                starred = true;
+    }
+
+    /// Prints `row` (a short one only at the end) and moves past it.
+    fn print_row(&mut self) {
+        let o = self.o;
+        let chunk = std::mem::take(&mut self.row);
+        let offset = self.offset;
+        self.offset += chunk.len() as u64;
+        if !o.verbose && self.prev.as_ref() == Some(&chunk) && chunk.len() == o.width {
+            if !self.starred {
+                self.out.push_str("*\n");
+                self.starred = true;
             }
-            continue;
+            self.row = chunk;
+            self.row.clear();
+            return;
         }
-        starred = false;
-        prev = Some(chunk);
+        self.starred = false;
+        let addr_width = match o.radix {
+            b'n' => 0,
+            b'x' => 6,
+            _ => 7,
+        };
         for (k, t) in o.types.iter().enumerate() {
             if k == 0 {
-                out.push_str(&address(offset));
+                let a = self.address(offset);
+                self.out.push_str(&a);
             } else {
-                out.push_str(&" ".repeat(addr_width));
+                self.out.push_str(&" ".repeat(addr_width));
             }
             let fields = o.width / t.size;
             let blank = (o.width - chunk.len()) / t.size;
-            let pad = line_width - t.width() * fields;
+            let pad = self.line_width - t.width() * fields;
             let mut remaining = pad;
             for (n, i) in (blank + 1..=fields).rev().enumerate() {
                 let next = pad * (i - 1) / fields;
                 let w = remaining - next + t.width();
                 let at = n * t.size;
                 let text = field(*t, &chunk[at..chunk.len().min(at + t.size)], o.big);
-                out.push_str(&format!("{text:>w$}"));
+                self.out.push_str(&format!("{text:>w$}"));
                 remaining = next;
             }
             if t.text {
-                out.push_str(&" ".repeat(blank * (t.width() + 1)));
-                out.push_str("  >");
-                out.push_str(&super::bytes::dotted(chunk));
-                out.push('<');
+                self.out.push_str(&" ".repeat(blank * (t.width() + 1)));
+                self.out.push_str("  >");
+                self.out.push_str(&super::bytes::dotted(&chunk));
+                self.out.push('<');
             }
-            out.push('\n');
+            self.out.push('\n');
         }
-        if out.len() > 64 * 1024 {
-            cx.outs(&std::mem::take(&mut out));
-        }
+        // The row's buffer is reused for the next row once kept as `prev`.
+        self.row = self.prev.replace(chunk).unwrap_or_default();
+        self.row.clear();
     }
-    if o.radix != b'n' {
-        out.push_str(&address(o.skip + data.len() as u64));
-        out.push('\n');
-    }
-    cx.outs(&out);
-    status
 }
