@@ -3,7 +3,7 @@
 //! as far as needed (see [`super::read`]).
 
 use super::quote::quote;
-use super::read::{self, newlines};
+use super::read;
 use super::{flag, options, value};
 use crate::exec::{Cx, Wanted};
 use crate::fs::FsError;
@@ -17,22 +17,130 @@ enum Amount {
     Other(u64),
 }
 
-/// GNU's `-5` shorthand for `-n 5`.
-fn expand_numeric(args: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for a in args {
-        let is_value = out
-            .last()
-            .is_some_and(|p| matches!(p.as_str(), "-n" | "-c" | "--lines" | "--bytes"));
-        match a.strip_prefix('-') {
-            Some(d) if !is_value && !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
-                out.push("-n".to_owned());
-                out.push(d.to_owned());
+/// GNU's obsolete first option, rewritten as the options it stands for:
+/// `head -5`, `head -2c`, `head -3kqz` (a count, then units and `q v z`);
+/// `tail -5`, `tail +2`, `tail -2c`, `tail -l` (a count, then units), which
+/// `tail` takes only as `tail OPT [FILE]` or `tail OPT -- [FILE]`. A digit
+/// anywhere else among the options is GNU's error, the message returned.
+fn obsolete(which: Which, args: &[String]) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut rest = args;
+    if let Some(first) = args.first()
+        && let Some(opts) = obsolete_first(which, first, args)?
+    {
+        out = opts;
+        rest = &args[1..];
+    }
+    // The others as getopt reads them: a digit in a cluster of options
+    // (`-q1`, `-1` after another option) is refused.
+    let mut i = 0;
+    while let Some(a) = rest.get(i) {
+        i += 1;
+        if a == "--" {
+            break;
+        }
+        if matches!(a.as_str(), "-n" | "-c" | "--lines" | "--bytes") {
+            i += 1;
+            continue;
+        }
+        let Some(cluster) = a.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
+            continue;
+        };
+        for c in cluster.chars() {
+            if matches!(c, 'n' | 'c') {
+                break;
             }
-            _ => out.push(a.clone()),
+            if c.is_ascii_digit() {
+                return Err(match which {
+                    Which::Head => format!("head: invalid trailing option -- {c}"),
+                    Which::Tail => format!("tail: option used in invalid context -- {c}"),
+                });
+            }
         }
     }
-    out
+    out.extend(rest.iter().cloned());
+    Ok(out)
+}
+
+/// The obsolete option `first` as `-n N` / `-c N` (and `head`'s `-q -v
+/// -z`), if it is one.
+fn obsolete_first(
+    which: Which,
+    first: &str,
+    args: &[String],
+) -> Result<Option<Vec<String>>, String> {
+    let (sign, body) = match (which, first.as_bytes()) {
+        (Which::Head, [b'-', d, ..]) if d.is_ascii_digit() => ("", &first[1..]),
+        (Which::Head, _) => return Ok(None),
+        (Which::Tail, [b'+' | b'-', ..]) => {
+            // One option and at most one file.
+            let fits = args.len() == 1
+                || (args.len() == 2 && !(args[1].starts_with('-') && args[1].len() > 1))
+                || ((3..=4).contains(&(args.len() + 1)) && args[1] == "--");
+            let rest = &first[1..];
+            // `-` is standard input and `-c` wants a value: not this form.
+            if !fits || (first.starts_with('-') && (rest.is_empty() || rest == "c")) {
+                return Ok(None);
+            }
+            (if first.starts_with('+') { "+" } else { "" }, rest)
+        }
+        (Which::Tail, _) => return Ok(None),
+    };
+    let digits_end = body
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(body.len());
+    let (digits, letters) = body.split_at(digits_end);
+    let mut bytes = false;
+    let mut unit = "";
+    let mut flags = Vec::new();
+    let mut letters = letters.chars().peekable();
+    match which {
+        Which::Head => {
+            for c in letters {
+                match c {
+                    'c' => (bytes, unit) = (true, ""),
+                    'b' => (bytes, unit) = (true, "b"),
+                    'k' => (bytes, unit) = (true, "K"),
+                    'm' => (bytes, unit) = (true, "M"),
+                    'l' => bytes = false,
+                    'q' | 'v' | 'z' => flags.push(format!("-{c}")),
+                    c => return Err(format!("head: invalid trailing option -- {c}")),
+                }
+            }
+        }
+        Which::Tail => {
+            match letters.peek() {
+                Some('b') => (bytes, unit) = (true, "b"),
+                Some('c') => bytes = true,
+                Some('l') => {}
+                _ => unit = "-",
+            }
+            if unit != "-" {
+                letters.next();
+            } else {
+                unit = "";
+            }
+            if letters.peek() == Some(&'f') {
+                letters.next();
+                flags.push("-f".to_owned());
+            }
+            if letters.next().is_some() {
+                return Ok(None);
+            }
+        }
+    }
+    let count = if digits.is_empty() {
+        // `tail -c`-less letters alone: ten lines, or ten 512-byte blocks.
+        "10".to_owned()
+    } else {
+        digits.to_owned()
+    };
+    let mut out = vec![
+        if bytes { "-c" } else { "-n" }.to_owned(),
+        format!("{sign}{count}{unit}"),
+    ];
+    out.extend(flags);
+    Ok(Some(out))
 }
 
 /// Parses a count with an optional sign (`-` for head, `+` for tail) and
@@ -69,14 +177,19 @@ fn amount(s: &str, other_sign: char) -> Option<Amount> {
     })
 }
 
-/// The bytes of the first `n` lines.
-fn first_lines(data: &[u8], n: u64) -> &[u8] {
+/// The `delim`s in `data`.
+fn ends(data: &[u8], delim: u8) -> usize {
+    memchr::memchr_iter(delim, data).count()
+}
+
+/// The bytes of the first `n` lines (ended by `delim`).
+fn first_lines(data: &[u8], n: u64, delim: u8) -> &[u8] {
     let mut seen = 0u64;
     if n == 0 {
         return &[];
     }
     for (i, &b) in data.iter().enumerate() {
-        if b == b'\n' {
+        if b == delim {
             seen += 1;
             if seen == n {
                 return &data[..=i];
@@ -86,18 +199,18 @@ fn first_lines(data: &[u8], n: u64) -> &[u8] {
     data
 }
 
-/// The bytes of the last `n` lines.
-fn last_lines(data: &[u8], n: u64) -> &[u8] {
+/// The bytes of the last `n` lines (ended by `delim`).
+fn last_lines(data: &[u8], n: u64, delim: u8) -> &[u8] {
     if n == 0 {
         return &[];
     }
     let mut end = data.len();
-    if data.ends_with(b"\n") {
+    if data.ends_with(&[delim]) {
         end -= 1;
     }
     let mut seen = 0u64;
     for i in (0..end).rev() {
-        if data[i] == b'\n' {
+        if data[i] == delim {
             seen += 1;
             if seen == n {
                 return &data[i + 1..];
@@ -108,9 +221,9 @@ fn last_lines(data: &[u8], n: u64) -> &[u8] {
 }
 
 /// Lines in `data`, a last one without a newline included.
-fn line_count(data: &[u8]) -> u64 {
-    let n = newlines(data) as u64;
-    if data.is_empty() || data.ends_with(b"\n") {
+fn line_count(data: &[u8], delim: u8) -> u64 {
+    let n = ends(data, delim) as u64;
+    if data.is_empty() || data.ends_with(&[delim]) {
         n
     } else {
         n + 1
@@ -141,14 +254,15 @@ fn fetch(
     bytes: bool,
     amt: Amount,
     op: &str,
+    delim: u8,
 ) -> Result<Vec<u8>, FsError> {
     if op == "-" {
-        return Ok(from_stdin(cx, which, bytes, amt));
+        return Ok(from_stdin(cx, which, bytes, amt, delim));
     }
     match (which, bytes, amt) {
         (Which::Head, false, Amount::Count(n)) => {
             let n = usize::try_from(n).unwrap_or(usize::MAX);
-            read::prefix(cx.fs, op, |d| newlines(d) >= n)
+            read::prefix(cx.fs, op, |d| ends(d, delim) >= n)
         }
         (Which::Head, true, Amount::Count(n)) => cx.fs.read_range(op, 0, n),
         (Which::Tail, false, Amount::Count(n)) => {
@@ -158,7 +272,7 @@ fn fetch(
             }
             let n = usize::try_from(n).unwrap_or(usize::MAX);
             read::suffix(cx.fs, op, meta.len, |d| {
-                newlines(d) >= n.saturating_add(usize::from(d.ends_with(b"\n")))
+                ends(d, delim) >= n.saturating_add(usize::from(d.ends_with(&[delim])))
             })
         }
         (Which::Tail, true, Amount::Count(n)) => {
@@ -186,7 +300,7 @@ fn fetch(
 /// end. The input is used up, as a pipe is by the command that reads it,
 /// but for what `head` does not print of a document (`< FILE`), left for
 /// the next command as GNU `head` leaves it.
-fn from_stdin(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount) -> Vec<u8> {
+fn from_stdin(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount, delim: u8) -> Vec<u8> {
     let Amount::Count(n) = amt else {
         return cx.stdin();
     };
@@ -198,7 +312,7 @@ fn from_stdin(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount) -> Vec<u8
         }
         let mut kept = Vec::new();
         for _ in 0..n {
-            match input.read_until(b'\n') {
+            match input.read_until(delim) {
                 Some(line) => kept.extend_from_slice(&line),
                 None => break,
             }
@@ -214,11 +328,11 @@ fn from_stdin(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount) -> Vec<u8
         };
         kept.extend_from_slice(&piece);
         match (which, bytes) {
-            (Which::Head, false) if newlines(&kept) >= want => break,
+            (Which::Head, false) if ends(&kept, delim) >= want => break,
             (Which::Head, true) if kept.len() >= want => break,
             // One line more than asked: the last one may still be growing.
             (Which::Tail, false) if kept.len() > slack.saturating_mul(2) => {
-                kept = last_lines(&kept, n.saturating_add(1)).to_vec();
+                kept = last_lines(&kept, n.saturating_add(1), delim).to_vec();
             }
             (Which::Tail, true) if kept.len() > want.saturating_add(slack) => {
                 kept.drain(..kept.len() - want);
@@ -231,22 +345,22 @@ fn from_stdin(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount) -> Vec<u8
 }
 
 /// Cuts what the amount selects out of the data `fetch` returned.
-fn select(which: Which, bytes: bool, amt: Amount, data: &[u8]) -> &[u8] {
+fn select(which: Which, bytes: bool, amt: Amount, data: &[u8], delim: u8) -> &[u8] {
     let len = data.len() as u64;
     let idx = |n: u64| usize::try_from(n.min(len)).unwrap_or(data.len());
     match (which, bytes, amt) {
-        (Which::Head, false, Amount::Count(n)) => first_lines(data, n),
+        (Which::Head, false, Amount::Count(n)) => first_lines(data, n, delim),
         (Which::Head, false, Amount::Other(n)) => {
-            let keep = line_count(data).saturating_sub(n);
-            first_lines(data, keep)
+            let keep = line_count(data, delim).saturating_sub(n);
+            first_lines(data, keep, delim)
         }
         (Which::Head, true, Amount::Count(n)) => &data[..idx(n)],
         (Which::Head, true, Amount::Other(n)) => &data[..idx(len.saturating_sub(n))],
-        (Which::Tail, false, Amount::Count(n)) => last_lines(data, n),
+        (Which::Tail, false, Amount::Count(n)) => last_lines(data, n, delim),
         (Which::Tail, false, Amount::Other(n)) => {
             let skip = n.saturating_sub(1);
-            let head = first_lines(data, skip);
-            if line_count(data) <= skip {
+            let head = first_lines(data, skip, delim);
+            if line_count(data, delim) <= skip {
                 &[]
             } else {
                 &data[head.len()..]
@@ -267,20 +381,33 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
         flag('v', "verbose", "v"),
         flag('f', "follow", "f"),
         flag('F', "", "f"),
+        flag('z', "zero-terminated", "z"),
     ];
     let name = which.name();
-    let args = expand_numeric(args);
+    let args = match obsolete(which, args) {
+        Ok(args) => args,
+        Err(msg) => {
+            cx.err(msg);
+            if which == Which::Head {
+                cx.err("Try 'head --help' for more information.");
+            }
+            return 1;
+        }
+    };
     let p = match options(cx, name, &args, SPEC, 1) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if p.has("f") {
+    // Following a pipe is not following: GNU reads it to its end.
+    let only_stdin = p.operands.iter().all(|o| o == "-");
+    if p.has("f") && !only_stdin {
         cx.err(format_args!(
             "{name}: following a file (-f) is not supported: documents do not grow here"
         ));
         return 1;
     }
     let bytes = p.last_of(&["n", "c"]) == Some("c");
+    let delim = if p.has("z") { b'\0' } else { b'\n' };
     let raw = if bytes { p.value("c") } else { p.value("n") };
     let other_sign = if which == Which::Head { '-' } else { '+' };
     let amt = match raw {
@@ -316,7 +443,7 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
                 *first = false;
             }
         };
-        match fetch(cx, which, bytes, amt, op) {
+        match fetch(cx, which, bytes, amt, op, delim) {
             Ok(data) => {
                 header(cx, &mut first);
                 let data = if op == "-" && which == Which::Tail && bytes {
@@ -330,7 +457,7 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
                 } else {
                     data
                 };
-                let out = select(which, bytes, amt, &data).to_vec();
+                let out = select(which, bytes, amt, &data, delim).to_vec();
                 cx.out(&out);
             }
             Err(FsError::IsADirectory(_)) => {
@@ -361,7 +488,7 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
 pub(crate) fn head_reads(args: &[&str]) -> Option<Wanted> {
     let args: Vec<String> = args.iter().map(|&a| a.to_owned()).collect();
     let mut wanted = Wanted::Lines(10);
-    let args = expand_numeric(&args);
+    let args = obsolete(Which::Head, &args).ok()?;
     let mut args = args.iter().map(String::as_str);
     while let Some(arg) = args.next() {
         let (bytes, value) = match arg {
@@ -388,12 +515,12 @@ pub(crate) fn head_reads(args: &[&str]) -> Option<Wanted> {
     Some(wanted)
 }
 
-/// `head [-n [-]N | -N | -c [-]N] [-q] [-v] [FILE]...`.
+/// `head [-n [-]N | -N | -c [-]N] [-q] [-v] [-z] [FILE]...`.
 pub(crate) fn head(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     run(cx, Which::Head, args)
 }
 
-/// `tail [-n [+]N | -N | -c [+]N] [-q] [-v] [FILE]...`.
+/// `tail [-n [+]N | -N | -c [+]N] [-q] [-v] [-z] [FILE]...`.
 pub(crate) fn tail(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     run(cx, Which::Tail, args)
 }
@@ -405,20 +532,61 @@ mod tests {
     #[test]
     fn cuts() {
         let d = b"a\nb\nc\nd";
-        assert_eq!(first_lines(d, 2), b"a\nb\n");
-        assert_eq!(first_lines(d, 9), d);
-        assert_eq!(last_lines(d, 2), b"c\nd");
-        assert_eq!(last_lines(b"a\nb\nc\n", 2), b"b\nc\n");
-        assert_eq!(last_lines(b"a\nb\n", 5), b"a\nb\n");
+        assert_eq!(first_lines(d, 2, b'\n'), b"a\nb\n");
+        assert_eq!(first_lines(d, 9, b'\n'), d);
+        assert_eq!(last_lines(d, 2, b'\n'), b"c\nd");
+        assert_eq!(last_lines(b"a\nb\nc\n", 2, b'\n'), b"b\nc\n");
+        assert_eq!(last_lines(b"a\nb\n", 5, b'\n'), b"a\nb\n");
         assert_eq!(
-            select(Which::Head, false, Amount::Other(1), d),
+            select(Which::Head, false, Amount::Other(1), d, b'\n'),
             b"a\nb\nc\n"
         );
-        assert_eq!(select(Which::Tail, false, Amount::Other(3), d), b"c\nd");
-        assert_eq!(select(Which::Tail, false, Amount::Other(9), d), b"");
+        assert_eq!(
+            select(Which::Tail, false, Amount::Other(3), d, b'\n'),
+            b"c\nd"
+        );
+        assert_eq!(select(Which::Tail, false, Amount::Other(9), d, b'\n'), b"");
+        assert_eq!(last_lines(b"a\0b\0c", 2, 0), b"b\0c");
         assert_eq!(amount("+5", '+'), Some(Amount::Other(5)));
         assert_eq!(amount("-5", '-'), Some(Amount::Other(5)));
         assert_eq!(amount("2K", '-'), Some(Amount::Count(2048)));
         assert_eq!(amount("x", '-'), None);
+    }
+
+    #[test]
+    fn obsolete_counts_are_read_where_gnu_reads_them() {
+        let read = |which, args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+            obsolete(which, &args)
+        };
+        let ok = |v: &[&str]| Ok(v.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        assert_eq!(read(Which::Head, &["-3", "f"]), ok(&["-n", "3", "f"]));
+        assert_eq!(read(Which::Head, &["-2kqz"]), ok(&["-c", "2K", "-q", "-z"]));
+        assert_eq!(
+            read(Which::Head, &["-1", "-q", "f"]),
+            ok(&["-n", "1", "-q", "f"])
+        );
+        assert_eq!(
+            read(Which::Head, &["-q", "-1"]),
+            Err("head: invalid trailing option -- 1".to_owned())
+        );
+        // A value of `-n` is no option.
+        assert_eq!(read(Which::Head, &["-n", "-1"]), ok(&["-n", "-1"]));
+        assert_eq!(read(Which::Tail, &["+2", "f"]), ok(&["-n", "+2", "f"]));
+        assert_eq!(read(Which::Tail, &["-b"]), ok(&["-c", "10b"]));
+        assert_eq!(
+            read(Which::Tail, &["-3", "--", "f"]),
+            ok(&["-n", "3", "--", "f"])
+        );
+        assert_eq!(read(Which::Tail, &["-c", "f"]), ok(&["-c", "f"]));
+        assert_eq!(
+            read(Which::Tail, &["-1", "f", "g"]),
+            Err("tail: option used in invalid context -- 1".to_owned())
+        );
+        // After `--`, a file.
+        assert_eq!(
+            read(Which::Tail, &["-n", "1", "--", "-1"]),
+            ok(&["-n", "1", "--", "-1"])
+        );
     }
 }

@@ -580,7 +580,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "head",
         run: headtail::head,
-        usage: "head [-n [-]N | -N | -c [-]N] [-q] [-v] [FILE]...",
+        usage: "head [-n [-]N | -N | -c [-]N] [-q] [-v] [-z] [FILE]...",
     },
     Command {
         name: "help",
@@ -630,7 +630,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tail",
         run: headtail::tail,
-        usage: "tail [-n [+]N | -N | -c [+]N] [-q] [-v] [FILE]...",
+        usage: "tail [-n [+]N | -N | -c [+]N] [-q] [-v] [-z] [FILE]...",
     },
     Command {
         name: "test",

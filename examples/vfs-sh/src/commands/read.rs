@@ -174,11 +174,6 @@ pub(crate) fn utf8_tail(b: &[u8]) -> usize {
     0
 }
 
-/// Counts the newlines in `data`.
-pub(crate) fn newlines(data: &[u8]) -> usize {
-    data.iter().filter(|&&b| b == b'\n').count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::utf8_tail;
