@@ -76,6 +76,8 @@ pub(crate) struct Matcher {
     max_count: Option<u64>,
     /// Whether the lines are wanted, or only how many were selected.
     keep_lines: bool,
+    /// The byte that ends a line: a newline, or NUL for `grep -z`.
+    end: u8,
 }
 
 /// PCRE2's message for a pattern fancy-regex refuses, where one says the
@@ -180,9 +182,14 @@ fn has_upper(pattern: &str) -> bool {
 /// Splits data into lines without their `\n`; a last line without a
 /// terminator counts, an empty trailing piece does not.
 pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let body = data.strip_suffix(b"\n").unwrap_or(data);
+    records(data, b'\n')
+}
+
+/// The records of `data`, each ended by `end` (a last one may not be).
+fn records(data: &[u8], end: u8) -> impl Iterator<Item = &[u8]> {
+    let body = data.strip_suffix(&[end]).unwrap_or(data);
     let empty = data.is_empty();
-    body.split(|&b| b == b'\n').filter(move |_| !empty)
+    body.split(move |&b| b == end).filter(move |_| !empty)
 }
 
 impl Matcher {
@@ -234,6 +241,7 @@ impl Matcher {
             after: req.after_context as usize,
             max_count: req.max_count,
             keep_lines: !req.count_only,
+            end: b'\n',
         })
     }
 
@@ -272,6 +280,7 @@ impl Matcher {
             after: req.after_context as usize,
             max_count: req.max_count,
             keep_lines: !req.count_only,
+            end: b'\n',
         }))
     }
 
@@ -285,6 +294,13 @@ impl Matcher {
         if first_only {
             self.max_count = Some(self.max_count.map_or(1, |m| m.min(1)));
         }
+        self
+    }
+
+    /// The same matcher, for lines ended by NUL (`grep -z`): a newline is
+    /// an ordinary byte, which `\n`, `\s` and negated classes match.
+    pub(crate) fn nul_ended(mut self) -> Matcher {
+        self.end = 0;
         self
     }
 
@@ -342,7 +358,7 @@ impl Matcher {
         };
         if !self.keep_lines {
             let limit = self.max_count.unwrap_or(u64::MAX);
-            for line in lines(data) {
+            for line in records(data, self.end) {
                 if hits.match_count >= limit {
                     break;
                 }
@@ -364,7 +380,7 @@ impl Matcher {
             text: text.to_vec(),
             matches: Vec::new(),
         };
-        for (i, line) in lines(data).enumerate() {
+        for (i, line) in records(data, self.end).enumerate() {
             let done = self.max_count.is_some_and(|m| hits.match_count >= m);
             if done {
                 if after_left == 0 {

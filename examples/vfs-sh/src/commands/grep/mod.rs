@@ -331,19 +331,13 @@ impl Search {
     }
 
     /// Searches one document's bytes: as GNU grep does, or with `-z`, with
-    /// NUL ending lines (newline and NUL swap places, so that the matcher's
-    /// lines are NUL-terminated ones and a newline is an ordinary byte; the
-    /// printer swaps them back).
+    /// NUL ending lines (the guest's matcher is then [`Matcher::nul_ended`]).
     fn search_data(&self, matcher: &Matcher, path: &str, data: &[u8]) -> crate::fs::FileHits {
-        if !self.null_data {
-            return if self.as_text {
-                matcher.search(path, data)
-            } else {
-                matcher.search_file(path, data)
-            };
+        if self.null_data || self.as_text {
+            matcher.search(path, data)
+        } else {
+            matcher.search_file(path, data)
         }
-        let swapped: Vec<u8> = data.iter().map(|&b| swap_nul(b)).collect();
-        matcher.search(path, &swapped)
     }
 
     /// A matcher for a search in the guest that keeps no line where the
@@ -561,6 +555,8 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
                     return 2;
                 }
             }
+        } else if flavor == Flavor::Grep {
+            pcre_quotes(pat)
         } else {
             pat.clone()
         };
@@ -694,6 +690,13 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             }
         }
     }
+    // With `-z` a newline is an ordinary character, which `.` matches in
+    // GNU's basic and extended syntax (not in Perl's, without `(?s)`).
+    if p.has("z") && syntax.is_some() && !search.req.fixed_strings {
+        for pattern in &mut search.req.patterns {
+            *pattern = format!("(?s:{pattern})");
+        }
+    }
     if p.has("o") && syntax.is_some() && !backrefs && flavor == Flavor::Grep {
         search.printer.posix = Matcher::posix(&search.req).ok();
     }
@@ -732,6 +735,9 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
                 return 2;
             }
         }
+    }
+    if search.null_data {
+        search.guest = search.guest.take().map(Matcher::nul_ended);
     }
     // `--label`: the name standard input goes by.
     let stdin_label = p.value("label").unwrap_or("(standard input)").to_owned();
@@ -835,15 +841,6 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     }
 }
 
-/// `-z`'s exchange of the two line ends.
-pub(crate) fn swap_nul(b: u8) -> u8 {
-    match b {
-        b'\n' => 0,
-        0 => b'\n',
-        b => b,
-    }
-}
-
 /// `grep`.
 pub(crate) fn grep(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     run(cx, args, Flavor::Grep)
@@ -877,6 +874,43 @@ fn literal_braces(glob: &str) -> String {
         }
         out.push(c);
     }
+    out
+}
+
+/// PCRE's quoting, which neither engine reads: the text between `\Q` and
+/// `\E` (or the end) is literal, escaped here; an escaped backslash stays
+/// one (`\\Q` is a backslash, then `Q`).
+fn pcre_quotes(pattern: &str) -> String {
+    if !pattern.contains("\\Q") {
+        return pattern.to_owned();
+    }
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        match after.chars().next() {
+            Some('Q') => {
+                let quoted = &after[1..];
+                let (literal, next) = match quoted.find("\\E") {
+                    Some(end) => (&quoted[..end], &quoted[end + 2..]),
+                    None => (quoted, ""),
+                };
+                out.push_str(&regex::escape(literal));
+                rest = next;
+            }
+            Some(c) => {
+                out.push('\\');
+                out.push(c);
+                rest = &after[c.len_utf8()..];
+            }
+            None => {
+                out.push('\\');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -961,5 +995,13 @@ mod tests {
         assert_eq!(literal_braces("*.{py,sh}"), "*.\\{py,sh\\}");
         assert_eq!(literal_braces("[{}]x\\{"), "[{}]x\\{");
         assert_eq!(literal_braces("*.txt"), "*.txt");
+    }
+
+    #[test]
+    fn pcre_quoting_is_literal_text() {
+        assert_eq!(pcre_quotes(r"\Qa.b(\E+"), r"a\.b\(+");
+        assert_eq!(pcre_quotes(r"x\Q*"), r"x\*");
+        assert_eq!(pcre_quotes(r"\\Q\d"), r"\\Q\d");
+        assert_eq!(pcre_quotes(r"\d+"), r"\d+");
     }
 }

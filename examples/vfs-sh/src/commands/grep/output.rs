@@ -113,13 +113,6 @@ impl Printer {
             hits
         };
         let eol = if self.null_data { 0 } else { b'\n' };
-        let text_of = |t: &[u8]| -> Vec<u8> {
-            if self.null_data {
-                t.iter().map(|&b| super::swap_nul(b)).collect()
-            } else {
-                t.to_vec()
-            }
-        };
         let starts: Vec<u64> = match data.filter(|_| self.byte_offset) {
             Some(d) => std::iter::once(0)
                 .chain(
@@ -185,14 +178,14 @@ impl Printer {
                             if let Some(text) = line.text.get(r.clone()).filter(|t| !t.is_empty()) {
                                 let at = line_start(line.line_number).map(|s| s + r.start as u64);
                                 self.prefix(&mut out, name, line.line_number, at, sep);
-                                out.extend_from_slice(&text_of(text));
+                                out.extend_from_slice(text);
                                 out.push(eol);
                             }
                         }
                     } else {
                         let at = line_start(line.line_number);
                         self.prefix(&mut out, name, line.line_number, at, sep);
-                        out.extend_from_slice(&text_of(&line.text));
+                        out.extend_from_slice(&line.text);
                         out.push(eol);
                     }
                 }
