@@ -741,6 +741,12 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         // written (24 MB of `nl`, 27 MB of `seq`).
         ("nl log.txt | head -1", format!("     1\t{first}\n")),
         ("seq 1 3000000 | head -2", "1\n2\n".to_owned()),
+        // A pipe into `tail` keeps the end it prints.
+        ("nl log.txt | tail -1", format!("{n:>6}\t{last}\n")),
+        (
+            "seq 1 3000000 | tail -c 16",
+            "2999999\n3000000\n".to_owned(),
+        ),
         // A count over a pipe keeps no copy of the lines it counts.
         (
             "cut -d' ' -f3 log.txt | grep -c -e 7 -e 1",

@@ -334,15 +334,19 @@ impl InBuf {
 /// the start of it (`... | head -n 5`), the pipe keeps that start and
 /// drops the rest, as a real pipe's reader exits and leaves the rest
 /// unwritten: `seq 1 100000000 | head -2` holds two lines, not a
-/// gigabyte.
+/// gigabyte. When the second prints only the end of it (`... | tail -n
+/// 5`), the pipe drops the start as it fills, keeping what holds that end.
 #[derive(Default)]
 pub(crate) struct Pipe {
     parts: Rc<RefCell<Vec<Source>>>,
     /// How much of the written bytes the reader will read, when it is
-    /// known to read no more.
+    /// known to read no more, or the end it prints.
     wanted: Option<Wanted>,
     /// Bytes written past what the reader reads.
     dropped: u64,
+    /// For a reader of the end: the bytes kept when the start was last
+    /// dropped, so that the next drop waits until they have grown.
+    kept_end: usize,
     /// Set once more than a pipe's buffer has been written past what the
     /// reader reads: a real writer would have met `SIGPIPE` by then.
     broken: Rc<Cell<bool>>,
@@ -355,14 +359,23 @@ pub(crate) struct Pipe {
 /// run to the next); the writer here finishes, and reports its status.
 pub(crate) const PIPE_BUFFER: u64 = (64 + 8) << 10;
 
-/// How much of a pipe's bytes its reader reads before it stops.
+/// How much of a pipe's bytes its reader reads before it stops, or, for
+/// a reader that reads them all, which of them its output depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wanted {
     /// This many more lines (`head -n N`).
     Lines(u64),
     /// This many more bytes (`head -c N`).
     Bytes(u64),
+    /// The last lines, this many (`tail -n N`).
+    LastLines(u64),
+    /// The last bytes, this many (`tail -c N`).
+    LastBytes(u64),
 }
+
+/// How much the bytes a pipe holds for a reader of the end may grow past
+/// what that end needs before the start is dropped.
+const END_SLACK: usize = 1 << 20;
 
 impl Write for Pipe {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -370,7 +383,7 @@ impl Write for Pipe {
         // may come sooner than counted, never later, so nothing it reads
         // is dropped.
         let kept = match &mut self.wanted {
-            None => buf,
+            None | Some(Wanted::LastLines(_) | Wanted::LastBytes(_)) => buf,
             Some(Wanted::Bytes(n)) => {
                 let k = usize::try_from(*n).unwrap_or(usize::MAX).min(buf.len());
                 *n -= k as u64;
@@ -401,6 +414,9 @@ impl Write for Pipe {
                 _ => parts.push(Source::Bytes(kept.to_vec())),
             }
         }
+        if let Some(end @ (Wanted::LastLines(_) | Wanted::LastBytes(_))) = self.wanted {
+            self.keep_end(end);
+        }
         Ok(buf.len())
     }
 
@@ -410,6 +426,43 @@ impl Write for Pipe {
 }
 
 impl Pipe {
+    /// For a reader that prints the end: once the bytes written last hold
+    /// that end with room to spare, what comes before them (earlier
+    /// writes, documents passed on) goes. One line more than the reader
+    /// prints is kept, as the last may still be growing.
+    fn keep_end(&mut self, end: Wanted) {
+        let mut parts = self.parts.borrow_mut();
+        let Some(Source::Bytes(b)) = parts.last_mut() else {
+            return;
+        };
+        if b.len() < self.kept_end.saturating_mul(2).saturating_add(END_SLACK) {
+            return;
+        }
+        let from = match end {
+            Wanted::LastBytes(n) => b
+                .len()
+                .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX)),
+            Wanted::LastLines(n) => {
+                let body = b.strip_suffix(b"\n").unwrap_or(b);
+                let wanted = usize::try_from(n).unwrap_or(usize::MAX).saturating_add(1);
+                match memchr::memrchr_iter(b'\n', body).nth(wanted - 1) {
+                    Some(at) => at + 1,
+                    // Not that many lines yet: all of them may be printed.
+                    None => 0,
+                }
+            }
+            Wanted::Lines(_) | Wanted::Bytes(_) => 0,
+        };
+        self.kept_end = b.len() - from;
+        if from > 0 {
+            b.drain(..from);
+            // The end is all in the last part; what came before it is not.
+            let last = parts.pop();
+            parts.clear();
+            parts.extend(last);
+        }
+    }
+
     /// A pipe whose reader reads only what `wanted` says.
     pub(crate) fn wanting(wanted: Option<Wanted>) -> Pipe {
         Pipe {
@@ -1192,6 +1245,32 @@ mod tests {
             pipe.into_input().borrow_mut().take_rest(),
             b"a\ndoc\ndoc\nb\n"
         );
+    }
+
+    #[test]
+    fn a_pipe_into_tail_keeps_the_end() {
+        let lines: Vec<u8> = (0..400_000u32)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let kept = |end: Wanted| {
+            let mut pipe = Pipe::wanting(Some(end));
+            pipe.endpoint().parts.borrow_mut().push(reader(b"doc\n"));
+            for chunk in lines.chunks(4096) {
+                pipe.write_all(chunk).expect("writes");
+            }
+            pipe.into_input().borrow_mut().take_rest()
+        };
+        // The start goes, the document passed before the end with it.
+        let end = kept(Wanted::LastLines(3));
+        assert!(end.ends_with(b"399996\n399997\n399998\n399999\n"));
+        assert!(end.len() < lines.len() / 2, "{}", end.len());
+        assert!(!end.starts_with(b"doc"));
+        let end = kept(Wanted::LastBytes(5));
+        assert!(end.ends_with(b"99999\n"));
+        assert!(end.len() < lines.len() / 2, "{}", end.len());
+        // An end longer than what was written keeps it all.
+        let all = kept(Wanted::LastLines(500_000));
+        assert_eq!(all, [b"doc\n".as_slice(), &lines].concat());
     }
 
     #[test]

@@ -1322,10 +1322,12 @@ impl<'a> Shell<'a> {
     }
 
     /// How much of its standard input `cmd` reads, when it is known to
-    /// read only the start of it: `head` with a line or byte count and
-    /// no file ([`commands::headtail::head_reads`]), written plainly (no
+    /// read only the start of it (`head` with a line or byte count and
+    /// no file: [`commands::headtail::head_reads`]), or which end of it
+    /// its output depends on (`tail` likewise:
+    /// [`commands::headtail::tail_prints`]); written plainly (no
     /// expansion, no redirection, no function or alias of that name).
-    fn reads_only_the_start(&self, cmd: &Command) -> Option<Wanted> {
+    fn what_it_reads(&self, cmd: &Command) -> Option<Wanted> {
         let Command::Simple {
             assigns,
             words,
@@ -1336,7 +1338,7 @@ impl<'a> Shell<'a> {
         };
         let words: Vec<&str> = words.iter().map(Word::as_lit).collect::<Option<_>>()?;
         let (&name, args) = words.split_first()?;
-        if name != "head"
+        if !matches!(name, "head" | "tail")
             || !assigns.is_empty()
             || !redirs.is_empty()
             || self.st.funcs.contains_key(name)
@@ -1344,7 +1346,11 @@ impl<'a> Shell<'a> {
         {
             return None;
         }
-        commands::headtail::head_reads(args)
+        if name == "head" {
+            commands::headtail::head_reads(args)
+        } else {
+            commands::headtail::tail_prints(args)
+        }
     }
 
     fn pipeline_untimed(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
@@ -1387,7 +1393,7 @@ impl<'a> Shell<'a> {
                 statuses.push(s);
                 break;
             }
-            let mut pipe = Pipe::wanting(self.reads_only_the_start(&p.commands[i + 1]));
+            let mut pipe = Pipe::wanting(self.what_it_reads(&p.commands[i + 1]));
             let outer = self.env.pipe.replace(pipe.endpoint());
             let s = if p.with_stderr[i] {
                 let cell = RefCell::new(&mut pipe as &mut dyn Write);

@@ -321,6 +321,10 @@ fn from_stdin(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount, delim: u8
     }
     let slack = usize::try_from(crate::fs::PIECE).unwrap_or(usize::MAX);
     let mut kept: Vec<u8> = Vec::new();
+    // What was kept at the last cut: the next waits until the bytes have
+    // grown past twice that, so that a large end is not scanned and
+    // copied again for every piece.
+    let mut floor = 0usize;
     loop {
         let piece = cx.input.borrow_mut().next_piece();
         let Some(piece) = piece else {
@@ -331,8 +335,10 @@ fn from_stdin(cx: &mut Cx<'_>, which: Which, bytes: bool, amt: Amount, delim: u8
             (Which::Head, false) if ends(&kept, delim) >= want => break,
             (Which::Head, true) if kept.len() >= want => break,
             // One line more than asked: the last one may still be growing.
-            (Which::Tail, false) if kept.len() > slack.saturating_mul(2) => {
-                kept = last_lines(&kept, n.saturating_add(1), delim).to_vec();
+            (Which::Tail, false) if kept.len() > floor.saturating_mul(2).saturating_add(slack) => {
+                let end = last_lines(&kept, n.saturating_add(1), delim).len();
+                kept.drain(..kept.len() - end);
+                floor = kept.len();
             }
             (Which::Tail, true) if kept.len() > want.saturating_add(slack) => {
                 kept.drain(..kept.len() - want);
@@ -481,14 +487,16 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
     status
 }
 
-/// How much of its standard input `head ARGS` reads, when it reads only
-/// the start of it: a count of lines or bytes and no file (`-n -N`, a
-/// file operand or an option it does not take: `None`). With the same
-/// numbers and suffixes as `head` itself.
-pub(crate) fn head_reads(args: &[&str]) -> Option<Wanted> {
+/// The count a plain `head ARGS` or `tail ARGS` takes of its standard
+/// input: lines (`false`) or bytes, and how many; 10 lines without one.
+/// `None` for anything else: a file operand, `head -n -N`, `tail -n +N`,
+/// or an option other than `-n -c -q -v`. Read as the command reads its
+/// arguments, with the same numbers and suffixes.
+fn plain_count(which: Which, args: &[&str]) -> Option<(bool, u64)> {
     let args: Vec<String> = args.iter().map(|&a| a.to_owned()).collect();
-    let mut wanted = Wanted::Lines(10);
-    let args = obsolete(Which::Head, &args).ok()?;
+    let args = obsolete(which, &args).ok()?;
+    let other_sign = if which == Which::Head { '-' } else { '+' };
+    let mut count = (false, 10);
     let mut args = args.iter().map(String::as_str);
     while let Some(arg) = args.next() {
         let (bytes, value) = match arg {
@@ -503,16 +511,33 @@ pub(crate) fn head_reads(args: &[&str]) -> Option<Wanted> {
                 ),
             },
         };
-        let Amount::Count(n) = amount(value, '-')? else {
+        let Amount::Count(n) = amount(value, other_sign)? else {
             return None;
         };
-        wanted = if bytes {
-            Wanted::Bytes(n)
-        } else {
-            Wanted::Lines(n)
-        };
+        count = (bytes, n);
     }
-    Some(wanted)
+    Some(count)
+}
+
+/// How much of its standard input `head ARGS` reads, when it reads only
+/// the start of it: a count of lines or bytes and no file (see
+/// [`plain_count`]).
+pub(crate) fn head_reads(args: &[&str]) -> Option<Wanted> {
+    Some(match plain_count(Which::Head, args)? {
+        (true, n) => Wanted::Bytes(n),
+        (false, n) => Wanted::Lines(n),
+    })
+}
+
+/// Which end of its standard input `tail ARGS` prints, when it prints the
+/// last lines or bytes of it and reads no file (see [`plain_count`]).
+pub(crate) fn tail_prints(args: &[&str]) -> Option<Wanted> {
+    Some(match plain_count(Which::Tail, args)? {
+        // GNU's `tail -n 0` reads nothing.
+        (_, 0) => Wanted::Bytes(0),
+        (true, n) => Wanted::LastBytes(n),
+        (false, n) => Wanted::LastLines(n),
+    })
 }
 
 /// `head [-n [-]N | -N | -c [-]N] [-q] [-v] [-z] [FILE]...`.
