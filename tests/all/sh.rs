@@ -735,6 +735,7 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
              && strings log.txt >/dev/null && echo done",
             "done\n".to_owned(),
         ),
+        ("cmp log.txt log.txt && echo same", "same\n".to_owned()),
         // A dump from the end reads the end.
         ("xxd -p -s -4 log.txt", format!("{tail_hex}\n")),
         // A pipe into `head` keeps what `head` reads, not what was

@@ -130,6 +130,9 @@ fn documents_larger_than_a_piece_match_gnu() {
         "hd -s 2621000 big.txt big.txt | tail -3",
         "strings -t x big.txt",
         "strings -n 600 big.txt | wc -l",
+        // `cmp` compares a piece of each input at a time.
+        "cmp big.txt <(cat big.txt; echo more); cmp -l big.txt <(tr a b < big.txt) | tail -3",
+        "cmp big.txt <(sed '$s/last/LAST/' big.txt); cmp -n 2000000 big.txt <(sed '$s/last/LAST/' big.txt) && echo prefix",
     ];
     let mut failures = Vec::new();
     for script in scripts {

@@ -255,7 +255,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "cmp",
         run: text::cmp,
-        usage: "cmp [-s] [-l] [-n N] FILE1 [FILE2]",
+        usage: "cmp [-b] [-l] [-s] [-n N] FILE1 [FILE2]",
     },
     Command {
         name: "column",

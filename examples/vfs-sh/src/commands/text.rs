@@ -2415,10 +2415,10 @@ pub(crate) fn cmp(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             return 2;
         }
     };
-    let mut data = Vec::new();
+    let mut sides = Vec::new();
     for op in &ops {
-        match read_one(cx, op) {
-            Ok(d) => data.push(d),
+        match CmpInput::open(cx, op) {
+            Ok(side) => sides.push(side),
             Err(e) => {
                 if !p.has("s") {
                     cx.err(format_args!("cmp: {op}: {}", e.strerror()));
@@ -2427,81 +2427,211 @@ pub(crate) fn cmp(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
-    let limit: usize = p
+    let (Some(mut b), Some(mut a)) = (sides.pop(), sides.pop()) else {
+        return 2;
+    };
+    let limit: u64 = p
         .value("n")
         .and_then(|n| n.parse().ok())
-        .unwrap_or(usize::MAX);
-    let (a, b) = (
-        &data[0][..data[0].len().min(limit)],
-        &data[1][..data[1].len().min(limit)],
-    );
-    let mut line = 1;
+        .unwrap_or(u64::MAX);
+    // GNU pads `-l`'s offsets to the digits of the largest offset it may
+    // print: the smallest of `-n` and the sizes of the regular files (a
+    // pipe's is not known), and each byte to three octal digits.
+    let regular =
+        |o: &String, len: Option<u64>| len.filter(|_| o != "-" && !o.starts_with("/dev/fd/"));
+    let width = [regular(&ops[0], a.len), regular(&ops[1], b.len)]
+        .into_iter()
+        .flatten()
+        .fold(limit.min(i64::MAX as u64), u64::min)
+        .to_string()
+        .len();
+    let mut at = 0u64;
+    let mut lines = 1u64;
     let mut differ = false;
     let mut out = String::new();
-    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
-        if x != y {
-            differ = true;
+    loop {
+        let left = usize::try_from(limit - at).unwrap_or(usize::MAX);
+        if left == 0 {
+            break;
+        }
+        let (Ok(sa), Ok(sb)) = (a.ready(cx), b.ready(cx)) else {
+            cx.err("cmp: read error");
+            return 2;
+        };
+        let n = sa.len().min(sb.len()).min(left);
+        if n == 0 {
+            break;
+        }
+        let (sa, sb) = (&sa[..n], &sb[..n]);
+        if p.has("l") {
+            for (i, (x, y)) in sa.iter().zip(sb).enumerate() {
+                if x != y {
+                    differ = true;
+                    let offset = at + i as u64 + 1;
+                    if p.has("b") {
+                        let (cx_, cy) = (shown_byte(*x), shown_byte(*y));
+                        out.push_str(&format!("{offset:>width$} {x:>3o} {cx_:<4} {y:>3o} {cy}\n"));
+                    } else {
+                        out.push_str(&format!("{offset:>width$} {x:>3o} {y:>3o}\n"));
+                    }
+                }
+            }
+            if out.len() > 1 << 16 {
+                cx.outs(&std::mem::take(&mut out));
+            }
+        } else if let Some(i) = sa.iter().zip(sb).position(|(x, y)| x != y) {
             if p.has("s") {
                 return 1;
             }
-            if p.has("l") {
-                // GNU pads the offset to the digits of the shorter
-                // document's size (of the largest offset when an input is a
-                // pipe) and each byte to three octal digits.
-                let piped = ops.iter().any(|o| o == "-" || o.starts_with("/dev/fd/"));
-                let w = if piped {
-                    i64::MAX.to_string().len()
-                } else {
-                    a.len().min(b.len()).max(1).to_string().len()
-                };
-                out.push_str(&format!("{:>w$} {x:>3o} {y:>3o}\n", i + 1));
-                continue;
-            }
-            // GNU cmp's C-locale message says "char"; its UTF-8 one "byte".
-            let unit = if super::utf8_locale(cx) {
+            lines += memchr::memchr_iter(b'\n', &sa[..i]).count() as u64;
+            // GNU cmp's C-locale message says "char"; its UTF-8 one, and
+            // `-b`'s, "byte".
+            let unit = if super::utf8_locale(cx) || p.has("b") {
                 "byte"
             } else {
                 "char"
             };
+            let bytes = if p.has("b") {
+                let (x, y) = (sa[i], sb[i]);
+                format!(" is {x:>3o} {} {y:>3o} {}", shown_byte(x), shown_byte(y))
+            } else {
+                String::new()
+            };
             cx.outs(&format!(
-                "{} {} differ: {unit} {}, line {line}\n",
+                "{} {} differ: {unit} {}, line {lines}{bytes}\n",
                 ops[0],
                 ops[1],
-                i + 1
+                at + i as u64 + 1
             ));
             return 1;
         }
-        if *x == b'\n' {
-            line += 1;
-        }
+        lines += memchr::memchr_iter(b'\n', sa).count() as u64;
+        a.consume(n);
+        b.consume(n);
+        at += n as u64;
     }
     cx.outs(&out);
-    if a.len() != b.len() {
-        if !p.has("s") {
-            let (short, n) = if a.len() < b.len() {
-                (&ops[0], a.len())
-            } else {
-                (&ops[1], b.len())
-            };
-            let lines = if a.len() < b.len() { a } else { b }
-                .iter()
-                .filter(|&&c| c == b'\n')
-                .count();
-            let tail = if n == 0 {
-                "EOF on {short} which is empty".replace("{short}", short)
-            } else if p.has("l") {
-                format!("EOF on {short} after byte {n}")
-            } else {
-                format!(
-                    "EOF on {short} after byte {n}, line {}",
-                    lines + usize::from(!(if a.len() < b.len() { a } else { b }).ends_with(b"\n"))
-                )
-            };
-            cx.err(format_args!("cmp: {tail}"));
+    if at < limit {
+        // One ended; if the other did not, it is the longer.
+        let (Ok(rest_a), Ok(rest_b)) = (a.ready(cx).map(<[u8]>::len), b.ready(cx).map(<[u8]>::len))
+        else {
+            cx.err("cmp: read error");
+            return 2;
+        };
+        if rest_a != rest_b {
+            if !p.has("s") {
+                let short = if rest_a == 0 { &ops[0] } else { &ops[1] };
+                let ended_line = at > 0 && !a.last_was_newline;
+                let tail = if at == 0 {
+                    format!("EOF on {short} which is empty")
+                } else if p.has("l") {
+                    format!("EOF on {short} after byte {at}")
+                } else {
+                    format!(
+                        "EOF on {short} after byte {at}, line {}",
+                        lines - 1 + u64::from(ended_line)
+                    )
+                };
+                cx.err(format_args!("cmp: {tail}"));
+            }
+            return 1;
         }
-        return 1;
     }
     u8::from(differ)
+}
+
+/// A byte as `cmp -b` shows it (GNU's `sprintc`): printable as it is,
+/// else `^X` for a control character, `M-` before one above 127.
+fn shown_byte(b: u8) -> String {
+    let mut s = String::new();
+    let mut c = b;
+    if !(b' '..0x7f).contains(&c) {
+        if c >= 128 {
+            s.push_str("M-");
+            c -= 128;
+        }
+        if c < 32 {
+            s.push('^');
+            c += 64;
+        } else if c == 127 {
+            s.push('^');
+            c = b'?';
+        }
+    }
+    s.push(char::from(c));
+    s
+}
+
+/// One input of `cmp`, read a piece at a time, so that comparing two
+/// large documents holds a piece of each: a document through its reader,
+/// or standard input.
+struct CmpInput {
+    reader: Option<Box<dyn std::io::Read>>,
+    /// The document's size; `None` for standard input.
+    len: Option<u64>,
+    buf: Vec<u8>,
+    pos: usize,
+    /// Whether the last byte consumed was a newline.
+    last_was_newline: bool,
+}
+
+impl CmpInput {
+    fn open(cx: &mut Cx<'_>, op: &str) -> Result<CmpInput, FsError> {
+        let (reader, len) = if op == "-" || op == "/dev/stdin" {
+            (None, None)
+        } else {
+            cx.refuse_directory(op)?;
+            let (r, len) = cx.fs.open(op)?;
+            (Some(r), Some(len))
+        };
+        Ok(CmpInput {
+            reader,
+            len,
+            buf: Vec::new(),
+            pos: 0,
+            last_was_newline: false,
+        })
+    }
+
+    /// The bytes read and not consumed yet, reading more when there are
+    /// none; empty at the end.
+    fn ready(&mut self, cx: &mut Cx<'_>) -> std::io::Result<&[u8]> {
+        if self.pos == self.buf.len() {
+            self.pos = 0;
+            self.buf.clear();
+            match &mut self.reader {
+                Some(r) => {
+                    self.buf.resize(64 << 10, 0);
+                    let n = loop {
+                        match r.read(&mut self.buf) {
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                            other => break other,
+                        }
+                    };
+                    match n {
+                        Ok(n) => self.buf.truncate(n),
+                        Err(e) => {
+                            self.buf.clear();
+                            return Err(e);
+                        }
+                    }
+                }
+                None => {
+                    if let Some(piece) = cx.input.borrow_mut().next_piece() {
+                        self.buf = piece;
+                    }
+                }
+            }
+        }
+        Ok(&self.buf[self.pos..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        if n > 0 {
+            self.last_was_newline = self.buf[self.pos + n - 1] == b'\n';
+        }
+        self.pos += n;
+    }
 }
 
 /// What `yes` prints at most: a pipeline stage's output is a buffer, so
