@@ -2580,7 +2580,7 @@ impl CmpInput {
         let (reader, len) = if op == "-" || op == "/dev/stdin" {
             (None, None)
         } else {
-            cx.refuse_directory(op)?;
+            // `open` refuses a directory.
             let (r, len) = cx.fs.open(op)?;
             (Some(r), Some(len))
         };

@@ -577,7 +577,10 @@ impl Dump {
     fn end_line(&mut self, nz: i32) {
         self.line.truncate(self.c);
         self.line.push(b'\n');
-        self.last.clone_from(&self.line);
+        if self.autoskip {
+            // `-a` shows the last line of a run of zeros at the end.
+            self.last.clone_from(&self.line);
+        }
         let line = std::mem::take(&mut self.line);
         self.xxdline(&line, nz);
         self.line = line;
