@@ -1,8 +1,10 @@
 //! Tools that look at bytes: `md5sum`, `sha1sum`, `sha224sum`,
-//! `sha256sum`, `sha384sum`, `sha512sum` (with `-c`), `od`, `xxd`,
+//! `sha256sum`, `sha384sum`, `sha512sum`, `b2sum` (with `-c`), `od`, `xxd`,
 //! `hexdump` (`hd`) and `strings`.
 //! The digests are the RustCrypto crates'.
 
+use blake2::Blake2bVarCore;
+use blake2::digest::block_api::{Buffer, UpdateCore, VariableOutputCore};
 use md5::Md5;
 use sha1::Sha1;
 use sha2::digest::DynDigest;
@@ -13,22 +15,127 @@ use super::{flag, options, value};
 use crate::exec::Cx;
 use crate::fs::FsError;
 
-fn digest(algo: &str, data: &[u8]) -> String {
-    let mut h = hasher(algo);
-    h.update(data);
-    hex(&h.finalize())
+/// A digest to feed a piece at a time. BLAKE2b has its own arm because
+/// `b2sum -l` picks its length at run time, which the fixed-size
+/// `DynDigest` cannot say; the crate's core takes a length at run time
+/// and leaves the buffering of blocks to its caller.
+enum Hasher {
+    Fixed(Box<dyn DynDigest>),
+    Blake2b {
+        core: Blake2bVarCore,
+        buffer: Buffer<Blake2bVarCore>,
+        bytes: usize,
+    },
 }
 
-/// A digest to feed a piece at a time.
-fn hasher(algo: &str) -> Box<dyn DynDigest> {
-    match algo {
-        "md5" => Box::new(Md5::new()),
-        "sha1" => Box::new(Sha1::new()),
-        "sha224" => Box::new(Sha224::new()),
-        "sha384" => Box::new(Sha384::new()),
-        "sha512" => Box::new(Sha512::new()),
-        _ => Box::new(Sha256::new()),
+impl Hasher {
+    /// `algo` is `md5`, `sha1`, `sha224`, `sha256`, `sha384`, `sha512` or
+    /// `blake2b-BITS` (BITS a multiple of 8, at most 512, as `b2sum`
+    /// checks before it gets here).
+    fn new(algo: &str) -> Hasher {
+        if let Some(bits) = algo.strip_prefix("blake2b-") {
+            let bytes = bits.parse::<usize>().map_or(64, |b| b / 8);
+            if let Ok(core) = Blake2bVarCore::new(bytes) {
+                return Hasher::Blake2b {
+                    core,
+                    buffer: Buffer::<Blake2bVarCore>::default(),
+                    bytes,
+                };
+            }
+        }
+        Hasher::Fixed(match algo {
+            "md5" => Box::new(Md5::new()),
+            "sha1" => Box::new(Sha1::new()),
+            "sha224" => Box::new(Sha224::new()),
+            "sha384" => Box::new(Sha384::new()),
+            "sha512" => Box::new(Sha512::new()),
+            _ => Box::new(Sha256::new()),
+        })
     }
+
+    fn update(&mut self, data: &[u8]) {
+        match self {
+            Hasher::Fixed(h) => h.update(data),
+            Hasher::Blake2b { core, buffer, .. } => {
+                buffer.digest_blocks(data, |blocks| core.update_blocks(blocks));
+            }
+        }
+    }
+
+    fn finish(self) -> String {
+        match self {
+            Hasher::Fixed(h) => hex(&h.finalize()),
+            Hasher::Blake2b {
+                mut core,
+                mut buffer,
+                bytes,
+            } => {
+                // The core writes the whole 64 bytes; BLAKE2b's shorter
+                // digests are their start (its `TRUNC_SIDE` is `Left`).
+                let mut full = Default::default();
+                core.finalize_variable_core(&mut buffer, &mut full);
+                hex(&full[..bytes])
+            }
+        }
+    }
+}
+
+/// The name a tagged line (`--tag`) gives the digest: `MD5`, `SHA256`,
+/// `BLAKE2b`, `BLAKE2b-256`.
+fn tag_of(algo: &str) -> String {
+    match algo.strip_prefix("blake2b-") {
+        Some("512") => "BLAKE2b".to_owned(),
+        Some(bits) => format!("BLAKE2b-{bits}"),
+        None => algo.to_uppercase(),
+    }
+}
+
+/// The digest a checksum line names: its tag (`ALGO (NAME) = HASH`) or,
+/// untagged, the command's own digest; `b2sum` reads a line's length from
+/// its tag or from its hash, as GNU's does. `None` for a malformed line.
+fn check_line<'a>(algo: &str, line: &'a str) -> Option<(String, &'a str, &'a str)> {
+    let blake = algo.starts_with("blake2b-");
+    let tagged = if blake {
+        line.strip_prefix("BLAKE2b").and_then(|r| {
+            let (bits, r) = match r.strip_prefix('-') {
+                Some(r) => {
+                    let digits = r.bytes().take_while(u8::is_ascii_digit).count();
+                    (r[..digits].parse::<usize>().ok()?, &r[digits..])
+                }
+                None => (512, r),
+            };
+            Some((format!("blake2b-{bits}"), r))
+        })
+    } else {
+        line.strip_prefix(tag_of(algo).as_str())
+            .map(|r| (algo.to_owned(), r))
+    };
+    let parsed = tagged
+        .and_then(|(algo, r)| {
+            let (name, hash) = r.strip_prefix(" (")?.rsplit_once(") = ")?;
+            Some((algo, hash, name))
+        })
+        .or_else(|| {
+            let (hash, name) = line.split_once(' ')?;
+            let name = name.strip_prefix(['*', ' ']).unwrap_or(name);
+            let algo = if blake {
+                format!("blake2b-{}", hash.len() * 4)
+            } else {
+                algo.to_owned()
+            };
+            Some((algo, hash, name))
+        })?;
+    let (algo, hash, _) = &parsed;
+    let want = match algo.strip_prefix("blake2b-") {
+        Some(bits) => {
+            bits.parse::<usize>()
+                .ok()
+                .filter(|b| b % 8 == 0 && (8..=512).contains(b))?
+                / 4
+        }
+        None => Hasher::new(algo).finish().len(),
+    };
+    (hash.len() == want && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(parsed)
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -38,9 +145,9 @@ fn hex(bytes: &[u8]) -> String {
 /// The digest of an operand, read a piece at a time (a large document is
 /// never held whole).
 fn digest_operand(cx: &mut Cx<'_>, algo: &str, op: &str) -> Result<String, FsError> {
-    let mut h = hasher(algo);
+    let mut h = Hasher::new(algo);
     cx.stream_file_operand(op, |_, piece| h.update(piece))?;
-    Ok(hex(&h.finalize()))
+    Ok(h.finish())
 }
 
 fn read(cx: &mut Cx<'_>, op: &str) -> Result<Vec<u8>, String> {
@@ -106,7 +213,7 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
         cx.err(format_args!("Try '{cmd} --help' for more information."));
         return 1;
     }
-    let tag = algo.to_uppercase();
+    let tag = tag_of(algo);
     let mut status = 0;
     if p.has("c") {
         let (mut bad, mut missing, mut malformed) = (0, 0, 0);
@@ -124,20 +231,8 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
             let mut verified_here = 0;
             for (n, line) in list.lines().enumerate() {
                 // `HASH  NAME`, `HASH *NAME`, or the tagged `ALGO (NAME) = HASH`.
-                let parsed = line
-                    .strip_prefix(tag.as_str())
-                    .and_then(|r| r.strip_prefix(" ("))
-                    .and_then(|r| r.rsplit_once(") = "))
-                    .map(|(name, hash)| (hash, name))
-                    .or_else(|| {
-                        let (hash, name) = line.split_once(' ')?;
-                        Some((hash, name.strip_prefix(['*', ' ']).unwrap_or(name)))
-                    })
-                    .filter(|(hash, _)| {
-                        hash.len() == digest(algo, b"").len()
-                            && hash.bytes().all(|b| b.is_ascii_hexdigit())
-                    });
-                let Some((hash, name)) = parsed else {
+                let parsed = check_line(algo, line);
+                let Some((line_algo, hash, name)) = parsed else {
                     malformed += 1;
                     if p.has("w") {
                         cx.outs(&std::mem::take(&mut out));
@@ -151,7 +246,7 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
                     continue;
                 };
                 any = true;
-                let got = digest_operand(cx, algo, name);
+                let got = digest_operand(cx, &line_algo, name);
                 if p.has("ignore-missing") && matches!(&got, Err(FsError::NotFound(_))) {
                     continue;
                 }
@@ -257,26 +352,8 @@ pub(crate) fn md5sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 /// `sha1sum` and its kin do.
 pub(crate) fn shasum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut algo = "sha1";
-    let mut rest = Vec::new();
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        i += 1;
-        let value = match a.as_str() {
-            "--" => {
-                rest.extend(args[i - 1..].iter().cloned());
-                break;
-            }
-            "-a" | "--algorithm" => {
-                i += 1;
-                args.get(i - 1).map(String::as_str)
-            }
-            s if s.starts_with("--algorithm=") => Some(&s["--algorithm=".len()..]),
-            s if s.starts_with("-a") => Some(&s[2..]),
-            _ => {
-                rest.push(a.clone());
-                continue;
-            }
-        };
+    let (values, rest) = split_valued(args, "-a", "--algorithm");
+    for value in values {
         algo = match value {
             Some("1") => "sha1",
             Some("224") => "sha224",
@@ -291,6 +368,70 @@ pub(crate) fn shasum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         };
     }
     sum(cx, "shasum", algo, &rest)
+}
+
+/// Splits out every value of the option spelt `short` or `long` (as
+/// `-a V`, `-aV`, `--long V` or `--long=V`; `None` when the value is
+/// missing), in order, from the other arguments; `--` ends the options.
+fn split_valued<'a>(
+    args: &'a [String],
+    short: &str,
+    long: &str,
+) -> (Vec<Option<&'a str>>, Vec<String>) {
+    let mut values = Vec::new();
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if a == "--" {
+            rest.extend(args[i - 1..].iter().cloned());
+            break;
+        }
+        if a == short || a == long {
+            values.push(args.get(i).map(String::as_str));
+            i += 1;
+        } else if let Some(v) = a.strip_prefix(long).and_then(|v| v.strip_prefix('=')) {
+            values.push(Some(v));
+        } else if let Some(v) = a.strip_prefix(short) {
+            values.push(Some(v));
+        } else {
+            rest.push(a.clone());
+        }
+    }
+    (values, rest)
+}
+
+/// `b2sum [-l BITS]`: BLAKE2b, 512 bits unless `-l` asks for fewer.
+pub(crate) fn b2sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let mut bits = 512;
+    let (values, rest) = split_valued(args, "-l", "--length");
+    for value in values {
+        let Some(value) = value else {
+            cx.err("b2sum: option requires an argument -- 'l'");
+            cx.err("Try 'b2sum --help' for more information.");
+            return 1;
+        };
+        let invalid = || format!("b2sum: invalid length: {}", quote(value, true));
+        match value.parse::<u64>() {
+            Ok(0) => bits = 512,
+            Ok(n) if n > 512 => {
+                cx.err(invalid());
+                cx.err("b2sum: maximum digest length for 'BLAKE2b' is 512 bits");
+                return 1;
+            }
+            Ok(n) if n % 8 != 0 => {
+                cx.err(invalid());
+                cx.err("b2sum: length is not a multiple of 8");
+                return 1;
+            }
+            Ok(n) => bits = n,
+            Err(_) => {
+                cx.err(invalid());
+                return 1;
+            }
+        }
+    }
+    sum(cx, "b2sum", &format!("blake2b-{bits}"), &rest)
 }
 
 pub(crate) fn sha1sum(cx: &mut Cx<'_>, args: &[String]) -> u8 {

@@ -338,6 +338,11 @@ const COMMANDS: &[Command] = &[
         usage: "shasum [-a 1|224|256|384|512] [-b] [-c] [--quiet] [--status] [FILE]...",
     },
     Command {
+        name: "b2sum",
+        run: bytes::b2sum,
+        usage: "b2sum [-l BITS] [-c [--quiet] [--status] [-w] [--strict] [--ignore-missing]] [-b|-t] [--tag] [-z] [FILE]...",
+    },
+    Command {
         name: "sha1sum",
         run: bytes::sha1sum,
         usage: "sha1sum [-c [--quiet] [--status] [-w] [--strict] [--ignore-missing]] [-b|-t] [--tag] [-z] [FILE]...",
