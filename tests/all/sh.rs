@@ -77,7 +77,7 @@ async fn refused_scripts_get_the_documented_errors() {
     );
     assert_eq!(
         body["stderr"],
-        "vfs-sh: /files/b.txt: cannot write: the filesystem is read-only (only /dev/null, /dev/stdout and /dev/stderr take output)\n"
+        "bash: line 1: /files/b.txt: cannot write: the filesystem is read-only (only /dev/null, /dev/stdout and /dev/stderr take output)\n"
     );
     let (_, body) = sh(
         &c,
@@ -102,7 +102,7 @@ async fn refused_scripts_get_the_documented_errors() {
         (status, body["exit_code"].as_i64()),
         (StatusCode::OK, Some(127))
     );
-    assert_eq!(body["stderr"], "vfs-sh: unsupported command: curl\n");
+    assert_eq!(body["stderr"], "bash: line 1: curl: command not found\n");
     for (body, status, code) in [
         (
             json!({"script": "x".repeat(4097)}),

@@ -36,6 +36,59 @@ pub(crate) struct Env {
     pub(crate) frames: u32,
     /// The pipe the running pipeline stage writes to, if any.
     pub(crate) pipe: Option<PipeEnd>,
+    /// Where the running shell is, for its messages.
+    pub(crate) whence: Whence,
+}
+
+/// How the shell's own messages begin where they are made (`vfs-sh:
+/// cd: nope: No such file or directory`); as they are printed, the
+/// running shell's [`Whence::prefix`] takes its place.
+pub(crate) const SHELL: &str = "vfs-sh: ";
+
+/// Where the running shell is: its `$0` and the line of the command it
+/// runs, as its messages name them.
+#[derive(Debug, Clone)]
+pub(crate) struct Whence {
+    /// `$0`: `bash`, the name after `bash -c SCRIPT`, a script's path, or
+    /// the file being sourced.
+    pub(crate) name: String,
+    /// The line of the script (or of the sourced file), from 1.
+    pub(crate) line: u32,
+    /// dash (`sh`), whose messages read `NAME: LINE: `.
+    pub(crate) dash: bool,
+    /// The script is a command string (`bash -c`), whose functions bash
+    /// names `environment` in their messages; not a file.
+    pub(crate) string: bool,
+}
+
+impl Whence {
+    pub(crate) fn new(name: &str, dash: bool) -> Whence {
+        Whence {
+            name: name.to_owned(),
+            line: 1,
+            dash,
+            string: true,
+        }
+    }
+
+    /// What begins the shell's messages: bash's `bash: line 3: `, dash's
+    /// `sh: 3: `.
+    pub(crate) fn prefix(&self) -> String {
+        if self.dash {
+            format!("{}: {}: ", self.name, self.line)
+        } else {
+            format!("{}: line {}: ", self.name, self.line)
+        }
+    }
+
+    /// `msg` as the shell prints it: a message of the shell's own
+    /// (beginning [`SHELL`]) begins with [`Whence::prefix`] instead.
+    pub(crate) fn message<'m>(&self, msg: &'m str) -> std::borrow::Cow<'m, str> {
+        match msg.strip_prefix(SHELL) {
+            Some(rest) => format!("{}{rest}", self.prefix()).into(),
+            None => msg.into(),
+        }
+    }
 }
 
 impl Env {
@@ -603,7 +656,8 @@ impl Cx<'_> {
 
     /// Writes one line (a newline is added) to standard error.
     pub(crate) fn err(&mut self, msg: impl Display) {
-        let _ = writeln!(self.err, "{msg}");
+        let msg = msg.to_string();
+        let _ = writeln!(self.err, "{}", self.env.whence.message(&msg));
     }
 
     /// Reads a whole operand: `-` is standard input, anything else a
@@ -828,7 +882,13 @@ impl Cx<'_> {
     /// `posix`: the shell is `sh` (Debian's dash, as `/bin/sh` is there),
     /// not bash.
     pub(crate) fn run_shell(&mut self, script: &str, args: Vec<String>, posix: bool) -> u8 {
-        self.shell_with(script, args, posix, None, None)
+        self.shell_with(script, args, posix, true, None, None)
+    }
+
+    /// Runs a script file's text as [`Cx::run_shell`] runs a command
+    /// string; `args[0]` is the file's path, which its messages name.
+    pub(crate) fn run_shell_file(&mut self, script: &str, args: Vec<String>, posix: bool) -> u8 {
+        self.shell_with(script, args, posix, false, None, None)
     }
 
     /// Runs `sh -c SCRIPT` with this command's standard input, its
@@ -836,7 +896,14 @@ impl Cx<'_> {
     /// `/bin/sh`).
     pub(crate) fn shell_output(&mut self, script: &str) -> (Vec<u8>, u8) {
         let mut out = Vec::new();
-        let status = self.shell_with(script, vec!["sh".to_owned()], true, None, Some(&mut out));
+        let status = self.shell_with(
+            script,
+            vec!["sh".to_owned()],
+            true,
+            true,
+            None,
+            Some(&mut out),
+        );
         (out, status)
     }
 
@@ -847,16 +914,20 @@ impl Cx<'_> {
             script,
             vec!["sh".to_owned()],
             true,
+            true,
             Some(InBuf::bytes(input)),
             None,
         )
     }
 
+    /// `string`: the script is a command string, not a file's text
+    /// (see [`Whence::string`]).
     fn shell_with(
         &mut self,
         script: &str,
         args: Vec<String>,
         posix: bool,
+        string: bool,
         input: Option<Input>,
         out: Option<&mut Vec<u8>>,
     ) -> u8 {
@@ -874,6 +945,16 @@ impl Cx<'_> {
             return 126;
         }
         self.env.nesting += 1;
+        let name = args
+            .first()
+            .map_or(if posix { "sh" } else { "bash" }, String::as_str);
+        let whence = std::mem::replace(
+            &mut self.env.whence,
+            Whence {
+                string,
+                ..Whence::new(name, posix)
+            },
+        );
         let input = input.unwrap_or_else(|| self.input.clone());
         // A shell is a process of its own: a `cd` inside `sh -c` (or
         // `find -exec sh -c 'cd "$1" && ...'`) leaves the caller where it was.
@@ -889,6 +970,7 @@ impl Cx<'_> {
             None => shell.run_script(&list, input, &mut *self.out, &mut *self.err),
         };
         self.env.nesting -= 1;
+        self.env.whence = whence;
         if self.fs.cwd() != cwd {
             let _ = self.fs.set_cwd(&cwd);
         }
@@ -1080,6 +1162,7 @@ pub fn run(
         nesting: 0,
         calls: 0,
         frames: 0,
+        whence: Whence::new("bash", false),
     };
     let input = env.stdin.clone();
     let mut shell = Shell::new(fs, &mut env, vec!["bash".to_owned()]);

@@ -815,7 +815,7 @@ impl<'a> Shell<'a> {
                 return Some(format!("{}.{:06}", d.as_secs(), d.subsec_micros()));
             }
             "PPID" => return Some(PPID.to_string()),
-            "LINENO" => return Some("1".to_owned()),
+            "LINENO" => return Some(self.env.whence.line.to_string()),
             "#" => return Some(self.st.positional.len().to_string()),
             "?" => return Some(self.status.to_string()),
             "$" | "BASHPID" => return Some("4242".to_owned()),
@@ -974,7 +974,7 @@ impl<'a> Shell<'a> {
         match self.attributed(name, value, false) {
             Ok((value, _)) => Ok(Some(value)),
             Err(ExpError::Arith(msg)) => {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 Ok(None)
             }
             Err(e) => self.expansion_failed(e, io).map(|_| None),
@@ -1304,6 +1304,7 @@ impl<'a> Shell<'a> {
     }
 
     fn pipeline(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
+        self.env.whence.line = p.line;
         let Some(posix) = p.time else {
             return self.pipeline_untimed(p, io);
         };
@@ -1499,29 +1500,34 @@ impl<'a> Shell<'a> {
     fn expansion_failed(&mut self, e: ExpError, io: &mut Io<'_>) -> R<u8> {
         self.flush_err(io);
         match e {
+            // dash ends the script with 2.
+            ExpError::Fatal(msg) if self.posix => {
+                self.report(io, &msg);
+                Err(Flow::Exit(2))
+            }
             ExpError::Fatal(msg) => {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 Err(Flow::Exit(self.fatal_status))
             }
             ExpError::Arith(msg) => {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 Err(Flow::Discard)
             }
             ExpError::Exit(msg) => {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 Err(Flow::Exit(1))
             }
             ExpError::Status(msg, status) => {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 self.status = status;
                 Ok(status)
             }
             ExpError::Posix(msg) => {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 Err(Flow::Exit(2))
             }
             ExpError::Command(msg) => {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 self.status = 1;
                 Ok(1)
             }
@@ -1624,7 +1630,7 @@ impl<'a> Shell<'a> {
             // A readonly name before a command keeps its value; the
             // command runs.
             if self.st.attrs.get(&a.name).is_some_and(|at| at.readonly) {
-                let _ = writeln!(io.err, "vfs-sh: {}: readonly variable", a.name);
+                self.say(io, format_args!("{}: readonly variable", a.name));
                 continue;
             }
             saved.push((a.name.clone(), self.st.vars.get(&a.name).cloned()));
@@ -1757,7 +1763,15 @@ impl<'a> Shell<'a> {
         let loops = std::mem::replace(&mut self.loops, 0);
         // Functions do not inherit the ERR trap (bash's without `set -E`).
         let err_trap = self.err_trap.take();
+        // bash names a command string's functions `environment` in their
+        // messages (`environment: line 2: nosuch: command not found`).
+        let whence = &mut self.env.whence;
+        let named = (whence.string && !whence.dash)
+            .then(|| std::mem::replace(&mut whence.name, "environment".to_owned()));
         let r = self.command(body, io);
+        if let Some(name) = named {
+            self.env.whence.name = name;
+        }
         if self.err_trap.is_none() {
             self.err_trap = err_trap;
         }
@@ -1920,7 +1934,7 @@ impl<'a> Shell<'a> {
             Compound::Cond(c) => match self.cond_expr(c) {
                 Ok(b) => Ok(u8::from(!b)),
                 Err(ExpError::Command(msg)) => {
-                    let _ = writeln!(io.err, "{msg}");
+                    self.report(io, &msg);
                     Ok(2)
                 }
                 Err(e) => self.expansion_failed(e, io),
@@ -1995,7 +2009,7 @@ impl<'a> Shell<'a> {
             let res = self.redirect(r, &mut fds, &mut input);
             self.flush_err(io);
             if let Err(msg) = res {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 self.in_fds = saved_in;
                 return Ok(1);
             }
@@ -2031,7 +2045,7 @@ impl<'a> Shell<'a> {
             let res = self.redirect(r, &mut fds, &mut input);
             self.flush_err(io);
             if let Err(msg) = res {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 return 1;
             }
         }
@@ -2493,6 +2507,7 @@ impl<'a> Shell<'a> {
             let (data, status) = match self.read_file(&path) {
                 Ok(d) => (d, 0),
                 Err(msg) => {
+                    let msg = self.env.whence.message(&msg);
                     self.pending_err.extend_from_slice(msg.as_bytes());
                     self.pending_err.push(b'\n');
                     (Vec::new(), 1)
@@ -2780,14 +2795,24 @@ impl<'a> Shell<'a> {
                 };
                 return Ok(PVal::Many(keys, ix.as_lit() == Some("*")));
             }
-            let target = self.scalar(name).unwrap_or_default();
-            if target.is_empty() {
-                return Ok(PVal::Unset);
-            }
+            // bash abandons the line (status 1) when the name is unset or
+            // its value names no parameter.
+            let Some(target) = self.scalar(name) else {
+                return Err(ExpError::Arith(format!(
+                    "vfs-sh: {name}: invalid indirect expansion"
+                )));
+            };
             let (tname, tindex) = match target.split_once('[') {
                 Some((n, rest)) => (n.to_owned(), Some(rest.trim_end_matches(']').to_owned())),
                 None => (target.clone(), None),
             };
+            let special = tname.len() == 1 && "@*#?-$!0".contains(tname.as_str());
+            let digits = !tname.is_empty() && tname.bytes().all(|b| b.is_ascii_digit());
+            if !(syntax::is_name(&tname) || special || digits) {
+                return Err(ExpError::Arith(format!(
+                    "vfs-sh: {target}: invalid variable name"
+                )));
+            }
             let inner = Param {
                 name: tname,
                 index: tindex.map(|t| Word {

@@ -255,6 +255,9 @@ pub(crate) struct Pipeline {
     pub(crate) commands: Vec<Command>,
     /// `|&` after command `i`: its standard error goes down the pipe too.
     pub(crate) with_stderr: Vec<bool>,
+    /// The line of the script it starts on (from 1), for `$LINENO` and
+    /// the shell's messages.
+    pub(crate) line: u32,
 }
 
 /// How a pipeline joins the one before it in an and-or list.
@@ -338,6 +341,9 @@ struct Parser {
     /// Whether the error being returned is an unexpected token inside
     /// `$(...)` or `<(...)`, which bash 5.2 reports with status 127.
     in_substitution: bool,
+    /// The last position whose line was asked for, and that line: the
+    /// parser moves forward, so lines are counted from there.
+    line_at: (usize, u32),
 }
 
 type Res<T> = Result<T, String>;
@@ -464,7 +470,21 @@ impl Parser {
             depth: 0,
             posix,
             in_substitution: false,
+            line_at: (0, 1),
         }
+    }
+
+    /// The line (from 1) the parser stands on.
+    fn line_number(&mut self) -> u32 {
+        let (from, line) = if self.i >= self.line_at.0 {
+            self.line_at
+        } else {
+            (0, 1)
+        };
+        let newlines = self.s[from..self.i].iter().filter(|&&c| c == '\n').count();
+        let line = line.saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
+        self.line_at = (self.i, line);
+        line
     }
 
     fn peek(&self) -> Option<char> {
@@ -707,6 +727,7 @@ impl Parser {
             bang = !bang;
             self.skip_space(false);
         }
+        let line = self.line_number();
         let mut commands = vec![self.command()?];
         let mut with_stderr = Vec::new();
         loop {
@@ -729,6 +750,7 @@ impl Parser {
             time,
             commands,
             with_stderr,
+            line,
         })
     }
 

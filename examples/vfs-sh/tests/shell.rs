@@ -63,7 +63,7 @@ fn writes_fail_like_a_read_only_filesystem() {
     assert_eq!(r.status, 1);
     assert_eq!(
         r.err,
-        "vfs-sh: out.txt: cannot write: the filesystem is read-only (only /dev/null, /dev/stdout and /dev/stderr take output)\n"
+        "bash: line 1: out.txt: cannot write: the filesystem is read-only (only /dev/null, /dev/stdout and /dev/stderr take output)\n"
     );
     // Output process substitution would write: refused before anything runs.
     let r = sh("echo first; tee >(cat)");
@@ -262,7 +262,7 @@ fn discarding_and_reading_redirections_work() {
     );
     let r = sh("cat < nope.txt; echo $?");
     assert_eq!(r.out, "1\n");
-    assert_eq!(r.err, "vfs-sh: nope.txt: No such file or directory\n");
+    assert_eq!(r.err, "bash: line 1: nope.txt: No such file or directory\n");
 }
 
 /// `&` runs the job to its end in a subshell reading nothing; `$!` and
@@ -383,7 +383,7 @@ fn unsupported_commands() {
     let r = sh("frob a b");
     assert_eq!(
         (r.out.as_str(), r.err.as_str(), r.status),
-        ("", "vfs-sh: unsupported command: frob\n", 127)
+        ("", "bash: line 1: frob: command not found\n", 127)
     );
     let r = sh("echo hi | python3 -c x; echo after");
     assert_eq!((r.out.as_str(), r.status), ("after\n", 0));
@@ -395,7 +395,7 @@ fn unsupported_commands() {
     // sed's `e` runs its command in vfs-sh, never on the host.
     let r = sh("echo x | sed 's/x/frob/e'");
     assert_eq!((r.out.as_str(), r.status), ("\n", 0));
-    assert_eq!(r.err, "vfs-sh: unsupported command: frob\n");
+    assert_eq!(r.err, "sh: 1: frob: not found\n");
     assert!(sh("sed 'w out.txt' README.md").err.contains("read-only"));
     let r = sh("find . -name '*.md' -exec frob {} \\;");
     assert_eq!(r.status, 0);
@@ -453,7 +453,7 @@ fn pushd_and_popd_keep_a_directory_stack() {
     );
     assert_eq!(
         (r.err.as_str(), r.status),
-        ("vfs-sh: popd: directory stack empty\n", 1)
+        ("bash: line 1: popd: directory stack empty\n", 1)
     );
 }
 
@@ -466,14 +466,14 @@ fn cd_has_no_home() {
     let r = sh("cd /files/README.md");
     assert_eq!(
         (r.err.as_str(), r.status),
-        ("vfs-sh: cd: /files/README.md: Not a directory\n", 1)
+        ("bash: line 1: cd: /files/README.md: Not a directory\n", 1)
     );
     let r = sh("cd nope");
     assert_eq!(
         (r.err.as_str(), r.status),
-        ("vfs-sh: cd: nope: No such file or directory\n", 1)
+        ("bash: line 1: cd: nope: No such file or directory\n", 1)
     );
-    assert_eq!(sh("cd a b").err, "vfs-sh: cd: too many arguments\n");
+    assert_eq!(sh("cd a b").err, "bash: line 1: cd: too many arguments\n");
 }
 
 #[test]
@@ -1012,7 +1012,7 @@ fn a_glob_that_multiplies_its_paths_is_refused_past_the_cap() {
     let r = run_on(&mut fs, "echo */../*/../*; echo next");
     assert_eq!(
         r.err,
-        "vfs-sh: */../*/../*: the glob matches more than 100000 paths\n"
+        "bash: line 1: */../*/../*: the glob matches more than 100000 paths\n"
     );
     assert_eq!(r.out, "next\n");
     let _ = std::fs::remove_dir_all(&dir);
@@ -1023,7 +1023,7 @@ fn awk_commands_run_in_vfs_sh_and_nest_boundedly() {
     // system() and pipes run vfs-sh's commands, never a host process.
     let r = sh("awk 'BEGIN { print system(\"frob\") }'");
     assert_eq!(r.out, "127\n");
-    assert_eq!(r.err, "vfs-sh: unsupported command: frob\n");
+    assert_eq!(r.err, "sh: 1: frob: not found\n");
     let r = sh("awk 'BEGIN { \"python3 -c 1\" | getline x; print \"[\" x \"]\" }'");
     assert_eq!(r.out, "[]\n");
     // A program that runs itself stops at the nesting limit instead of
@@ -1162,7 +1162,7 @@ fn a_document_failing_part_way_as_standard_input_is_reported() {
             r,
             Ran {
                 out: "3\n".to_owned(),
-                err: "vfs-sh: wc: read error: backend unavailable\n".to_owned(),
+                err: "bash: line 1: wc: read error: backend unavailable\n".to_owned(),
                 status: 1,
             },
             "{script}"

@@ -875,8 +875,13 @@ pub(crate) fn dispatch(cx: &mut Cx<'_>, argv: &[String]) -> u8 {
             let line: Vec<String> = argv.iter().map(|a| shell_quote(a)).collect();
             cx.run_shell(&line.join(" "), vec!["bash".to_owned()], false)
         }
+        // Worded as bash's and dash's: vfs-sh has no such command.
+        None if cx.env.whence.dash => {
+            cx.err(format_args!("vfs-sh: {name}: not found"));
+            127
+        }
         None => {
-            cx.err(format_args!("vfs-sh: unsupported command: {name}"));
+            cx.err(format_args!("vfs-sh: {name}: command not found"));
             127
         }
     }
@@ -928,7 +933,7 @@ fn run_script_file(cx: &mut Cx<'_>, path: &str, args: &[String]) -> u8 {
     };
     let mut params = vec![path.to_owned()];
     params.extend(args.iter().cloned());
-    cx.run_shell(&text, params, posix)
+    cx.run_shell_file(&text, params, posix)
 }
 
 /// The program a script's `#!` line names (`/usr/bin/env NAME` names
@@ -1041,6 +1046,8 @@ fn bash(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 /// Runs `NAME [OPTION]... (-c SCRIPT [ARG0 [ARG]...] | FILE [ARG]...)`;
 /// `$0` is `name` when no ARG0 is given, as the invoked program's own name.
 fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
+    // The options as `set` commands on the script's first line, so that
+    // its lines keep their numbers.
     let mut prelude = String::new();
     let mut i = 0;
     let mut script = None;
@@ -1055,7 +1062,7 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
             "--" => break,
             "-o" | "+o" => {
                 if let Some(o) = args.get(i) {
-                    prelude.push_str(&format!("set {a} {o}\n"));
+                    prelude.push_str(&format!("set {a} {o}; "));
                 }
                 i += 1;
             }
@@ -1063,7 +1070,7 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
             f if (f.starts_with('-') || f.starts_with('+')) && f.len() > 1 => {
                 let flags: String = f[1..].chars().filter(|c| "eufxv".contains(*c)).collect();
                 if !flags.is_empty() {
-                    prelude.push_str(&format!("set {}{flags}\n", &f[..1]));
+                    prelude.push_str(&format!("set {}{flags}; ", &f[..1]));
                 }
             }
             _ => {
@@ -1072,6 +1079,7 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
             }
         }
     }
+    let string = script.is_some();
     let (text, params) = match script {
         Some(s) => (s, args.get(i..).unwrap_or(&[]).to_vec()),
         None => match args.get(i) {
@@ -1094,7 +1102,12 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
     } else {
         params
     };
-    cx.run_shell(&format!("{prelude}{text}"), params, name != "bash")
+    let text = format!("{prelude}{text}");
+    if string {
+        cx.run_shell(&text, params, name != "bash")
+    } else {
+        cx.run_shell_file(&text, params, name != "bash")
+    }
 }
 
 /// `bash FILE` or `sh FILE` when FILE cannot be read, as each shell

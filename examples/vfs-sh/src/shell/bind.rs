@@ -105,8 +105,9 @@ fn key_list(keys: &[String]) -> String {
 
 impl Shell<'_> {
     pub(super) fn bind(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let prefix = self.env.whence.prefix();
         let say = |io: &mut Io<'_>, msg: std::fmt::Arguments<'_>| {
-            Self::say(io, format_args!("bind: {msg}"))
+            let _ = writeln!(io.err, "{prefix}bind: {msg}");
         };
         let mut flags = String::new();
         let mut query = None;
@@ -154,7 +155,7 @@ impl Shell<'_> {
                 }
             }
         }
-        let _ = writeln!(io.err, "vfs-sh: bind: warning: line editing not enabled");
+        self.say(io, "bind: warning: line editing not enabled");
         match keymap.as_deref() {
             None | Some("emacs" | "emacs-standard") => {}
             Some(

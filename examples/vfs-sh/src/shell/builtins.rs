@@ -4,6 +4,7 @@
 
 use super::{Attrs, ExpError, Flow, Io, R, Shell, Value};
 use crate::commands;
+use crate::exec::Whence;
 use crate::fs::FsError;
 use crate::syntax;
 use crate::syntax::is_name as valid_name;
@@ -200,8 +201,16 @@ fn status_of(n: i64) -> u8 {
 }
 
 impl Shell<'_> {
-    pub(super) fn say(io: &mut Io<'_>, msg: impl std::fmt::Display) {
-        let _ = writeln!(io.err, "vfs-sh: {msg}");
+    /// Writes one of the shell's messages, begun as bash begins them
+    /// (`bash: line 3: `).
+    pub(super) fn say(&self, io: &mut Io<'_>, msg: impl std::fmt::Display) {
+        let _ = writeln!(io.err, "{}{msg}", self.env.whence.prefix());
+    }
+
+    /// Writes a message made with [`crate::exec::SHELL`] before it (an
+    /// expansion's or a redirection's error), begun as bash begins it.
+    pub(super) fn report(&self, io: &mut Io<'_>, msg: &str) {
+        let _ = writeln!(io.err, "{}", self.env.whence.message(msg));
     }
 
     /// Runs a builtin. Kept out of line (as are the shell's other ways to
@@ -211,26 +220,26 @@ impl Shell<'_> {
     #[inline(never)]
     pub(super) fn builtin(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> R<u8> {
         if let Some((bad, usage)) = invalid_option(name, args) {
-            Self::say(io, format_args!("{name}: -{bad}: invalid option"));
+            self.say(io, format_args!("{name}: -{bad}: invalid option"));
             let _ = writeln!(io.err, "{name}: usage: {usage}");
             return Ok(2);
         }
         match name {
             ":" => Ok(0),
             "." | "source" => self.source(name, args, io),
-            "cd" => Ok(self.cd(args, io)),
+            "cd" => Ok(self.cd("cd", args, io)),
             "exit" => {
                 let code = match args {
                     [] => self.status,
                     [a] => match a.trim().parse::<i64>() {
                         Ok(n) => status_of(n),
                         Err(_) => {
-                            Self::say(io, format_args!("exit: {a}: numeric argument required"));
+                            self.say(io, format_args!("exit: {a}: numeric argument required"));
                             2
                         }
                     },
                     _ => {
-                        Self::say(io, "exit: too many arguments");
+                        self.say(io, "exit: too many arguments");
                         return Ok(1);
                     }
                 };
@@ -242,13 +251,13 @@ impl Shell<'_> {
                     Some(a) => match a.trim().parse::<i64>() {
                         Ok(n) => status_of(n),
                         Err(_) => {
-                            Self::say(io, format_args!("return: {a}: numeric argument required"));
+                            self.say(io, format_args!("return: {a}: numeric argument required"));
                             2
                         }
                     },
                 };
                 if self.calls == 0 && self.sourcing == 0 {
-                    Self::say(
+                    self.say(
                         io,
                         "return: can only `return' from a function or sourced script",
                     );
@@ -262,13 +271,13 @@ impl Shell<'_> {
                     Some(a) => match a.parse::<u32>() {
                         Ok(n) if n >= 1 => n,
                         _ => {
-                            Self::say(io, format_args!("{name}: {a}: loop count out of range"));
+                            self.say(io, format_args!("{name}: {a}: loop count out of range"));
                             return Ok(1);
                         }
                     },
                 };
                 if self.loops == 0 {
-                    Self::say(
+                    self.say(
                         io,
                         format_args!(
                             "{name}: only meaningful in a `for', `while', or `until' loop"
@@ -289,7 +298,7 @@ impl Shell<'_> {
                     Some(a) => match a.parse::<usize>() {
                         Ok(n) => n,
                         Err(_) => {
-                            Self::say(io, format_args!("shift: {a}: numeric argument required"));
+                            self.say(io, format_args!("shift: {a}: numeric argument required"));
                             return Ok(1);
                         }
                     },
@@ -307,7 +316,7 @@ impl Shell<'_> {
             "declare" | "typeset" => self.declare(name, args, io, self.calls > 0),
             "local" => {
                 if self.calls == 0 {
-                    Self::say(io, "local: can only be used in a function");
+                    self.say(io, "local: can only be used in a function");
                     return Ok(1);
                 }
                 self.declare(name, args, io, true)
@@ -324,7 +333,7 @@ impl Shell<'_> {
             }
             "let" => {
                 if args.is_empty() {
-                    Self::say(io, "let: expression expected");
+                    self.say(io, "let: expression expected");
                     return Ok(1);
                 }
                 let mut last = 0;
@@ -339,7 +348,9 @@ impl Shell<'_> {
                             | ExpError::Status(m, _)
                             | ExpError::Posix(m),
                         ) => {
-                            let _ = writeln!(io.err, "{m}");
+                            // bash names the builtin: `let: x=1/0: division by 0`.
+                            let m = m.strip_prefix(crate::exec::SHELL).unwrap_or(&m);
+                            self.say(io, format_args!("let: {m}"));
                             return Ok(1);
                         }
                         Err(ExpError::Flow(f)) => return Err(f),
@@ -359,7 +370,7 @@ impl Shell<'_> {
                     }
                 }
                 Some((n, _)) => {
-                    Self::say(io, format_args!("builtin: {n}: not a shell builtin"));
+                    self.say(io, format_args!("builtin: {n}: not a shell builtin"));
                     Ok(1)
                 }
             },
@@ -382,7 +393,7 @@ impl Shell<'_> {
                         Ok(m) if m <= 0o7777 => self.st.umask = m & 0o777,
                         _ if !mode.bytes().all(|b| b.is_ascii_digit()) => {}
                         _ => {
-                            Self::say(io, format_args!("umask: {mode}: octal number out of range"));
+                            self.say(io, format_args!("umask: {mode}: octal number out of range"));
                             return Ok(1);
                         }
                     }
@@ -463,21 +474,30 @@ impl Shell<'_> {
 
     fn source(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> R<u8> {
         let Some((path, rest)) = args.split_first() else {
-            Self::say(io, format_args!("{name}: filename argument required"));
+            self.say(io, format_args!("{name}: filename argument required"));
             return Ok(2);
         };
         let text = match self.read_file(path) {
             Ok(t) => t,
             Err(msg) => {
-                let _ = writeln!(io.err, "{msg}");
+                self.report(io, &msg);
                 return Ok(1);
             }
         };
         let saved =
             (!rest.is_empty()).then(|| std::mem::replace(&mut self.st.positional, rest.to_vec()));
+        // Its messages name its lines, and in bash the file (dash keeps
+        // its own name).
+        let whence = self.env.whence.clone();
+        let name = if whence.dash { &whence.name } else { path };
+        self.env.whence = Whence {
+            string: false,
+            ..Whence::new(name, whence.dash)
+        };
         self.sourcing += 1;
         let r = self.run_text(&String::from_utf8_lossy(&text), io);
         self.sourcing -= 1;
+        self.env.whence = whence;
         if let Some(p) = saved {
             self.st.positional = p;
         }
@@ -497,11 +517,11 @@ impl Shell<'_> {
             // bash 5.2 ends the whole shell on an unexpected token inside
             // `$(...)`, even from `eval` or `source`.
             Some(e) if e.status == Some(127) => {
-                let _ = writeln!(io.err, "{}", e.msg);
+                self.report(io, &e.msg);
                 Err(Flow::Exit(127))
             }
             Some(e) => {
-                let _ = writeln!(io.err, "{}", e.msg);
+                self.report(io, &e.msg);
                 self.status = 2;
                 Ok(2)
             }
@@ -521,7 +541,7 @@ impl Shell<'_> {
             match job.and_then(|pid| self.jobs.iter().find(|j| j.0 == pid)) {
                 Some(&(_, s)) => status = s,
                 None => {
-                    Self::say(io, format!("wait: pid {a} is not a child of this shell"));
+                    self.say(io, format!("wait: pid {a} is not a child of this shell"));
                     status = 127;
                 }
             }
@@ -532,7 +552,9 @@ impl Shell<'_> {
         status
     }
 
-    fn cd(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+    /// `cd`, or the change of directory of `pushd` and `popd` (`who`, as
+    /// their messages name it).
+    fn cd(&mut self, who: &str, args: &[String], io: &mut Io<'_>) -> u8 {
         let args_all = args;
         let args: Vec<&String> = args
             .iter()
@@ -542,7 +564,7 @@ impl Shell<'_> {
             [] => self.scalar("HOME").unwrap_or_else(|| "/".to_owned()),
             [one] => (*one).clone(),
             _ => {
-                Self::say(io, "cd: too many arguments");
+                self.say(io, "cd: too many arguments");
                 return 1;
             }
         };
@@ -554,7 +576,7 @@ impl Shell<'_> {
                     o
                 }
                 None => {
-                    Self::say(io, "cd: OLDPWD not set");
+                    self.say(io, "cd: OLDPWD not set");
                     return 1;
                 }
             }
@@ -582,7 +604,7 @@ impl Shell<'_> {
                 0
             }
             Err(e) => {
-                Self::say(io, format_args!("cd: {target}: {}", e.strerror()));
+                self.say(io, format_args!("{who}: {target}: {}", e.strerror()));
                 1
             }
         }
@@ -596,22 +618,22 @@ impl Shell<'_> {
         match name {
             "pushd" => {
                 let Some(dir) = ops.first() else {
-                    Self::say(io, "pushd: no other directory");
+                    self.say(io, "pushd: no other directory");
                     return 1;
                 };
                 let before = self.fs.cwd();
-                if self.cd(&[(*dir).clone()], io) != 0 {
+                if self.cd(name, &[(*dir).clone()], io) != 0 {
                     return 1;
                 }
                 self.dir_stack.insert(0, before);
             }
             "popd" => {
                 if self.dir_stack.is_empty() {
-                    Self::say(io, "popd: directory stack empty");
+                    self.say(io, "popd: directory stack empty");
                     return 1;
                 }
                 let top = self.dir_stack.remove(0);
-                if self.cd(&[top], io) != 0 {
+                if self.cd(name, &[top], io) != 0 {
                     return 1;
                 }
             }
@@ -680,7 +702,7 @@ impl Shell<'_> {
                 Some((n, v)) => {
                     let bad = n.is_empty() || n.chars().any(|c| " \t\n()<>;&|\"'\\`$/".contains(c));
                     if bad {
-                        Self::say(io, format_args!("alias: `{n}': invalid alias name"));
+                        self.say(io, format_args!("alias: `{n}': invalid alias name"));
                         status = 1;
                     } else {
                         self.st.aliases.insert(n.to_owned(), v.to_owned());
@@ -691,7 +713,7 @@ impl Shell<'_> {
                         let _ = writeln!(io.out, "alias {a}={}", quote(v));
                     }
                     None => {
-                        Self::say(io, format_args!("alias: {a}: not found"));
+                        self.say(io, format_args!("alias: {a}: not found"));
                         status = 1;
                     }
                 },
@@ -714,7 +736,7 @@ impl Shell<'_> {
         let mut status = 0;
         for a in args {
             if self.st.aliases.remove(a).is_none() {
-                Self::say(io, format_args!("unalias: {a}: not found"));
+                self.say(io, format_args!("unalias: {a}: not found"));
                 status = 1;
             }
         }
@@ -765,12 +787,12 @@ impl Shell<'_> {
                         continue;
                     }
                     _ => {
-                        Self::say(io, format_args!("set: -{c}: invalid option"));
+                        self.say(io, format_args!("set: -{c}: invalid option"));
                         return 2;
                     }
                 };
                 if !self.set_option(opt, on) {
-                    Self::say(io, format_args!("set: {opt}: invalid option name"));
+                    self.say(io, format_args!("set: {opt}: invalid option name"));
                     return 2;
                 }
             }
@@ -872,7 +894,7 @@ impl Shell<'_> {
         let mut text = String::new();
         for n in names {
             if !table.iter().any(|(t, _)| *t == n) {
-                Self::say(io, format_args!("shopt: {n}: invalid shell option name"));
+                self.say(io, format_args!("shopt: {n}: invalid shell option name"));
                 status = 1;
                 continue;
             }
@@ -922,12 +944,12 @@ impl Shell<'_> {
                         _ => (name, None),
                     };
                     if !valid_name(base) {
-                        Self::say(io, format!("unset: `{name}': not a valid identifier"));
+                        self.say(io, format!("unset: `{name}': not a valid identifier"));
                         status = 1;
                         continue;
                     }
                     if self.st.attrs.get(base).is_some_and(|at| at.readonly) {
-                        Self::say(
+                        self.say(
                             io,
                             format!("unset: {base}: cannot unset: readonly variable"),
                         );
@@ -962,14 +984,14 @@ impl Shell<'_> {
                                     continue;
                                 }
                                 _ => {
-                                    Self::say(io, format!("unset: {base}: not an array variable"));
+                                    self.say(io, format!("unset: {base}: not an array variable"));
                                     status = 1;
                                     continue;
                                 }
                             };
                             let at = if i < 0 { i + len as i64 } else { i };
                             if at < 0 {
-                                Self::say(io, format!("unset: [{key}]: bad array subscript"));
+                                self.say(io, format!("unset: [{key}]: bad array subscript"));
                                 status = 1;
                                 continue;
                             }
@@ -1034,7 +1056,7 @@ impl Shell<'_> {
                         'n' if name == "export" => export = Some(false),
                         'r' | 'n' | 't' => {}
                         _ => {
-                            Self::say(io, format_args!("{name}: -{c}: invalid option"));
+                            self.say(io, format_args!("{name}: -{c}: invalid option"));
                             return Ok(2);
                         }
                     }
@@ -1148,7 +1170,7 @@ impl Shell<'_> {
                         text.push_str(&format!("declare {flags} {n}\n"));
                     }
                     None if !operands.is_empty() => {
-                        Self::say(io, format_args!("declare: {n}: not found"));
+                        self.say(io, format_args!("declare: {n}: not found"));
                         status = 1;
                     }
                     None => {}
@@ -1167,7 +1189,7 @@ impl Shell<'_> {
             };
             let base = var.split('[').next().unwrap_or("").to_owned();
             if !valid_name(&base) {
-                Self::say(io, format_args!("{name}: `{op}': not a valid identifier"));
+                self.say(io, format_args!("{name}: `{op}': not a valid identifier"));
                 status = 1;
                 continue;
             }
@@ -1201,7 +1223,7 @@ impl Shell<'_> {
             }
             let old = self.st.attrs.get(&base).copied().unwrap_or_default();
             if old.readonly && (value.is_some() || clear != Attrs::default()) {
-                Self::say(io, format_args!("{name}: {base}: readonly variable"));
+                self.say(io, format_args!("{name}: {base}: readonly variable"));
                 status = 1;
                 continue;
             }
@@ -1238,7 +1260,7 @@ impl Shell<'_> {
                     // An arithmetic error in an integer variable's value
                     // ends the script, as in bash (`declare -i n=1/0`).
                     Err(ExpError::Exit(m)) => {
-                        let _ = writeln!(io.err, "{m}");
+                        self.report(io, &m);
                         return Err(Flow::Exit(1));
                     }
                     Err(
@@ -1248,7 +1270,7 @@ impl Shell<'_> {
                         | ExpError::Status(m, _)
                         | ExpError::Posix(m),
                     ) => {
-                        let _ = writeln!(io.err, "{m}");
+                        self.report(io, &m);
                         status = 1;
                         continue;
                     }
@@ -1304,7 +1326,7 @@ impl Shell<'_> {
                 if let Err(ExpError::Command(m) | ExpError::Fatal(m) | ExpError::Arith(m)) =
                     self.set_element(&base, &key, value)
                 {
-                    let _ = writeln!(io.err, "{m}");
+                    self.report(io, &m);
                     status = 1;
                 }
                 continue;
@@ -1351,7 +1373,7 @@ impl Shell<'_> {
                         match v {
                             Some(v) => v,
                             None => {
-                                Self::say(
+                                self.say(
                                     io,
                                     format_args!("read: -{c}: option requires an argument"),
                                 );
@@ -1373,13 +1395,13 @@ impl Shell<'_> {
                     'u' => match self.input_fd(&value) {
                         Ok(input) => from_fd = Some(input),
                         Err(msg) => {
-                            Self::say(io, format_args!("read: {msg}"));
+                            self.say(io, format_args!("read: {msg}"));
                             return Ok(1);
                         }
                     },
                     'p' | 't' | 'i' => {}
                     _ => {
-                        Self::say(io, format_args!("read: -{c}: invalid option"));
+                        self.say(io, format_args!("read: -{c}: invalid option"));
                         return Ok(2);
                     }
                 }
@@ -1387,7 +1409,7 @@ impl Shell<'_> {
         }
         for n in &names {
             if !valid_name(n) {
-                Self::say(io, format_args!("read: `{n}': not a valid identifier"));
+                self.say(io, format_args!("read: `{n}': not a valid identifier"));
                 return Ok(1);
             }
         }
@@ -1558,7 +1580,7 @@ impl Shell<'_> {
                     match self.input_fd(args.get(i).map_or("", String::as_str)) {
                         Ok(input) => from_fd = Some(input),
                         Err(msg) => {
-                            Self::say(io, format_args!("mapfile: {msg}"));
+                            self.say(io, format_args!("mapfile: {msg}"));
                             return Ok(1);
                         }
                     }
@@ -1567,7 +1589,7 @@ impl Shell<'_> {
                 "-C" | "-c" | "-O" => i += 1,
                 n if !n.starts_with('-') => name = n.to_owned(),
                 n => {
-                    Self::say(io, format_args!("mapfile: {n}: invalid option"));
+                    self.say(io, format_args!("mapfile: {n}: invalid option"));
                     return Ok(2);
                 }
             }
@@ -1649,7 +1671,7 @@ impl Shell<'_> {
                     'P' => force_path = true,
                     'f' => {}
                     other => {
-                        Self::say(io, format_args!("type: -{other}: invalid option"));
+                        self.say(io, format_args!("type: -{other}: invalid option"));
                         let _ = writeln!(io.err, "type: usage: type [-afptP] name [name ...]");
                         return 2;
                     }
@@ -1664,7 +1686,7 @@ impl Shell<'_> {
             }
             if found.is_empty() {
                 if !(terse || path || force_path) {
-                    Self::say(io, format_args!("type: {n}: not found"));
+                    self.say(io, format_args!("type: {n}: not found"));
                 }
                 status = 1;
                 continue;
@@ -1743,7 +1765,7 @@ impl Shell<'_> {
                 }
                 None => {
                     if verbose {
-                        Self::say(io, format_args!("command: {n}: not found"));
+                        self.say(io, format_args!("command: {n}: not found"));
                     }
                 }
             }
@@ -1754,7 +1776,7 @@ impl Shell<'_> {
     fn printf(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
         if args.first().map(String::as_str) == Some("-v") {
             let Some(var) = args.get(1) else {
-                Self::say(io, "printf: -v: option requires an argument");
+                self.say(io, "printf: -v: option requires an argument");
                 return Ok(2);
             };
             let mut buf = Vec::new();
@@ -1788,7 +1810,7 @@ impl Shell<'_> {
 
     fn getopts(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
         let (Some(spec), Some(var)) = (args.first(), args.get(1)) else {
-            Self::say(io, "getopts: usage: getopts optstring name [arg ...]");
+            let _ = writeln!(io.err, "getopts: usage: getopts optstring name [arg ...]");
             return 2;
         };
         let params: Vec<String> = if args.len() > 2 {
@@ -1843,7 +1865,7 @@ impl Shell<'_> {
                             self.set_scalar(var, ":".to_owned());
                             self.set_scalar("OPTARG", c.to_string());
                         } else {
-                            Self::say(io, format_args!("option requires an argument -- {c}"));
+                            self.say(io, format_args!("option requires an argument -- {c}"));
                             self.unset_var("OPTARG");
                             self.set_scalar(var, "?".to_owned());
                         }
@@ -1875,7 +1897,7 @@ impl Shell<'_> {
                 if silent {
                     self.set_scalar("OPTARG", c.to_string());
                 } else {
-                    Self::say(io, format_args!("illegal option -- {c}"));
+                    self.say(io, format_args!("illegal option -- {c}"));
                     self.unset_var("OPTARG");
                 }
                 self.set_scalar(var, "?".to_owned());

@@ -7,7 +7,7 @@
 //!
 //! The parser reads dash's language (`syntax::parse_as`); this file holds
 //! what the builtins do differently. Errors are worded as dash's
-//! (`sh: 1: ...`).
+//! (`sh: 1: ...`, from [`crate::exec::Whence`]).
 
 use super::{Flow, Io, R, Shell};
 
@@ -35,11 +35,6 @@ const BASH_ONLY: &[&str] = &[
     "select",
     "function",
 ];
-
-/// Writes one of dash's error lines.
-pub(super) fn say(io: &mut Io<'_>, msg: impl std::fmt::Display) {
-    let _ = writeln!(io.err, "sh: 1: {msg}");
-}
 
 /// dash's `echo` (`bltin/printf.c`, `echocmd`): `-n` only as the first
 /// argument, any other option printed; backslash escapes always decoded:
@@ -158,7 +153,7 @@ impl Shell<'_> {
         io: &mut Io<'_>,
     ) -> Option<R<u8>> {
         if BASH_ONLY.contains(&name) {
-            say(io, format_args!("{name}: not found"));
+            self.say(io, format_args!("{name}: not found"));
             return Some(Ok(127));
         }
         match name {
@@ -168,18 +163,18 @@ impl Shell<'_> {
             }
             "test" | "[" => {
                 let op = test_error(args)?;
-                say(io, format_args!("{name}: {op}: unexpected operator"));
+                self.say(io, format_args!("{name}: {op}: unexpected operator"));
                 Some(Ok(2))
             }
             "local" if self.calls == 0 => {
-                say(io, "local: not in a function");
+                self.say(io, "local: not in a function");
                 Some(Err(Flow::Exit(2)))
             }
             "set" => {
                 let k = args.iter().position(|a| a == "-o" || a == "+o")?;
                 match args.get(k + 1).map(String::as_str) {
                     Some("pipefail") => {
-                        say(io, "set: Illegal option -o pipefail");
+                        self.say(io, "set: Illegal option -o pipefail");
                         Some(Err(Flow::Exit(2)))
                     }
                     _ => None,
@@ -193,7 +188,7 @@ impl Shell<'_> {
                         break;
                     }
                     if let Some(c) = a[1..].chars().find(|c| !allowed.contains(*c)) {
-                        say(io, format_args!("{name}: Illegal option -{c}"));
+                        self.say(io, format_args!("{name}: Illegal option -{c}"));
                         return Some(Ok(2));
                     }
                     if a.ends_with('p') {
@@ -211,7 +206,7 @@ impl Shell<'_> {
                 match self.fs.metadata(target) {
                     Ok(m) if m.is_dir() => None,
                     _ => {
-                        say(io, format_args!("cd: can't cd to {target}"));
+                        self.say(io, format_args!("cd: can't cd to {target}"));
                         Some(Ok(2))
                     }
                 }
