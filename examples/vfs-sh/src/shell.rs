@@ -1765,10 +1765,13 @@ impl<'a> Shell<'a> {
         let err_trap = self.err_trap.take();
         // bash names a command string's functions `environment` in their
         // messages (`environment: line 2: nosuch: command not found`).
+        // The caller's line is its own again after the call.
         let whence = &mut self.env.whence;
+        let line = whence.line;
         let named = (whence.string && !whence.dash)
             .then(|| std::mem::replace(&mut whence.name, "environment".to_owned()));
         let r = self.command(body, io);
+        self.env.whence.line = line;
         if let Some(name) = named {
             self.env.whence.name = name;
         }
@@ -2461,6 +2464,9 @@ impl<'a> Shell<'a> {
         }
         self.env.nesting += 1;
         self.trace_level += 1;
+        // Its commands name their own lines; the command around it is
+        // still on its line after it.
+        let line = self.env.whence.line;
         let mut buf = Vec::new();
         let input = self.cur_input.clone();
         let status = self.status;
@@ -2478,6 +2484,7 @@ impl<'a> Shell<'a> {
         });
         self.env.nesting -= 1;
         self.trace_level -= 1;
+        self.env.whence.line = line;
         self.fatal_status = fatal;
         self.subst_status = Some(s.0);
         self.status = s.0;
