@@ -61,8 +61,11 @@ impl TestServer {
                 .expect("serve");
             });
         });
+        // `warm_up` compiles the built-in shell before the address is
+        // sent: seconds from the disk cache, a minute or more for a cold
+        // compile on a loaded machine, so the bound is generous.
         let addr = addr_rx
-            .recv_timeout(Duration::from_secs(60))
+            .recv_timeout(Duration::from_secs(180))
             .expect("the server starts");
         TestServer {
             addr,
