@@ -398,6 +398,9 @@ pub(crate) struct Shell<'a> {
     /// `trap CMD ERR`: run after a command fails where `set -e` would end
     /// the script.
     pub(crate) err_trap: Option<String>,
+    /// The actions of trapped signals (and of DEBUG and RETURN), by
+    /// number; `""` ignores the signal.
+    traps: std::collections::BTreeMap<u32, String>,
     /// `pushd`'s directory stack (below the working directory).
     dir_stack: Vec<String>,
     /// Where the shell's descriptors 1 and 2 go (`Out`, `Err`: the
@@ -550,6 +553,9 @@ fn sigpipe(statuses: &mut [u8], fed: Option<(Input, u64)>) {
     }
 }
 
+/// `$$`: the shell's process id (fixed: a sandbox has no other process).
+const SHELL_PID: u32 = 4242;
+
 /// `$PPID`: the process that started the shell (there is none; a fixed
 /// number, one below `$$`).
 const PPID: u32 = 4241;
@@ -587,6 +593,7 @@ const BUILTINS: &[&str] = &[
     "printf",
     "exec",
     "trap",
+    "kill",
     "wait",
     "umask",
     "ulimit",
@@ -706,6 +713,7 @@ impl<'a> Shell<'a> {
             in_fds: Default::default(),
             exit_trap: None,
             err_trap: None,
+            traps: std::collections::BTreeMap::new(),
             dir_stack: Vec::new(),
             exec_route: Rc::new(std::cell::Cell::new([
                 Target::Closed,
@@ -818,7 +826,7 @@ impl<'a> Shell<'a> {
             "LINENO" => return Some(self.env.whence.line.to_string()),
             "#" => return Some(self.st.positional.len().to_string()),
             "?" => return Some(self.status.to_string()),
-            "$" | "BASHPID" => return Some("4242".to_owned()),
+            "$" | "BASHPID" => return Some(SHELL_PID.to_string()),
             "0" => return Some(self.st.arg0.clone()),
             _ => {}
         }
@@ -3182,3 +3190,4 @@ fn replace(s: &str, pat: &str, rep: &str, mode: ReplaceMode, extglob: bool) -> S
 mod bind;
 mod builtins;
 mod posix;
+mod signals;

@@ -1438,6 +1438,12 @@ impl Parser {
     }
 
     /// `NAME=`, `NAME+=`, `NAME[...]=` at the cursor: the assignment.
+    /// Whether a `<(...)` starts at the cursor: bash's process
+    /// substitution, a part of the word it is in.
+    fn at_process_in(&self) -> bool {
+        !self.posix && self.peek() == Some('<') && self.peek_at(1) == Some('(')
+    }
+
     fn try_assignment(&mut self) -> Res<Option<Assign>> {
         let start = self.i;
         let mut k = self.i;
@@ -1508,7 +1514,7 @@ impl Parser {
                 value: AssignValue::Array(items),
             }));
         }
-        let value = if self.peek().is_none_or(is_meta) {
+        let value = if self.peek().is_none_or(is_meta) && !self.at_process_in() {
             Word::default()
         } else {
             self.word()?
@@ -1695,7 +1701,6 @@ impl Parser {
     fn parts(&mut self, until: Until, heredoc: bool) -> Res<Vec<Part>> {
         let mut parts = Vec::new();
         let mut lit = String::new();
-        let at_start = |parts: &Vec<Part>, lit: &String| parts.is_empty() && lit.is_empty();
         loop {
             let Some(c) = self.peek() else {
                 if until == Until::DoubleQuote {
@@ -1711,9 +1716,15 @@ impl Parser {
             };
             match until {
                 Until::Word if is_meta(c) => {
-                    if c == '<' && self.peek_at(1) == Some('(') && at_start(&parts, &lit) {
+                    // `<(...)` is a part of its word, as in bash
+                    // (`--from=<(cmd)` is `--from=/dev/fd/63`); dash has
+                    // none, and the redirection parser refuses it there.
+                    if self.at_process_in() {
                         self.i += 2;
                         let list = self.subst_list()?;
+                        if !lit.is_empty() {
+                            parts.push(Part::Lit(std::mem::take(&mut lit)));
+                        }
                         parts.push(Part::ProcessIn(Rc::new(list)));
                         continue;
                     }
@@ -1728,7 +1739,7 @@ impl Parser {
                 Until::Colon if c == ':' || c == '}' => break,
                 _ => {}
             }
-            if c == '~' && until == Until::Word && at_start(&parts, &lit) {
+            if c == '~' && until == Until::Word && parts.is_empty() && lit.is_empty() {
                 self.i += 1;
                 let mut user = String::new();
                 while let Some(n) = self.peek() {
@@ -1738,7 +1749,7 @@ impl Parser {
                     user.push(n);
                     self.i += 1;
                 }
-                if self.peek().is_none_or(|n| n == '/' || is_meta(n)) {
+                if self.peek().is_none_or(|n| n == '/' || is_meta(n)) && !self.at_process_in() {
                     parts.push(Part::Tilde(user));
                 } else {
                     lit.push('~');

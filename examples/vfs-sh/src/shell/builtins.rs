@@ -428,25 +428,8 @@ impl Shell<'_> {
                 }
                 Ok(0)
             }
-            "trap" => {
-                // `trap CMD EXIT` (or `0`) runs CMD when the script ends,
-                // `trap CMD ERR` after each command that fails where
-                // `set -e` would stop; there are no signals to catch in
-                // the sandbox.
-                if let [cmd, sigs @ ..] = args {
-                    let action = (!cmd.is_empty() && cmd != "-").then(|| cmd.clone());
-                    if sigs
-                        .iter()
-                        .any(|s| matches!(s.as_str(), "EXIT" | "0" | "SIGEXIT"))
-                    {
-                        self.exit_trap = action.clone();
-                    }
-                    if sigs.iter().any(|s| matches!(s.as_str(), "ERR" | "SIGERR")) {
-                        self.err_trap = action;
-                    }
-                }
-                Ok(0)
-            }
+            "trap" => Ok(self.trap(args, io)),
+            "kill" => self.kill(args, io),
             "alias" => Ok(self.alias(args, io)),
             "unalias" => Ok(self.unalias(args, io)),
             "wait" => Ok(self.wait(args, io)),

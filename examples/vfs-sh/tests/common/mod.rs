@@ -295,7 +295,18 @@ pub(crate) fn gnu(root: &Path, script: &str) -> Outcome {
     Outcome {
         stdout: String::from_utf8_lossy(&out.stdout).replace(real, "/files"),
         stderr: String::from_utf8_lossy(&out.stderr).replace(real, "/files"),
-        status: out.status.code().map_or(255, |c| c as u8),
+        status: shell_status(out.status),
+    }
+}
+
+/// The status a shell reports for a process: its exit code, or 128 plus
+/// the signal that ended it (`kill -9 $$` ends bash itself).
+fn shell_status(status: std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => c as u8,
+        (None, Some(sig)) => u8::try_from(128 + sig).unwrap_or(u8::MAX),
+        (None, None) => 255,
     }
 }
 
