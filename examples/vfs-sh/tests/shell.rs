@@ -284,6 +284,21 @@ fn background_jobs_run_in_a_subshell_and_wait_gives_their_status() {
     );
 }
 
+/// `trap` alone lists every trap in bash's order: EXIT, the signals by
+/// number, then DEBUG, ERR and RETURN (the differential case names its
+/// signals, as the reference bash may inherit ignored ones).
+#[test]
+fn trap_alone_lists_the_traps_in_bash_order() {
+    let r = sh(
+        "trap 'r' RETURN; trap 'e' ERR; trap 't' TERM; trap '' HUP; trap 'x' EXIT; trap 'u' USR1; trap",
+    );
+    assert_eq!(
+        r.out,
+        "trap -- 'x' EXIT\ntrap -- '' SIGHUP\ntrap -- 'u' SIGUSR1\ntrap -- 't' SIGTERM\ntrap -- 'e' ERR\ntrap -- 'r' RETURN\n"
+    );
+    assert_eq!(sh("trap 'a' USR1; trap - USR1; trap").out, "");
+}
+
 /// The sandbox has one account, root, who owns every document; its node
 /// name, release and version are its own, not the host's.
 #[test]
