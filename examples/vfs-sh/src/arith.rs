@@ -78,14 +78,20 @@ fn number(text: &str) -> Result<i64, String> {
     Ok(v)
 }
 
-fn tokenize(src: &str) -> Result<Vec<Tok>, String> {
+/// The tokens of `src`, each with the offset (in characters) where it
+/// starts, for bash's `error token is "..."`: the text from a token on.
+fn tokenize(src: &str) -> Result<(Vec<Tok>, Vec<usize>), String> {
     let chars: Vec<char> = src.chars().collect();
     let mut toks = Vec::new();
+    let mut at = Vec::new();
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
         if c.is_whitespace() {
             i += 1;
             continue;
+        }
+        if at.len() < toks.len() + 1 {
+            at.push(i);
         }
         if c.is_ascii_digit() {
             let start = i;
@@ -157,11 +163,14 @@ fn tokenize(src: &str) -> Result<Vec<Tok>, String> {
             }
         }
     }
-    Ok(toks)
+    Ok((toks, at))
 }
 
 struct Eval<'v> {
     toks: Vec<Tok>,
+    /// Where each token starts in `chars`.
+    at: Vec<usize>,
+    chars: Vec<char>,
     pos: usize,
     vars: &'v mut dyn Vars,
     src: String,
@@ -179,20 +188,29 @@ fn eval_depth(src: &str, vars: &mut dyn Vars, depth: u32) -> Res {
     if depth > MAX_DEPTH {
         return Err(format!("{src}: expression recursion level exceeded"));
     }
-    let toks = tokenize(src)?;
+    let (toks, at) = tokenize(src)?;
     if toks.is_empty() {
         return Ok(0);
     }
     let mut e = Eval {
         toks,
+        at,
+        chars: src.chars().collect(),
         pos: 0,
         vars,
-        src: src.trim().to_owned(),
+        // bash names the expression without its leading blanks only.
+        src: src.trim_start().to_owned(),
         depth,
     };
     let v = e.comma(true)?;
-    if e.pos < e.toks.len() {
-        return Err(e.syntax_error());
+    if let Some(t) = e.peek() {
+        let assigns = matches!(t, Tok::Op(op) if op.ends_with('=')
+            && !matches!(*op, "==" | "!=" | "<=" | ">="));
+        return Err(e.error(if assigns {
+            "attempted assignment to non-variable"
+        } else {
+            "syntax error in expression"
+        }));
     }
     Ok(v)
 }
@@ -219,29 +237,26 @@ impl Eval<'_> {
         self.toks.get(self.pos)
     }
 
-    fn syntax_error(&self) -> String {
-        let rest: Vec<String> = self.toks[self.pos.min(self.toks.len())..]
-            .iter()
-            .map(|t| match t {
-                Tok::Num(n) => n.to_string(),
-                Tok::Name(s) => s.clone(),
-                Tok::Op(o) => (*o).to_owned(),
-                Tok::LParen => "(".to_owned(),
-                Tok::RParen => ")".to_owned(),
-            })
-            .collect();
-        if rest.is_empty() {
-            format!(
-                "{}: syntax error: operand expected (error token is \"{}\")",
-                self.src, self.src
-            )
-        } else {
-            format!(
-                "{}: syntax error in expression (error token is \"{}\")",
-                self.src,
-                rest.join(" ")
-            )
-        }
+    /// bash's error token: the text from the token the parser looks at
+    /// on, or from the last token when it has read them all.
+    fn token(&self) -> String {
+        let k = self.pos.min(self.at.len().saturating_sub(1));
+        self.text_from(k)
+    }
+
+    fn text_from(&self, k: usize) -> String {
+        self.at
+            .get(k)
+            .map(|&i| self.chars[i..].iter().collect())
+            .unwrap_or_default()
+    }
+
+    fn error(&self, msg: &str) -> String {
+        format!("{}: {msg} (error token is \"{}\")", self.src, self.token())
+    }
+
+    fn operand_expected(&self) -> String {
+        self.error("syntax error: operand expected")
     }
 
     fn var_value(&mut self, name: &str, live: bool) -> Res {
@@ -282,6 +297,7 @@ impl Eval<'_> {
             "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "<<=" | ">>=" | "&=" | "^=" | "|="
         ) {
             self.pos += 2;
+            let rhs_at = self.pos;
             let rhs = self.assign(live)?;
             if !live {
                 return Ok(0);
@@ -290,7 +306,7 @@ impl Eval<'_> {
                 rhs
             } else {
                 let cur = self.var_value(&name, true)?;
-                self.apply(&op[..op.len() - 1], cur, rhs)?
+                self.apply(&op[..op.len() - 1], cur, rhs, rhs_at)?
             };
             self.vars.set_var(&name, v);
             return Ok(v);
@@ -306,9 +322,12 @@ impl Eval<'_> {
         self.pos += 1;
         let a = self.assign(live && c != 0)?;
         if self.peek() != Some(&Tok::Op(":")) {
-            return Err(self.syntax_error());
+            return Err(self.error("`:' expected for conditional expression"));
         }
         self.pos += 1;
+        if self.pos == self.toks.len() {
+            return Err(self.error("expression expected"));
+        }
         let b = self.assign(live && c == 0)?;
         Ok(if c != 0 { a } else { b })
     }
@@ -326,6 +345,7 @@ impl Eval<'_> {
                 return Ok(left);
             }
             self.pos += 1;
+            let right_at = self.pos;
             // `**` is right-associative; the rest left.
             let next = if op == "**" { prec } else { prec + 1 };
             let right = match op {
@@ -342,14 +362,16 @@ impl Eval<'_> {
                 _ => self.binary(next, live)?,
             };
             left = if live {
-                self.apply(op, left, right)?
+                self.apply(op, left, right, right_at)?
             } else {
                 0
             };
         }
     }
 
-    fn apply(&self, op: &str, a: i64, b: i64) -> Res {
+    /// `op` on `a` and `b`; the right operand's tokens begin at `right_at`
+    /// (a division by 0 names the text from there).
+    fn apply(&self, op: &str, a: i64, b: i64, right_at: usize) -> Res {
         Ok(match op {
             "+" => a.wrapping_add(b),
             "-" => a.wrapping_sub(b),
@@ -357,14 +379,15 @@ impl Eval<'_> {
             "/" | "%" if b == 0 => {
                 return Err(format!(
                     "{}: division by 0 (error token is \"{}\")",
-                    self.src, b
+                    self.src,
+                    self.text_from(right_at)
                 ));
             }
             "/" => a.wrapping_div(b),
             "%" => a.wrapping_rem(b),
             "**" => {
                 if b < 0 {
-                    return Err(format!("{}: exponent less than 0", self.src));
+                    return Err(self.error("exponent less than 0"));
                 }
                 a.wrapping_pow(u32::try_from(b).unwrap_or(u32::MAX))
             }
@@ -379,7 +402,7 @@ impl Eval<'_> {
             "&" => a & b,
             "^" => a ^ b,
             "|" => a | b,
-            _ => return Err(self.syntax_error()),
+            _ => return Err(self.error("syntax error in expression")),
         })
     }
 
@@ -388,7 +411,7 @@ impl Eval<'_> {
             Some(Tok::Op(op @ ("++" | "--"))) => {
                 self.pos += 1;
                 let Some(Tok::Name(name)) = self.peek().cloned() else {
-                    return Err(self.syntax_error());
+                    return Err(self.operand_expected());
                 };
                 self.pos += 1;
                 let v = self.var_value(&name, live)?;
@@ -442,12 +465,12 @@ impl Eval<'_> {
                 self.pos += 1;
                 let v = self.comma(live)?;
                 if self.peek() != Some(&Tok::RParen) {
-                    return Err(self.syntax_error());
+                    return Err(self.error("missing `)'"));
                 }
                 self.pos += 1;
                 Ok(v)
             }
-            _ => Err(self.syntax_error()),
+            _ => Err(self.operand_expected()),
         }
     }
 }

@@ -1995,7 +1995,17 @@ impl<'a> Shell<'a> {
         if text.trim().is_empty() {
             return Ok(empty);
         }
-        self.arith(&text).map_err(ExpError::failing_command)
+        // bash names `((` in the expression's own errors (not in those of
+        // a subscript, which end the script).
+        self.arith(&text)
+            .map_err(|e| match e {
+                ExpError::Arith(m) => ExpError::Arith(match m.strip_prefix(crate::exec::SHELL) {
+                    Some(rest) => format!("{}((: {rest}", crate::exec::SHELL),
+                    None => m,
+                }),
+                e => e,
+            })
+            .map_err(ExpError::failing_command)
     }
 
     // ----- redirections -----

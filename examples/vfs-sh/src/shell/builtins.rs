@@ -646,6 +646,38 @@ impl Shell<'_> {
             })
             .collect();
         let flag = |f: &str| name == "dirs" && args.iter().any(|a| a == f);
+        // `dirs +N` shows the Nth entry from the left, `-N` from the right.
+        let nth = args.iter().find_map(|a| {
+            let (from_left, n) = a
+                .strip_prefix('+')
+                .map(|n| (true, n))
+                .or_else(|| a.strip_prefix('-').map(|n| (false, n)))?;
+            n.parse::<usize>().ok().map(|n| (from_left, n))
+        });
+        if let (true, Some((from_left, n))) = (name == "dirs", nth) {
+            let k = if from_left {
+                Some(n)
+            } else {
+                shown.len().checked_sub(n + 1)
+            };
+            return match k.and_then(|k| shown.get(k)) {
+                Some(d) => {
+                    let _ = writeln!(io.out, "{d}");
+                    0
+                }
+                None if self.dir_stack.is_empty() => {
+                    self.say(io, "dirs: directory stack empty");
+                    1
+                }
+                None => {
+                    self.say(
+                        io,
+                        format_args!("dirs: {n}: directory stack index out of range"),
+                    );
+                    1
+                }
+            };
+        }
         let text = if flag("-v") {
             shown
                 .iter()
@@ -1374,7 +1406,25 @@ impl Shell<'_> {
                     's' | 'e' => {}
                     'a' => array = Some(value),
                     'd' => delim = value.bytes().next().unwrap_or(0),
-                    'n' | 'N' => count = value.parse::<usize>().ok(),
+                    'n' | 'N' => match value.parse::<usize>() {
+                        Ok(n) => count = Some(n),
+                        Err(_) => {
+                            self.say(io, format_args!("read: {value}: invalid number"));
+                            return Ok(1);
+                        }
+                    },
+                    // A timeout is a decimal number of seconds; there is
+                    // nothing to wait for, input is there or at its end.
+                    't' if !value.is_empty()
+                        && (value.bytes().filter(|&b| b == b'.').count() > 1
+                            || !value.bytes().all(|b| b.is_ascii_digit() || b == b'.')) =>
+                    {
+                        self.say(
+                            io,
+                            format_args!("read: {value}: invalid timeout specification"),
+                        );
+                        return Ok(1);
+                    }
                     'u' => match self.input_fd(&value) {
                         Ok(input) => from_fd = Some(input),
                         Err(msg) => {
