@@ -123,11 +123,17 @@ struct Opts {
     other: Box<std::collections::BTreeMap<&'static str, bool>>,
 }
 
+/// `s` in single quotes, each `'` in it written `'\''`: how bash quotes
+/// an alias's value, a trap's action, a word of `set -x`.
+fn single_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 /// `${x@Q}`: the value quoted for reuse as bash quotes it, in single
 /// quotes, or in `$'...'` when it holds control characters.
 fn bash_quote(s: &str) -> String {
     if !s.chars().any(|c| c.is_control()) {
-        return format!("'{}'", s.replace('\'', "'\\''"));
+        return single_quote(s);
     }
     let mut out = String::from("$'");
     for c in s.chars() {
@@ -162,7 +168,7 @@ fn xtrace_word(w: &str) -> String {
     if w.is_empty() {
         "''".to_string()
     } else if first_special || tilde_after || w.chars().any(|c| METAS.contains(c)) {
-        format!("'{}'", w.replace('\'', "'\\''"))
+        single_quote(w)
     } else if w.chars().any(char::is_control) {
         bash_quote(w)
     } else {

@@ -2,7 +2,7 @@
 //! (`cd`, `read`, `set`, `local`, `eval`, `source`...), and the wrappers
 //! that run another command (`command`, `timeout`, `env`...).
 
-use super::{Attrs, ExpError, Flow, Io, R, Shell, Value};
+use super::{Attrs, ExpError, Flow, Io, R, Shell, Value, single_quote};
 use crate::commands;
 use crate::exec::Whence;
 use crate::fs::FsError;
@@ -696,7 +696,6 @@ impl Shell<'_> {
     /// `alias [-p] [NAME[=VALUE]]...`: defines, shows (`alias NAME='VALUE'`,
     /// by name) or looks up aliases.
     fn alias(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
-        let quote = |v: &str| format!("'{}'", v.replace('\'', "'\\''"));
         let (list_all, names) = match args.first().map(String::as_str) {
             Some("-p") => (true, &args[1..]),
             Some("--") => (false, &args[1..]),
@@ -707,7 +706,7 @@ impl Shell<'_> {
                 .st
                 .aliases
                 .iter()
-                .map(|(n, v)| format!("alias {n}={}\n", quote(v)))
+                .map(|(n, v)| format!("alias {n}={}\n", single_quote(v)))
                 .collect();
             let _ = io.out.write_all(text.as_bytes());
         }
@@ -725,7 +724,7 @@ impl Shell<'_> {
                 }
                 None => match self.st.aliases.get(a) {
                     Some(v) => {
-                        let _ = writeln!(io.out, "alias {a}={}", quote(v));
+                        let _ = writeln!(io.out, "alias {a}={}", single_quote(v));
                     }
                     None => {
                         self.say(io, format_args!("alias: {a}: not found"));

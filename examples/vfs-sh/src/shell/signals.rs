@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use crate::syntax;
 
-use super::{Flow, Io, R, SHELL_PID, Shell};
+use super::{Flow, Io, R, SHELL_PID, Shell, single_quote};
 
 /// Linux's signal names without `SIG`, by number; 32 and 33 have none
 /// (glibc keeps them for its threads).
@@ -308,13 +308,12 @@ impl Shell<'_> {
 
     fn trap_key(&self, spec: &str) -> Option<u32> {
         let upper = spec.to_ascii_uppercase();
-        let bare = upper.strip_prefix("SIG").unwrap_or(&upper);
-        match bare {
+        match upper.strip_prefix("SIG").unwrap_or(&upper) {
             "EXIT" => Some(0),
             "DEBUG" if !self.posix => Some(DEBUG),
             "ERR" if !self.posix => Some(ERR),
             "RETURN" if !self.posix => Some(RETURN),
-            _ => number(spec),
+            bare => number(bare),
         }
     }
 
@@ -346,8 +345,12 @@ impl Shell<'_> {
         };
         for k in keys {
             if let Some(action) = all.get(&k) {
-                let quoted = format!("'{}'", action.replace('\'', "'\\''"));
-                let _ = writeln!(io.out, "trap -- {quoted} {}", trap_name(k, self.posix));
+                let _ = writeln!(
+                    io.out,
+                    "trap -- {} {}",
+                    single_quote(action),
+                    trap_name(k, self.posix)
+                );
             }
         }
         status
