@@ -1784,7 +1784,11 @@ impl<'a> Shell<'a> {
         let line = whence.line;
         let named = (whence.string && !whence.dash)
             .then(|| std::mem::replace(&mut whence.name, "environment".to_owned()));
-        let r = self.command(body, io);
+        let outer_return = self.enter_return_scope();
+        let mut r = self.command(body, io);
+        if let Err(flow) = self.returning(outer_return, io) {
+            r = Err(flow);
+        }
         self.env.whence.line = line;
         if let Some(name) = named {
             self.env.whence.name = name;
@@ -2450,6 +2454,17 @@ impl<'a> Shell<'a> {
                     if user.is_empty() {
                         let home = self.scalar("HOME").unwrap_or_else(|| "/".to_owned());
                         Self::push_str(out, &home, true, false);
+                    } else if let Some(dir) = match user.as_str() {
+                        "+" => self.scalar("PWD"),
+                        "-" => self.scalar("OLDPWD"),
+                        _ => None,
+                    } {
+                        Self::push_str(out, &dir, true, false);
+                    } else if user == "root" {
+                        // The one account every Linux system has; no other
+                        // user exists in here, and bash leaves an unknown
+                        // one as written.
+                        Self::push_str(out, "/root", true, false);
                     } else {
                         Self::push_str(out, &format!("~{user}"), true, false);
                     }

@@ -1743,7 +1743,10 @@ impl Parser {
                 self.i += 1;
                 let mut user = String::new();
                 while let Some(n) = self.peek() {
-                    if n == '/' || is_meta(n) || !(n.is_alphanumeric() || n == '_' || n == '-') {
+                    if n == '/'
+                        || is_meta(n)
+                        || !(n.is_alphanumeric() || matches!(n, '_' | '-' | '+'))
+                    {
                         break;
                     }
                     user.push(n);

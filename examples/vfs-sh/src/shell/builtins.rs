@@ -478,7 +478,11 @@ impl Shell<'_> {
             ..Whence::new(name, whence.dash)
         };
         self.sourcing += 1;
-        let r = self.run_text(&String::from_utf8_lossy(&text), io);
+        // A sourced file sees the RETURN trap of its caller.
+        let mut r = self.run_text(&String::from_utf8_lossy(&text), io);
+        if let Err(flow) = self.returning(None, io) {
+            r = Err(flow);
+        }
         self.sourcing -= 1;
         self.env.whence = whence;
         if let Some(p) = saved {
@@ -1360,6 +1364,7 @@ impl Shell<'_> {
         let mut array = None;
         let mut delim = b'\n';
         let mut count = None;
+        let mut poll_only = false;
         let mut from_fd = None;
         let mut names = Vec::new();
         let mut i = 0;
@@ -1431,7 +1436,10 @@ impl Shell<'_> {
                             return Ok(1);
                         }
                     },
-                    'p' | 't' | 'i' => {}
+                    // `-t 0` only asks whether input is there, and in
+                    // here it always is (or its end is, which counts).
+                    't' => poll_only = value.parse::<f64>().is_ok_and(|t| t == 0.0),
+                    'p' | 'i' => {}
                     _ => {
                         self.say(io, format_args!("read: -{c}: invalid option"));
                         return Ok(2);
@@ -1444,6 +1452,9 @@ impl Shell<'_> {
                 self.say(io, format_args!("read: `{n}': not a valid identifier"));
                 return Ok(1);
             }
+        }
+        if poll_only {
+            return Ok(0);
         }
         // The line, and which of its characters were escaped.
         let mut chars: Vec<(char, bool)> = Vec::new();

@@ -225,6 +225,32 @@ impl Shell<'_> {
         }
     }
 
+    /// Entering a function: the RETURN trap is not inherited (bash's,
+    /// without `set -T`); what it was is handed back to
+    /// [`Shell::returning`].
+    pub(super) fn enter_return_scope(&mut self) -> Option<String> {
+        self.traps.remove(&RETURN)
+    }
+
+    /// Leaving a function or a sourced file: the RETURN trap it sees runs
+    /// now (one a function set stays set, as in bash); otherwise the
+    /// caller's is back. The status is the function's, whatever the trap
+    /// does.
+    pub(super) fn returning(&mut self, outer: Option<String>, io: &mut Io<'_>) -> R<()> {
+        let Some(action) = self.traps.get(&RETURN).cloned() else {
+            if let Some(outer) = outer {
+                self.traps.insert(RETURN, outer);
+            }
+            return Ok(());
+        };
+        let status = self.status;
+        if let Ok(list) = syntax::parse_as(&action, self.posix) {
+            self.list(&list, io)?;
+        }
+        self.status = status;
+        Ok(())
+    }
+
     /// `kill -l [SIG]...` and `trap -l`: the table, or each number's name
     /// (an exit status above 128 names the signal that caused it) and
     /// each name's number.
@@ -260,8 +286,9 @@ impl Shell<'_> {
 
     /// `trap [-lp] [[ACTION] SIGNAL...]`. EXIT runs when the script ends
     /// and ERR after a command that fails where `set -e` would stop; the
-    /// others run when `kill` sends their signal to the shell. DEBUG and
-    /// RETURN are kept and listed, not run.
+    /// others run when `kill` sends their signal to the shell, RETURN when
+    /// a function or a sourced file that set it ends. DEBUG is kept and
+    /// listed, not run.
     pub(super) fn trap(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
         let args = match args.first().map(String::as_str) {
             Some("--") => &args[1..],
