@@ -633,9 +633,9 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
 }
 
 /// Documents larger than the script's memory are read a piece at a time:
-/// `awk`, `sed`, `cat`, `cut`, `wc`, the dumps and the digests go through a document of 24 MB
-/// within 16 MiB, where reading it whole (`sort` must) ends on the memory
-/// limit.
+/// `awk`, `sed`, `cat`, `cut`, `wc`, `grep`, the dumps and the digests go
+/// through a document of 24 MB within 16 MiB, where reading it whole
+/// (`sort` must) ends on the memory limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn documents_larger_than_the_memory_limit_are_streamed() {
     use sha2::{Digest, Sha256};
@@ -663,6 +663,13 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         .lines()
         .filter(|l| l.starts_with("refund") || l.starts_with("travel"))
         .count();
+    let last_travel = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("travel"))
+        .last()
+        .map(|(i, l)| format!("{}:{l}\n", i + 1))
+        .expect("a travel line");
     let picked = text
         .lines()
         .filter(|l| l.split(' ').nth(2).is_some_and(|v| v.contains(['7', '1'])))
@@ -748,6 +755,10 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
             "seq 1 3000000 | tail -c 16",
             "2999999\n3000000\n".to_owned(),
         ),
+        // The selected lines of a large document come a piece of it at a
+        // time, not every one of them at once (a quarter of it here).
+        ("grep refund log.txt | wc -l", format!("{}\n", (n + 3) / 4)),
+        ("grep -n travel log.txt | tail -1", last_travel.clone()),
         // A count over a pipe keeps no copy of the lines it counts.
         (
             "cut -d' ' -f3 log.txt | grep -c -e 7 -e 1",

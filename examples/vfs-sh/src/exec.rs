@@ -150,6 +150,9 @@ pub(crate) struct InBuf {
     failed: Option<String>,
     /// Bytes a command gave up unread ([`InBuf::discard`]).
     discarded: u64,
+    /// What a pipe into a plain `wc` counted instead of keeping the bytes
+    /// (see [`Wanted::Counts`]); the input holds nothing else.
+    counted: Option<Box<crate::commands::wc::Counter>>,
 }
 
 /// A command's standard input.
@@ -176,6 +179,11 @@ impl InBuf {
             rest: parts.into(),
             ..InBuf::default()
         }))
+    }
+
+    /// The counts a pipe into `wc` made of what was written to it, once.
+    pub(crate) fn take_counted(&mut self) -> Option<Box<crate::commands::wc::Counter>> {
+        self.counted.take()
     }
 
     /// The next piece of `rest`: at most a [`PIECE`](crate::fs::PIECE) of a
@@ -388,7 +396,8 @@ impl InBuf {
 /// drops the rest, as a real pipe's reader exits and leaves the rest
 /// unwritten: `seq 1 100000000 | head -2` holds two lines, not a
 /// gigabyte. When the second prints only the end of it (`... | tail -n
-/// 5`), the pipe drops the start as it fills, keeping what holds that end.
+/// 5`), the pipe drops the start as it fills, keeping what holds that end;
+/// when it counts it (`... | wc -l`), the pipe keeps only the counts.
 #[derive(Default)]
 pub(crate) struct Pipe {
     parts: Rc<RefCell<Vec<Source>>>,
@@ -403,6 +412,9 @@ pub(crate) struct Pipe {
     /// Set once more than a pipe's buffer has been written past what the
     /// reader reads: a real writer would have met `SIGPIPE` by then.
     broken: Rc<Cell<bool>>,
+    /// For a reader that wants only `wc`'s counts: what was written,
+    /// counted.
+    counter: Option<Box<crate::commands::wc::Counter>>,
 }
 
 /// How far a writer may go past what `head` wants before it surely meets
@@ -424,6 +436,10 @@ pub(crate) enum Wanted {
     LastLines(u64),
     /// The last bytes, this many (`tail -c N`).
     LastBytes(u64),
+    /// Only the counts of `wc` (with no operand): the pipe counts what is
+    /// written as it comes and keeps none of it, so that `grep x big |
+    /// wc -l` holds no copy of the lines it counts.
+    Counts,
 }
 
 /// How much the bytes a pipe holds for a reader of the end may grow past
@@ -435,8 +451,12 @@ impl Write for Pipe {
         // Documents passed on unread are not counted: the reader's start
         // may come sooner than counted, never later, so nothing it reads
         // is dropped.
+        if let Some(counter) = &mut self.counter {
+            counter.feed(buf);
+            return Ok(buf.len());
+        }
         let kept = match &mut self.wanted {
-            None | Some(Wanted::LastLines(_) | Wanted::LastBytes(_)) => buf,
+            None | Some(Wanted::LastLines(_) | Wanted::LastBytes(_) | Wanted::Counts) => buf,
             Some(Wanted::Bytes(n)) => {
                 let k = usize::try_from(*n).unwrap_or(usize::MAX).min(buf.len());
                 *n -= k as u64;
@@ -504,7 +524,7 @@ impl Pipe {
                     None => 0,
                 }
             }
-            Wanted::Lines(_) | Wanted::Bytes(_) => 0,
+            Wanted::Lines(_) | Wanted::Bytes(_) | Wanted::Counts => 0,
         };
         self.kept_end = b.len() - from;
         if from > 0 {
@@ -520,6 +540,7 @@ impl Pipe {
     pub(crate) fn wanting(wanted: Option<Wanted>) -> Pipe {
         Pipe {
             wanted,
+            counter: (wanted == Some(Wanted::Counts)).then(Box::default),
             ..Pipe::default()
         }
     }
@@ -531,6 +552,7 @@ impl Pipe {
             at: std::ptr::from_ref(self).cast::<u8>() as usize,
             parts: Rc::clone(&self.parts),
             broken: Rc::clone(&self.broken),
+            counting: self.counter.is_some(),
         }
     }
 
@@ -541,6 +563,12 @@ impl Pipe {
 
     /// What was written, as the next command's standard input.
     pub(crate) fn into_input(self) -> Input {
+        if let Some(counted) = self.counter {
+            return Rc::new(RefCell::new(InBuf {
+                counted: Some(counted),
+                ..InBuf::default()
+            }));
+        }
         InBuf::parts(std::mem::take(&mut *self.parts.borrow_mut()))
     }
 }
@@ -553,6 +581,9 @@ pub(crate) struct PipeEnd {
     at: usize,
     parts: Rc<RefCell<Vec<Source>>>,
     broken: Rc<Cell<bool>>,
+    /// The pipe counts what is written ([`Wanted::Counts`]): a document is
+    /// written to it, not passed on.
+    counting: bool,
 }
 
 impl PipeEnd {
@@ -839,7 +870,7 @@ impl Cx<'_> {
         let Some(pipe) = &self.env.pipe else {
             return Ok(false);
         };
-        if !pipe.is(self.out) {
+        if pipe.counting || !pipe.is(self.out) {
             return Ok(false);
         }
         let parts = Rc::clone(&pipe.parts);
@@ -1298,6 +1329,29 @@ mod tests {
         );
         assert_eq!(input.borrow_mut().next_piece(), None);
         assert!(input.borrow_mut().take_failure().is_some());
+    }
+
+    #[test]
+    fn a_pipe_into_wc_keeps_the_counts_alone() {
+        let mut pipe = Pipe::wanting(Some(Wanted::Counts));
+        let end = pipe.endpoint();
+        assert!(end.counting, "documents are written to it, not passed on");
+        // A word and a two-byte character cut between writes.
+        for w in [&b"one tw"[..], b"o\nth", b"ree \xc3", b"\xa9\n"] {
+            assert_eq!(pipe.write(w).expect("writes"), w.len());
+        }
+        assert!(end.parts.borrow().is_empty(), "no byte kept");
+        let input = pipe.into_input();
+        let counts = input.borrow_mut().take_counted().expect("counts");
+        assert_eq!(
+            format!("{:?}", counts.finish()),
+            format!(
+                "{:?}",
+                crate::commands::wc::count(b"one two\nthree \xc3\xa9\n")
+            )
+        );
+        assert_eq!(input.borrow_mut().next_piece(), None);
+        assert!(input.borrow_mut().take_counted().is_none(), "once");
     }
 
     #[test]

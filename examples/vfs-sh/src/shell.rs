@@ -1340,8 +1340,10 @@ impl<'a> Shell<'a> {
     /// read only the start of it (`head` with a line or byte count and
     /// no file: [`commands::headtail::head_reads`]), or which end of it
     /// its output depends on (`tail` likewise:
-    /// [`commands::headtail::tail_prints`]); written plainly (no
-    /// expansion, no redirection, no function or alias of that name).
+    /// [`commands::headtail::tail_prints`]), or whether it only counts it
+    /// (`wc` with no operand: [`commands::wc::reads_only_counts`]);
+    /// written plainly (no expansion, no redirection, no function or alias
+    /// of that name).
     fn what_it_reads(&self, cmd: &Command) -> Option<Wanted> {
         let Command::Simple {
             assigns,
@@ -1353,7 +1355,7 @@ impl<'a> Shell<'a> {
         };
         let words: Vec<&str> = words.iter().map(Word::as_lit).collect::<Option<_>>()?;
         let (&name, args) = words.split_first()?;
-        if !matches!(name, "head" | "tail")
+        if !matches!(name, "head" | "tail" | "wc")
             || !assigns.is_empty()
             || !redirs.is_empty()
             || self.st.funcs.contains_key(name)
@@ -1361,10 +1363,10 @@ impl<'a> Shell<'a> {
         {
             return None;
         }
-        if name == "head" {
-            commands::headtail::head_reads(args)
-        } else {
-            commands::headtail::tail_prints(args)
+        match name {
+            "head" => commands::headtail::head_reads(args),
+            "tail" => commands::headtail::tail_prints(args),
+            _ => commands::wc::reads_only_counts(args).then_some(Wanted::Counts),
         }
     }
 

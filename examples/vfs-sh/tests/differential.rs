@@ -74,14 +74,16 @@ fn vfs_sh_matches_gnu() {
 /// Commands that go through a document a line or a piece at a time read
 /// it in 1 MiB pieces: over a document of several pieces, with lines,
 /// runs of equal lines and a base64 group cut at the pieces' bounds,
-/// they must give what GNU gives over the whole file.
+/// they must give what GNU gives over the whole file. The document is
+/// large enough (over 4 MiB) that `grep` searches it that way too, among
+/// smaller operands it leaves to the host.
 #[test]
 fn documents_larger_than_a_piece_match_gnu() {
     let dir = std::env::temp_dir().join(format!("vfs-sh-pieces-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("mkdir");
     let mut text = String::new();
     let mut i = 0u64;
-    while text.len() < (5 << 20) / 2 {
+    while text.len() < (9 << 20) / 2 {
         let line = match i % 97 {
             // A long line, and runs of equal lines.
             0 => "x\ty ".repeat(700 + (i % 13) as usize),
@@ -97,6 +99,7 @@ fn documents_larger_than_a_piece_match_gnu() {
     }
     text.push_str("last line without a newline");
     std::fs::write(dir.join("big.txt"), &text).expect("write");
+    std::fs::write(dir.join("small.txt"), "same 1\nline of the document\n").expect("write");
     let scripts = [
         "nl -ba big.txt",
         "rev big.txt",
@@ -130,6 +133,16 @@ fn documents_larger_than_a_piece_match_gnu() {
         "hd -s 2621000 big.txt big.txt | tail -3",
         "strings -t x big.txt",
         "strings -n 600 big.txt | wc -l",
+        // `grep` over a large document: its lines as it goes, among the
+        // host's answers for the small one, in the operands' order.
+        "grep -n same big.txt | tail -5; grep same small.txt big.txt small.txt | tail -3",
+        "grep -c line big.txt small.txt; grep -v document big.txt | cksum",
+        "grep -o 'x.y' big.txt | wc -l; grep -w of big.txt | wc -c",
+        "grep -m 3 -n same big.txt; grep -H 'without a newline' big.txt",
+        "grep -l same big.txt small.txt; grep -L same big.txt small.txt; grep -q same big.txt; echo $?",
+        "grep --include='*.md' same big.txt small.txt; echo $?; grep -h -i SAME big.txt | wc -l",
+        "grep -P 'same \\d+$' big.txt | wc -l; grep -c -P 'same \\d+$' big.txt",
+        "grep -x nothing big.txt; echo $?; grep -E 'same (1|2)[0-9]$' big.txt",
         // `cmp` compares a piece of each input at a time.
         "cmp big.txt <(cat big.txt; echo more); cmp -l big.txt <(tr a b < big.txt) | tail -3",
         "cmp big.txt <(sed '$s/last/LAST/' big.txt); cmp -n 2000000 big.txt <(sed '$s/last/LAST/' big.txt) && echo prefix",

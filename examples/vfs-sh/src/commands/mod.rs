@@ -39,7 +39,7 @@ mod tr;
 mod tree;
 mod uniq;
 mod unzip;
-mod wc;
+pub(crate) mod wc;
 mod xargs;
 mod xxd;
 

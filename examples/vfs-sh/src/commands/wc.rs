@@ -8,7 +8,7 @@ use crate::exec::Cx;
 use crate::fs::FsError;
 
 #[derive(Debug, Clone, Copy, Default)]
-struct Counts {
+pub(crate) struct Counts {
     lines: u64,
     words: u64,
     chars: u64,
@@ -17,7 +17,7 @@ struct Counts {
 }
 
 #[cfg(test)]
-fn count(data: &[u8]) -> Counts {
+pub(crate) fn count(data: &[u8]) -> Counts {
     let mut c = Counter::default();
     c.feed(data);
     c.finish()
@@ -26,7 +26,7 @@ fn count(data: &[u8]) -> Counts {
 /// Counts fed a piece at a time: a word, a line's width or a character
 /// may go on from one piece to the next.
 #[derive(Default)]
-struct Counter {
+pub(crate) struct Counter {
     c: Counts,
     in_word: bool,
     width: u64,
@@ -35,7 +35,7 @@ struct Counter {
 }
 
 impl Counter {
-    fn feed(&mut self, piece: &[u8]) {
+    pub(crate) fn feed(&mut self, piece: &[u8]) {
         self.c.bytes += piece.len() as u64;
         if self.carry.is_empty() {
             self.scan(piece, true);
@@ -80,13 +80,33 @@ impl Counter {
         self.carry = later.to_vec();
     }
 
-    fn finish(mut self) -> Counts {
+    pub(crate) fn finish(mut self) -> Counts {
         // What is left is an incomplete character: invalid bytes.
         let rest = std::mem::take(&mut self.carry);
         self.scan(&rest, false);
         self.c.max_line = self.c.max_line.max(self.width);
         self.c
     }
+}
+
+/// Whether `wc ARGS` reads standard input for its counts alone: options
+/// that choose counts, and no operand (which `-` or `--files0-from` would
+/// be). Such a `wc` at the end of a pipe lets the pipe count what is
+/// written instead of keeping it ([`crate::exec::Wanted::Counts`]).
+pub(crate) fn reads_only_counts(args: &[&str]) -> bool {
+    args.iter().all(|a| match a.strip_prefix("--") {
+        Some(long) => matches!(
+            long,
+            "lines" | "words" | "bytes" | "chars" | "max-line-length"
+        ),
+        None => {
+            a.len() > 1
+                && a.starts_with('-')
+                && a[1..]
+                    .bytes()
+                    .all(|b| matches!(b, b'l' | b'w' | b'c' | b'm' | b'L'))
+        }
+    })
 }
 
 /// One input's result: counts, or the error reading it.
@@ -144,7 +164,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     for input in &inputs {
         // A document is counted a piece at a time, never held whole.
         let mut counter = Counter::default();
+        // A pipe that counted what was written for this `wc` hands over
+        // the counts.
+        let counted = match input {
+            None => cx.input.borrow_mut().take_counted(),
+            Some(_) => None,
+        };
         let (data, regular) = match input.as_deref() {
+            None if counted.is_some() => {
+                counter = *counted.unwrap_or_default();
+                (Ok(()), false)
+            }
             None | Some("-") => (cx.stream_operand("-", |_, p| counter.feed(p)), false),
             Some(path) => (cx.stream_operand(path, |_, p| counter.feed(p)), true),
         };

@@ -4,7 +4,8 @@
 //! ripgrep's engine, scan-budgeted): the shell checks each operand, sends
 //! the roots in batches, and prints the results under the names the user
 //! wrote, with GNU's prefix rules. Standard input (in a pipeline, or `-`)
-//! is searched in the guest with the `regex` crate.
+//! and a large document named as an operand are searched in the guest with
+//! the `regex` crate, a piece at a time.
 //!
 //! grep patterns are POSIX basic (default) or extended (`-E`) expressions,
 //! translated to the Rust syntax both engines share; `-P` and `rg` take
@@ -154,6 +155,8 @@ struct Root {
     /// Absolute, as the host reports paths under it.
     abs: String,
     is_dir: bool,
+    /// A document's size in bytes.
+    len: u64,
 }
 
 impl Root {
@@ -237,8 +240,43 @@ impl Search {
         }
     }
 
-    /// Searches documents and directories on the host, in batches.
+    /// Searches documents and directories on the host, in batches; a
+    /// large document named as an operand is searched in the guest a
+    /// piece at a time instead (see [`STREAM_OVER`]).
     fn host(&mut self, cx: &mut Cx<'_>, roots: &[Root]) {
+        let mut from = 0;
+        for (i, root) in roots.iter().enumerate() {
+            if self.streams_document(root) {
+                self.host_batches(cx, &roots[from..i]);
+                self.document_in_pieces(cx, root);
+                from = i + 1;
+            }
+        }
+        self.host_batches(cx, &roots[from..]);
+    }
+
+    /// Whether `root` is a document to search a piece at a time: one
+    /// large enough that the host's answer (every selected line at once)
+    /// could crowd the script's memory, in a search that prints lines or
+    /// runs in the guest anyway.
+    fn streams_document(&self, root: &Root) -> bool {
+        !root.is_dir
+            && root.len >= STREAM_OVER
+            && self.streams()
+            && (self.printer.mode == Mode::Lines || self.guest.is_some())
+    }
+
+    /// Whether a search can read its input a piece at a time: not with
+    /// context, `-b`, `-z` or `-I`, which need the whole input.
+    fn streams(&self) -> bool {
+        !self.null_data
+            && !self.printer.skip_binary
+            && !self.printer.byte_offset
+            && self.req.before_context == 0
+            && self.req.after_context == 0
+    }
+
+    fn host_batches(&mut self, cx: &mut Cx<'_>, roots: &[Root]) {
         if self.guest.is_some() {
             for root in roots {
                 self.in_guest(cx, root);
@@ -284,12 +322,8 @@ impl Search {
         let Some(matcher) = self.guest.clone().map(|m| self.for_mode(m)) else {
             return;
         };
-        let include: Vec<Pattern> = self.req.include.iter().map(|g| Pattern::new(g)).collect();
-        let exclude: Vec<Pattern> = self.req.exclude.iter().map(|g| Pattern::new(g)).collect();
-        let wanted = |name: &str| {
-            !exclude.iter().any(|p| p.matches(name, false))
-                && (include.is_empty() || include.iter().any(|p| p.matches(name, false)))
-        };
+        let names = NameFilter::new(&self.req);
+        let wanted = |name: &str| names.wanted(name);
         let mut stack = vec![(root.abs.clone(), root.is_dir)];
         while let Some((path, is_dir)) = stack.pop() {
             if is_dir {
@@ -352,27 +386,32 @@ impl Search {
         }
     }
 
-    /// Searches standard input in the guest.
-    fn stdin(&mut self, cx: &mut Cx<'_>, label: &str) {
+    /// The matcher a search in the guest uses, for this mode; `None`
+    /// once the pattern's error is reported.
+    fn guest_matcher(&mut self, cx: &mut Cx<'_>) -> Option<Matcher> {
         let compiled = match &self.guest {
             Some(m) => Ok(m.clone()),
             None => Matcher::new(&self.req),
-        }
-        .map(|m| self.for_mode(m));
-        let matcher = match compiled {
-            Ok(m) => m,
+        };
+        match compiled {
+            Ok(m) => Some(self.for_mode(m)),
             Err(e) => {
                 self.error(cx, e);
-                return;
+                None
             }
+        }
+    }
+
+    /// Searches standard input in the guest.
+    fn stdin(&mut self, cx: &mut Cx<'_>, label: &str) {
+        let Some(matcher) = self.guest_matcher(cx) else {
+            return;
         };
-        let streams = !self.null_data
-            && !self.printer.skip_binary
-            && !self.printer.byte_offset
-            && self.req.before_context == 0
-            && self.req.after_context == 0;
-        if streams {
-            self.stdin_in_pieces(cx, label, &matcher);
+        if self.streams() {
+            // Standard input's pieces never fail: they are in memory, or
+            // a document whose read failed is reported where it was read.
+            let _ = self.in_pieces(cx, label, &matcher, &mut Pieces::Stdin);
+            cx.input.borrow_mut().discard();
             return;
         }
         let data = cx.stdin();
@@ -391,14 +430,44 @@ impl Search {
         self.printer.file(cx, label, &hits, Some(&data));
     }
 
-    /// Searches standard input 64 KiB or more at a time, cut after a
-    /// newline, so that `cat big.log | grep x` never holds the input
-    /// whole, and `grep -q`/`-m` stop reading soon after their answer. Selected lines are printed as each piece is
-    /// searched; a piece with a NUL byte is binary, and from there on, as
-    /// in GNU grep, a selected line is reported as "binary file matches"
-    /// and ends the search. (Searches with context, `-b`, `-z` or `-I`
-    /// read the input whole.)
-    fn stdin_in_pieces(&mut self, cx: &mut Cx<'_>, label: &str, matcher: &Matcher) {
+    /// Searches a large document named as an operand a piece at a time
+    /// (see [`Search::in_pieces`]), under the operand's name.
+    fn document_in_pieces(&mut self, cx: &mut Cx<'_>, root: &Root) {
+        let name = root.name(&root.abs);
+        if !NameFilter::new(&self.req).wanted(root.abs.rsplit('/').next().unwrap_or(&root.abs)) {
+            return;
+        }
+        let Some(matcher) = self.guest_matcher(cx) else {
+            return;
+        };
+        self.scanned += 1;
+        let mut source = Pieces::Document {
+            path: &root.abs,
+            offset: 0,
+            ended: false,
+        };
+        if let Err(e) = self.in_pieces(cx, &name, &matcher, &mut source) {
+            self.error(cx, format_args!("{name}: {}", e.strerror()));
+        }
+    }
+
+    /// Searches an input 64 KiB or more at a time, cut after a newline,
+    /// so that `cat big.log | grep x` or `grep x big.log | wc -l` never
+    /// holds the input (or every selected line of it) whole, and
+    /// `grep -q`/`-m` stop reading soon after their answer. Selected lines
+    /// are printed as each piece is searched; a piece with a NUL byte is
+    /// binary, and from there on, as in GNU grep, a selected line is
+    /// reported as "binary file matches" and ends the search. (Searches
+    /// with context, `-b`, `-z` or `-I` read the input whole.) A read that
+    /// fails ends the search; what was found before it is printed.
+    fn in_pieces(
+        &mut self,
+        cx: &mut Cx<'_>,
+        label: &str,
+        matcher: &Matcher,
+        source: &mut Pieces<'_>,
+    ) -> Result<(), FsError> {
+        let mut failed = None;
         let piece_len = 64 << 10;
         let limit = matcher.max_count();
         let mut total = crate::fs::FileHits {
@@ -411,10 +480,14 @@ impl Search {
         let (mut ended, mut need) = (false, piece_len);
         while !ended && !binary_matched && limit.is_none_or(|m| total.match_count < m) {
             while carry.len() < need {
-                let piece = cx.input.borrow_mut().next_piece();
-                match piece {
-                    Some(p) => carry.extend_from_slice(&p),
-                    None => {
+                match source.next(cx) {
+                    Ok(Some(p)) => carry.extend_from_slice(&p),
+                    Ok(None) => {
+                        ended = true;
+                        break;
+                    }
+                    Err(e) => {
+                        failed = Some(e);
                         ended = true;
                         break;
                     }
@@ -454,15 +527,75 @@ impl Search {
                 self.printer.file(cx, label, &hits, None);
             }
         }
-        cx.input.borrow_mut().discard();
         match self.printer.mode {
             Mode::Lines if binary_matched => {
                 self.printer.matched = true;
                 cx.err(format_args!("{}: {label}: binary file matches", self.name));
             }
             Mode::Lines => {}
+            _ if failed.is_some() => {}
             _ => self.printer.file(cx, label, &total, None),
         }
+        failed.map_or(Ok(()), Err)
+    }
+}
+
+/// Documents named as operands from this size up are searched a piece at a
+/// time in the guest, not on the host: the host's answer holds every
+/// selected line at once, and in a 50 MB log that can be more than the
+/// script's memory (`grep INFO big.log | wc -l`). Below it the host's
+/// search, native and scan-budgeted, is the faster one.
+const STREAM_OVER: u64 = 4 << 20;
+
+/// Where [`Search::in_pieces`] reads from.
+enum Pieces<'a> {
+    /// Standard input, as the pipe or redirection hands it over.
+    Stdin,
+    /// A document, [`crate::fs::PIECE`] bytes a read.
+    Document {
+        path: &'a str,
+        offset: u64,
+        ended: bool,
+    },
+}
+
+impl Pieces<'_> {
+    /// The next piece; `None` at the end.
+    fn next(&mut self, cx: &mut Cx<'_>) -> Result<Option<Vec<u8>>, FsError> {
+        match self {
+            Pieces::Stdin => Ok(cx.input.borrow_mut().next_piece()),
+            Pieces::Document { ended: true, .. } => Ok(None),
+            Pieces::Document {
+                path,
+                offset,
+                ended,
+            } => {
+                let piece = cx.fs.read_range(path, *offset, crate::fs::PIECE)?;
+                *offset += piece.len() as u64;
+                *ended = (piece.len() as u64) < crate::fs::PIECE;
+                Ok((!piece.is_empty()).then_some(piece))
+            }
+        }
+    }
+}
+
+/// `--include` and `--exclude`: which documents a search reads, by name.
+struct NameFilter {
+    include: Vec<Pattern>,
+    exclude: Vec<Pattern>,
+}
+
+impl NameFilter {
+    fn new(req: &GrepRequest) -> NameFilter {
+        NameFilter {
+            include: req.include.iter().map(|g| Pattern::new(g)).collect(),
+            exclude: req.exclude.iter().map(|g| Pattern::new(g)).collect(),
+        }
+    }
+
+    fn wanted(&self, name: &str) -> bool {
+        !self.exclude.iter().any(|p| p.matches(name, false))
+            && (self.include.is_empty() || self.include.iter().any(|p| p.matches(name, false)))
     }
 }
 
@@ -757,6 +890,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
                 display: None,
                 abs: m.path,
                 is_dir: true,
+                len: m.len,
             })),
             Err(e) => search.error(cx, format_args!(".: {}", e.strerror())),
         }
@@ -787,6 +921,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
                     display: Some(op.clone()),
                     abs: m.path,
                     is_dir,
+                    len: m.len,
                 }));
             }
             Err(e) => ops.push(Op::Error(format!("{op}: {}", e.strerror()))),
@@ -933,21 +1068,25 @@ mod tests {
                 display: Some("a.txt".into()),
                 abs: "/files/a.txt".into(),
                 is_dir: false,
+                len: 0,
             },
             Root {
                 display: Some("docs/".into()),
                 abs: "/files/docs".into(),
                 is_dir: true,
+                len: 0,
             },
             Root {
                 display: Some("./a.txt".into()),
                 abs: "/files/a.txt".into(),
                 is_dir: false,
+                len: 0,
             },
             Root {
                 display: Some("/".into()),
                 abs: "/".into(),
                 is_dir: true,
+                len: 0,
             },
         ];
         let files = [
@@ -971,12 +1110,14 @@ mod tests {
             display: None,
             abs: "/files".into(),
             is_dir: true,
+            len: 0,
         }];
         assert_eq!(attribute(&implicit, &[hits("/files/d/a.md")]), ["d/a.md"]);
         let dot = [Root {
             display: Some(".".into()),
             abs: "/files".into(),
             is_dir: true,
+            len: 0,
         }];
         assert_eq!(attribute(&dot, &[hits("/files/a.md")]), ["./a.md"]);
     }
