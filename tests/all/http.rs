@@ -1222,3 +1222,44 @@ async fn a_refused_large_upload_gets_its_answer_not_a_reset() {
     .await
     .expect("join");
 }
+
+/// A client still sending a refused upload slowly, longer than a lingering
+/// close would wait in all for a stalled one, gets its answer too: the
+/// server keeps reading while the bytes keep coming (as nginx's
+/// `lingering_timeout` is per read), and closes only once the client has
+/// sent it all and read the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_upload_sent_slowly_still_gets_its_answer() {
+    use std::io::{Read, Write};
+    let server = ServeProcess::start(&[]);
+    let addr = server.addr;
+    tokio::task::spawn_blocking(move || {
+        let mut s = std::net::TcpStream::connect(addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        let total = 4 << 20;
+        let head = format!(
+            "POST /v1/runs HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n\
+             Content-Length: {total}\r\n\r\n"
+        );
+        s.write_all(head.as_bytes()).expect("headers");
+        // A trickle for 8 s, a pause under the 5 s idle limit each time...
+        let chunk = vec![b'x'; 64 << 10];
+        let mut sent = 0;
+        for _ in 0..8 {
+            s.write_all(&chunk).expect("the server still reads");
+            sent += chunk.len();
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        // ...then the rest at once, as a client that got CPU back does.
+        s.write_all(&vec![b'x'; total - sent])
+            .expect("the server still reads the rest");
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer)
+            .unwrap_or_else(|e| panic!("the answer, not {e}"));
+        let text = String::from_utf8_lossy(&answer);
+        assert!(text.starts_with("HTTP/1.1 415"), "{text}");
+    })
+    .await
+    .expect("join");
+}

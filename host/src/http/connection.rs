@@ -133,9 +133,12 @@ pub(crate) async fn keep_connection(req: Request, next: axum::middleware::Next) 
     response
 }
 
-/// How long a closing connection keeps reading what the client still
-/// sends (nginx's `lingering_timeout` is 5 s).
-const LINGER: Duration = Duration::from_secs(5);
+/// How long a closing connection waits for more of what the client still
+/// sends before it gives up (nginx's `lingering_timeout`).
+const LINGER_IDLE: Duration = Duration::from_secs(5);
+/// The longest a closing connection keeps reading, however steadily the
+/// client sends (nginx's `lingering_time`).
+const LINGER_MAX: Duration = Duration::from_secs(30);
 
 /// The server's listener: its connections close as nginx's
 /// `lingering_close` does.
@@ -146,7 +149,10 @@ const LINGER: Duration = Duration::from_secs(5);
 /// (a loaded host, a slow client) would reach the client as "connection
 /// reset" instead of its `429`. So a closing connection sends its FIN
 /// first, then reads and discards until the client closes too (it does,
-/// once it has the response) or [`LINGER`] passes, and only then closes.
+/// once it has the response), sends nothing for [`LINGER_IDLE`], or
+/// [`LINGER_MAX`] passes, and only then closes. A client still sending a
+/// large refused upload on a loaded machine keeps the connection lingering
+/// as long as its bytes keep coming, so its response is not lost.
 pub(crate) struct Lingering(pub(crate) tokio::net::TcpListener);
 
 impl axum::serve::Listener for Lingering {
@@ -173,7 +179,15 @@ impl axum::serve::Listener for Lingering {
 pub(crate) struct LingeringStream {
     inner: tokio::net::TcpStream,
     /// Set once the FIN is sent: when to stop reading and close.
-    linger: Option<Pin<Box<tokio::time::Sleep>>>,
+    linger: Option<Linger>,
+}
+
+/// The two clocks of a lingering close.
+struct Linger {
+    /// Restarted whenever the client sends more.
+    idle: Pin<Box<tokio::time::Sleep>>,
+    /// When lingering ends regardless.
+    end: tokio::time::Instant,
 }
 
 impl AsyncRead for LingeringStream {
@@ -217,22 +231,38 @@ impl AsyncWrite for LingeringStream {
             if let Err(e) = std::task::ready!(Pin::new(&mut self.inner).poll_shutdown(cx)) {
                 return Poll::Ready(Err(e));
             }
-            self.linger = Some(Box::pin(tokio::time::sleep(LINGER)));
+            let now = tokio::time::Instant::now();
+            self.linger = Some(Linger {
+                idle: Box::pin(tokio::time::sleep_until(now + LINGER_IDLE)),
+                end: now + LINGER_MAX,
+            });
         }
+        let this = &mut *self;
+        let Some(linger) = this.linger.as_mut() else {
+            return Poll::Ready(Ok(()));
+        };
         let mut scratch = [0u8; 8192];
         loop {
-            if let Some(linger) = self.linger.as_mut()
-                && linger.as_mut().poll(cx).is_ready()
-            {
-                return Poll::Ready(Ok(()));
-            }
             let mut buf = tokio::io::ReadBuf::new(&mut scratch);
-            match Pin::new(&mut self.inner).poll_read(cx, &mut buf) {
+            match Pin::new(&mut this.inner).poll_read(cx, &mut buf) {
                 // The client closed: nothing is left to turn into a reset.
                 Poll::Ready(Ok(())) if buf.filled().is_empty() => return Poll::Ready(Ok(())),
-                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Ok(())) => {
+                    let now = tokio::time::Instant::now();
+                    if now >= linger.end {
+                        return Poll::Ready(Ok(()));
+                    }
+                    let idle = (now + LINGER_IDLE).min(linger.end);
+                    linger.idle.as_mut().reset(idle);
+                }
                 Poll::Ready(Err(_)) => return Poll::Ready(Ok(())),
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => {
+                    return if linger.idle.as_mut().poll(cx).is_ready() {
+                        Poll::Ready(Ok(()))
+                    } else {
+                        Poll::Pending
+                    };
+                }
             }
         }
     }
