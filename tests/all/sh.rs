@@ -775,6 +775,17 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
             "{script}: {body}"
         );
     }
+    // A search whose reader has gone stops reading: `head` takes a line,
+    // and `grep` reads a piece or two of the 24 MB, not all of it.
+    let (status, body) = run("grep refund log.txt | head -1").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["stdout"], format!("{first}\n"), "{body}");
+    assert!(
+        body["usage"]["bytes_read"]
+            .as_u64()
+            .is_some_and(|b| b < text_len as u64 / 4),
+        "{body}"
+    );
     // `cat` to the output: cut at the output cap, the run still ends well.
     let (status, body) = run("cat log.txt").await;
     assert_eq!(status, StatusCode::OK, "{body}");

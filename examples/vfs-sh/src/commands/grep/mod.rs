@@ -479,6 +479,11 @@ impl Search {
         let (mut binary, mut binary_matched) = (false, false);
         let (mut ended, mut need) = (false, piece_len);
         while !ended && !binary_matched && limit.is_none_or(|m| total.match_count < m) {
+            // A reader that has gone (`grep x big.log | head -1`): a real
+            // grep would have met `SIGPIPE`; the rest is not read.
+            if cx.stdout_gone() {
+                break;
+            }
             while carry.len() < need {
                 match source.next(cx) {
                     Ok(Some(p)) => carry.extend_from_slice(&p),
