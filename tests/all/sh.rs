@@ -260,6 +260,46 @@ async fn a_shell_grep_is_audited_with_the_pattern_hashed() {
     assert!(text.contains("\"run_start\"") && text.contains("\"run_end\""));
 }
 
+/// A document large enough that the shell searches it a piece at a time
+/// (4 MiB or more) is still searched by the host first, which audits the
+/// grep; one without a selected line is not read in the guest at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grep_of_a_large_document_is_audited_too() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("audit.jsonl");
+    let text: String = (0..300_000)
+        .map(|i| format!("entry {i} of the large log\n"))
+        .collect();
+    assert!(text.len() >= 4 << 20);
+    let tree = MemoryBackend::new().file("big.log", text);
+    let server = TestServer::start(limits(), AuditLog::open(&log).expect("audit"), |l| {
+        vfsbox_host::http::Tenants::anonymous("demo", vfs_of(tree), l)
+    });
+    let c = Client::new();
+    let script = "grep -n 'entry 29999.' /files/big.log | head -2; grep -c nowhere /files/big.log";
+    let (status, body) = sh(&c, &server, json!({ "script": script })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["stdout"],
+        "30000:entry 29999 of the large log\n299991:entry 299990 of the large log\n0\n",
+        "{body}"
+    );
+    let records: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .filter(|r| r["event"] == "grep")
+        .collect();
+    let digest = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"entry 29999."));
+    assert!(
+        records
+            .iter()
+            .any(|r| r["pattern_sha256"] == digest.as_str()
+                && r["roots"] == json!(["/files/big.log"])),
+        "{records:?}"
+    );
+}
+
 #[test]
 fn vfsbox_sh_runs_a_script_locally() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -757,7 +797,10 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
         ),
         // The selected lines of a large document come a piece of it at a
         // time, not every one of them at once (a quarter of it here).
-        ("grep refund log.txt | wc -l", format!("{}\n", (n + 3) / 4)),
+        (
+            "grep refund log.txt | wc -l",
+            format!("{}\n", n.div_ceil(4)),
+        ),
         ("grep -n travel log.txt | tail -1", last_travel.clone()),
         // A count over a pipe keeps no copy of the lines it counts.
         (

@@ -440,7 +440,9 @@ impl Search {
         let Some(matcher) = self.guest_matcher(cx) else {
             return;
         };
-        self.scanned += 1;
+        if self.guest.is_none() && !self.host_finds_a_line(cx, root) {
+            return;
+        }
         let mut source = Pieces::Document {
             path: &root.abs,
             offset: 0,
@@ -449,6 +451,29 @@ impl Search {
         if let Err(e) = self.in_pieces(cx, &name, &matcher, &mut source) {
             self.error(cx, format_args!("{name}: {}", e.strerror()));
         }
+    }
+
+    /// Asks the host whether `root` has a selected line at all, stopping
+    /// at the first: the search is the host's, so it is audited and
+    /// scan-budgeted as every grep is, and a document without one (or a
+    /// search the scan budget cuts) needs no reading in the guest. Errors
+    /// are left to the read that follows.
+    fn host_finds_a_line(&mut self, cx: &mut Cx<'_>, root: &Root) -> bool {
+        let probe = GrepRequest {
+            count_only: true,
+            include_non_matching: false,
+            max_count: Some(self.req.max_count.map_or(1, |m| m.min(1))),
+            ..self.req.clone()
+        };
+        let Ok(result) = cx.fs.grep(std::slice::from_ref(&root.abs), &probe) else {
+            return true;
+        };
+        self.scanned += result.files_scanned;
+        if let Some(t) = result.truncated {
+            *self.truncated.get_or_insert(0) += t.files_not_reached;
+            return false;
+        }
+        !result.errors.is_empty() || result.files.iter().any(|f| f.match_count > 0)
     }
 
     /// Searches an input 64 KiB or more at a time, cut after a newline,
