@@ -448,13 +448,13 @@ const END_SLACK: usize = 1 << 20;
 
 impl Write for Pipe {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        // Documents passed on unread are not counted: the reader's start
-        // may come sooner than counted, never later, so nothing it reads
-        // is dropped.
         if let Some(counter) = &mut self.counter {
             counter.feed(buf);
             return Ok(buf.len());
         }
+        // Documents passed on unread are not counted: the reader's start
+        // may come sooner than counted, never later, so nothing it reads
+        // is dropped.
         let kept = match &mut self.wanted {
             None | Some(Wanted::LastLines(_) | Wanted::LastBytes(_) | Wanted::Counts) => buf,
             Some(Wanted::Bytes(n)) => {

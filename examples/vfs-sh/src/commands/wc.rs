@@ -166,17 +166,17 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         let mut counter = Counter::default();
         // A pipe that counted what was written for this `wc` hands over
         // the counts.
-        let counted = match input {
-            None => cx.input.borrow_mut().take_counted(),
-            Some(_) => None,
-        };
-        let (data, regular) = match input.as_deref() {
-            None if counted.is_some() => {
-                counter = *counted.unwrap_or_default();
+        let counted = input
+            .is_none()
+            .then(|| cx.input.borrow_mut().take_counted())
+            .flatten();
+        let (data, regular) = match (counted, input.as_deref()) {
+            (Some(counted), _) => {
+                counter = *counted;
                 (Ok(()), false)
             }
-            None | Some("-") => (cx.stream_operand("-", |_, p| counter.feed(p)), false),
-            Some(path) => (cx.stream_operand(path, |_, p| counter.feed(p)), true),
+            (None, None | Some("-")) => (cx.stream_operand("-", |_, p| counter.feed(p)), false),
+            (None, Some(path)) => (cx.stream_operand(path, |_, p| counter.feed(p)), true),
         };
         match data {
             Ok(()) => rows.push(Row {

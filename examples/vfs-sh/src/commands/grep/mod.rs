@@ -437,12 +437,12 @@ impl Search {
         if !NameFilter::new(&self.req).wanted(root.abs.rsplit('/').next().unwrap_or(&root.abs)) {
             return;
         }
-        let Some(matcher) = self.guest_matcher(cx) else {
-            return;
-        };
         if self.guest.is_none() && !self.host_finds_a_line(cx, root) {
             return;
         }
+        let Some(matcher) = self.guest_matcher(cx) else {
+            return;
+        };
         let mut source = Pieces::Document {
             path: &root.abs,
             offset: 0,
