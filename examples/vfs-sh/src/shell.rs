@@ -3027,7 +3027,9 @@ impl<'a> Shell<'a> {
         let mut s = String::new();
         for t in toks {
             if let Tok::C { ch, quoted, .. } = t {
-                if quoted && !ch.is_alphanumeric() && ch != ' ' {
+                // Only the characters special in an ERE are escaped: `\<`
+                // would be a GNU word boundary, where bash means `<`.
+                if quoted && "\\^$.[]|()*+?{}".contains(ch) {
                     s.push('\\');
                 }
                 s.push(ch);

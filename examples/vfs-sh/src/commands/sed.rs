@@ -679,6 +679,17 @@ impl Parser {
                 }
                 'z' => Kind::Zap,
                 'F' => Kind::FileName,
+                // `v [VERSION]` only asks for a sed at least that new:
+                // this one answers as GNU sed 4.9 does.
+                'v' => {
+                    let wanted = self.label();
+                    let mut parts = wanted.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+                    let version = (parts.next().unwrap_or(4), parts.next().unwrap_or(2));
+                    if version > (4, 9) {
+                        return Err(self.err("expected newer version of sed"));
+                    }
+                    Kind::Label
+                }
                 's' => {
                     let Some(d) = self.peek() else {
                         return Err(self.err("unterminated `s' command"));

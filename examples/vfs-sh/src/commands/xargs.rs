@@ -242,6 +242,23 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         },
     };
+    let max_chars = match p.value("s") {
+        None => None,
+        Some(v) => match super::count(v) {
+            Some(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            Some(_) => {
+                cx.err(format_args!(
+                    "xargs: value {v} for -s option should be >= 1"
+                ));
+                return 1;
+            }
+            None => {
+                cx.err(format_args!("xargs: invalid number \"{v}\" for -s option"));
+                cx.err("Try 'xargs --help' for more information.");
+                return 1;
+            }
+        },
+    };
     let replace = p.value("I").map(str::to_owned);
     let input = match p.value("a") {
         Some(f) => match cx.fs.read(f) {
@@ -285,6 +302,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let mut runs: Vec<Vec<String>> = Vec::new();
+    // An item that does not fit in `-s` ends the input there, after the
+    // command lines before it have run.
+    let mut too_long = false;
     if let Some(r) = &replace {
         // GNU xargs replaces in the arguments, never in the command's name.
         for item in &items {
@@ -317,6 +337,33 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         for chunk in lines.chunks(per_run.unwrap_or(1)) {
             let mut argv = command.clone();
             argv.extend(chunk.iter().flatten().cloned());
+            runs.push(argv);
+        }
+    } else if let Some(max) = max_chars {
+        // `-s`: each command line, its arguments counted with their
+        // terminating NULs as GNU counts them, fits in `max` bytes.
+        let size = |a: &String| a.len() + 1;
+        let base: usize = command.iter().map(size).sum();
+        if base > max {
+            cx.err("xargs: cannot fit single argument within argument list size limit");
+            return 1;
+        }
+        let mut argv = command.clone();
+        let mut len = base;
+        for item in &items {
+            let full = per_run.is_some_and(|n| argv.len() - command.len() >= n);
+            if argv.len() > command.len() && (full || len + size(item) > max) {
+                runs.push(std::mem::replace(&mut argv, command.clone()));
+                len = base;
+            }
+            if len + size(item) > max {
+                too_long = true;
+                break;
+            }
+            len += size(item);
+            argv.push(item.clone());
+        }
+        if argv.len() > command.len() {
             runs.push(argv);
         }
     } else {
@@ -355,6 +402,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         if code != 0 {
             status = 123;
         }
+    }
+    if too_long {
+        cx.err("xargs: argument line too long");
+        return 1;
     }
     status
 }

@@ -278,6 +278,9 @@ struct Awk<'p, 'c, 'x> {
     seed: f64,
     rand_state: u64,
     status_error: bool,
+    /// The status of the last `exit EXPR`: a bare `exit` (in END, say)
+    /// keeps it.
+    exit_status: i32,
     /// A UTF-8 locale: `toupper`/`tolower` and `%c` work on characters;
     /// in the C locale (vfs-sh's default, as gawk there) on bytes.
     utf8: bool,
@@ -1655,11 +1658,10 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             Stmt::Next => return Err(Ctl::Next),
             Stmt::NextFile => return Err(Ctl::NextFile),
             Stmt::Exit(e) => {
-                let code = match e {
-                    Some(e) => self.eval(e)?.num() as i32,
-                    None => 0,
-                };
-                return Err(Ctl::Exit(code));
+                if let Some(e) = e {
+                    self.exit_status = self.eval(e)?.num() as i32;
+                }
+                return Err(Ctl::Exit(self.exit_status));
             }
             Stmt::Return(e) => {
                 let v = match e {
@@ -2307,6 +2309,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         seed: 0.0,
         rand_state: 0x9E37_79B9_7F4A_7C15,
         status_error: false,
+        exit_status: 0,
         utf8,
         line: 0,
         source: match (&program_files[..], sources_count) {
