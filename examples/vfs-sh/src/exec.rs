@@ -994,6 +994,8 @@ impl Cx<'_> {
         let mut shell = Shell::new(&mut *self.fs, &mut *self.env, args);
         if posix {
             shell.set_posix();
+        } else if string {
+            shell.set_execution_string(script);
         }
         shell.inherit(inherited);
         let status = match out {
@@ -1197,6 +1199,7 @@ pub fn run(
     };
     let input = env.stdin.clone();
     let mut shell = Shell::new(fs, &mut env, vec!["bash".to_owned()]);
+    shell.set_execution_string(script);
     let status = shell.run_script(&list, input, out, err);
     let _ = out.flush();
     status

@@ -738,6 +738,14 @@ impl<'a> Shell<'a> {
         self.st.vars.remove("BASH_VERSINFO");
     }
 
+    /// `bash -c STRING`: the string, as `BASH_EXECUTION_STRING` holds it.
+    pub(crate) fn set_execution_string(&mut self, script: &str) {
+        self.st.vars.insert(
+            "BASH_EXECUTION_STRING".to_owned(),
+            Value::Str(script.to_owned()),
+        );
+    }
+
     /// Takes `vars` as exported variables from the environment (a child
     /// shell's, from its parent).
     pub(crate) fn inherit(&mut self, vars: Vec<(String, String)>) {

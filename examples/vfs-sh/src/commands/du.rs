@@ -190,6 +190,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('c', "total", "c"),
         flag('x', "one-file-system", "x"),
         flag('L', "dereference", "L"),
+        // Documents have no hard links: counting each link changes nothing.
+        flag('l', "count-links", "l"),
         flag('S', "separate-dirs", "S"),
         flag('0', "null", "0"),
         value('d', "max-depth", "d"),

@@ -90,6 +90,11 @@ struct Opts<'a> {
     /// `-g`/`-o`/`-G`: which of owner and group the long format shows.
     owner: bool,
     group: bool,
+    /// `--author`: the author's column (the owner's name) after the group.
+    author: bool,
+    /// `-Z`: each name's security context, which the documents have none
+    /// of: GNU's `?`.
+    context: bool,
     /// `-n`: numeric ids.
     numeric: bool,
     /// `--quoting-style`, `-Q`, `-b`, `-N`, `-q`: how names are written.
@@ -221,6 +226,9 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
         if o.blocks {
             p.push_str(&format!("{:>bw$} ", block_col(it)));
         }
+        if o.context && !o.long {
+            p.push_str("? ");
+        }
         p
     };
     let marks: Vec<&str> = items.iter().map(|it| indicator(cx, it, o)).collect();
@@ -327,7 +335,12 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
         };
         let id = if o.numeric { "0" } else { super::OWNER };
         let mut who = String::new();
-        for (on, name) in [(o.owner, id), (o.group, id)] {
+        for (on, name) in [
+            (o.owner, id),
+            (o.group, id),
+            (o.author, id),
+            (o.context, "?"),
+        ] {
             if on {
                 who.push_str(name);
                 who.push(' ');
@@ -647,6 +660,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('o', "", "o"),
         flag('G', "no-group", "G"),
         flag('n', "numeric-uid-gid", "n"),
+        flag('\0', "author", "author"),
+        flag('Z', "context", "Z"),
         flag('Q', "quote-name", "Q"),
         flag('\0', "group-directories-first", "dirsfirst"),
         // Links are resolved by the document filesystem; names are shown
@@ -856,6 +871,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
         owner: !p.has("g"),
         group: !(p.has("o") || p.has("G")),
+        author: p.has("author"),
+        context: p.has("Z"),
         numeric: p.has("n"),
         quoting,
         ignore: &ignore,
