@@ -664,6 +664,8 @@ impl<'a> Shell<'a> {
             ("TZ", "UTC"),
             ("OPTIND", "1"),
             ("BASH_VERSION", "5.2.15(1)-release"),
+            // bash's own, not exported, when the environment has none.
+            ("TERM", "dumb"),
         ] {
             vars.insert(k.to_owned(), Value::Str(v.to_owned()));
         }
@@ -736,6 +738,7 @@ impl<'a> Shell<'a> {
         self.posix = true;
         self.st.vars.remove("BASH_VERSION");
         self.st.vars.remove("BASH_VERSINFO");
+        self.st.vars.remove("TERM");
     }
 
     /// `bash -c STRING`: the string, as `BASH_EXECUTION_STRING` holds it.

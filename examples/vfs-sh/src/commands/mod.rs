@@ -146,6 +146,31 @@ const COMMANDS: &[Command] = &[
         usage: "uname [-asnrvmpio]  (Linux; the node, release and version are vfsbox's, not the host's)",
     },
     Command {
+        name: "tty",
+        run: sys::tty,
+        usage: "tty [-s]  (not a tty: a script has no terminal)",
+    },
+    Command {
+        name: "logname",
+        run: sys::logname,
+        usage: "logname  (no login name: a script has no session)",
+    },
+    Command {
+        name: "stty",
+        run: sys::stty,
+        usage: "stty  (standard input is no terminal)",
+    },
+    Command {
+        name: "clear",
+        run: sys::clear,
+        usage: "clear  (no terminal: TERM is not exported)",
+    },
+    Command {
+        name: "tput",
+        run: sys::tput,
+        usage: "tput [-T TYPE] CAPNAME  (no terminal: TERM is not exported)",
+    },
+    Command {
         name: "hostname",
         run: sys::hostname,
         usage: "hostname  (vfsbox)",

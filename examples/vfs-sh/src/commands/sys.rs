@@ -715,3 +715,69 @@ pub(crate) fn hostname(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
     cx.outs("vfsbox\n");
     0
 }
+
+/// The value of `name` in the commands' environment (exported variables).
+fn exported(cx: &Cx<'_>, name: &str) -> Option<String> {
+    (cx.environ)()
+        .into_iter()
+        .find_map(|(k, v)| (k == name).then_some(v))
+}
+
+/// `tty [-s]`: a script's standard input is never a terminal.
+pub(crate) fn tty(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    if !args
+        .iter()
+        .any(|a| matches!(a.as_str(), "-s" | "--silent" | "--quiet"))
+    {
+        cx.outs("not a tty\n");
+    }
+    1
+}
+
+/// `logname`: a script has no login session.
+pub(crate) fn logname(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+    cx.err("logname: no login name");
+    1
+}
+
+/// `stty`: standard input is no terminal to ask or set.
+pub(crate) fn stty(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+    cx.err("stty: 'standard input': Inappropriate ioctl for device");
+    1
+}
+
+/// `clear` and `tput`: without an exported `TERM` (bash keeps its `dumb`
+/// to itself) there is no terminal type to use; with one, the sandbox
+/// has no terminal database to look it up in.
+pub(crate) fn clear(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
+    match exported(cx, "TERM") {
+        None => cx.err("TERM environment variable not set."),
+        Some(t) => cx.err(format_args!("'{t}': unknown terminal type.")),
+    }
+    1
+}
+
+/// `tput`: see [`clear`]; `-T TYPE` names the type.
+pub(crate) fn tput(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    let named = args
+        .iter()
+        .position(|a| a == "-T")
+        .and_then(|i| args.get(i + 1));
+    let named = named.cloned().or_else(|| {
+        args.iter().find_map(|a| {
+            a.strip_prefix("-T")
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+        })
+    });
+    match named.or_else(|| exported(cx, "TERM")) {
+        None => {
+            cx.err("tput: No value for $TERM and no -T specified");
+            2
+        }
+        Some(t) => {
+            cx.err(format_args!("tput: unknown terminal \"{t}\""));
+            3
+        }
+    }
+}

@@ -2178,7 +2178,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         };
         let takes = matches!(
             flag.as_str(),
-            "-F" | "-v" | "-f" | "-e" | "--field-separator" | "--assign" | "--file" | "--source"
+            "-F" | "-v"
+                | "-f"
+                | "-e"
+                | "-W"
+                | "--field-separator"
+                | "--assign"
+                | "--file"
+                | "--source"
         );
         let value = if takes {
             match inline.or_else(|| {
@@ -2193,7 +2200,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         &flag[1..]
                     ));
                     cx.err(USAGE);
-                    return 2;
+                    return 1;
                 }
             }
         } else {
@@ -2242,6 +2249,33 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-e" | "--source" => sources.push(value),
             "--posix" | "--traditional" | "--re-interval" | "-P" | "-c" | "-r" | "--lint"
             | "--sandbox" | "-S" => {}
+            // `-W WORD`: POSIX's way to a long option (`-W version`).
+            "-W" if !value.is_empty() && "version".starts_with(value.as_str()) => {
+                cx.outs("GNU Awk 5.2.1 (vfs-sh awk)\n");
+                return 0;
+            }
+            "-W" if !value.is_empty()
+                && ["help", "usage"]
+                    .iter()
+                    .any(|w| w.starts_with(value.as_str())) =>
+            {
+                cx.outs(&format!("{USAGE}\n"));
+                return 0;
+            }
+            "-W" if !value.is_empty()
+                && [
+                    "posix",
+                    "traditional",
+                    "re-interval",
+                    "lint",
+                    "sandbox",
+                    "compat",
+                ]
+                .iter()
+                .any(|w| w.starts_with(value.as_str())) => {}
+            "-W" => cx.err(format_args!(
+                "awk: option `-W {value}' unrecognized, ignored"
+            )),
             "--version" | "-V" => {
                 cx.outs("GNU Awk 5.2.1 (vfs-sh awk)\n");
                 return 0;
@@ -2265,7 +2299,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
             None => {
                 cx.err(USAGE);
-                return 2;
+                return 1;
             }
         }
     }
