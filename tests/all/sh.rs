@@ -802,6 +802,13 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
             format!("{}\n", n.div_ceil(4)),
         ),
         ("grep -n travel log.txt | tail -1", last_travel.clone()),
+        // A search of directories takes a page of a document's lines from
+        // the host and reads on in the guest, a piece at a time.
+        ("grep -r refund . | wc -l", format!("{}\n", n.div_ceil(4))),
+        (
+            "grep -rn travel /files | tail -1",
+            format!("/files/log.txt:{last_travel}"),
+        ),
         // A count over a pipe keeps no copy of the lines it counts.
         (
             "cut -d' ' -f3 log.txt | grep -c -e 7 -e 1",

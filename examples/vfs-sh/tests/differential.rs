@@ -137,6 +137,9 @@ fn documents_larger_than_a_piece_match_gnu() {
         // host's answers for the small one, in the operands' order.
         "grep -n same big.txt | tail -5; grep same small.txt big.txt small.txt | tail -3",
         "grep -c line big.txt small.txt; grep -v document big.txt | cksum",
+        // A search of directories: a page of each document's lines from
+        // the host, the rest read on in the guest.
+        "grep -rn same . | tail -5; grep -r -v document . | cksum; grep -r -m 1500 line . | wc -l",
         "grep -o 'x.y' big.txt | wc -l; grep -w of big.txt | wc -c",
         "grep -m 3 -n same big.txt; grep -H 'without a newline' big.txt",
         "grep -l same big.txt small.txt; grep -L same big.txt small.txt; grep -q same big.txt; echo $?",

@@ -283,9 +283,20 @@ impl Search {
             }
             return;
         }
+        // Printing lines without context, the host returns at most
+        // `PAGE_LINES` of a document; one that has more is read on in the
+        // guest a piece at a time, so that a directory holding a large log
+        // never has every selected line of it in memory at once.
+        let page = (self.printer.mode == Mode::Lines && self.streams())
+            .then_some(PAGE_LINES)
+            .filter(|&p| self.req.max_count.is_none_or(|m| m > p));
+        let req = GrepRequest {
+            max_count: page.or(self.req.max_count),
+            ..self.req.clone()
+        };
         for batch in roots.chunks(MAX_GREP_ROOTS) {
             let paths: Vec<String> = batch.iter().map(|r| r.abs.clone()).collect();
-            let result = match cx.fs.grep(&paths, &self.req) {
+            let result = match cx.fs.grep(&paths, &req) {
                 Ok(r) => r,
                 Err(e) => {
                     let why = match e {
@@ -299,6 +310,11 @@ impl Search {
             let names = attribute(batch, &result.files);
             for (f, name) in result.files.iter().zip(&names) {
                 self.printer.file(cx, name, f, None);
+                // A binary document's lines are only counted: the host's
+                // "binary file matches" is its whole answer.
+                if page.is_some_and(|p| f.match_count >= p) && !f.lines.is_empty() {
+                    self.rest_in_pieces(cx, name, &f.path, f.match_count);
+                }
             }
             for (path, e) in &result.errors {
                 let name = batch
@@ -453,6 +469,25 @@ impl Search {
         }
     }
 
+    /// Reads on in a document whose first `printed` selected lines the
+    /// host returned, printing the ones after them.
+    fn rest_in_pieces(&mut self, cx: &mut Cx<'_>, name: &str, path: &str, printed: u64) {
+        if cx.stdout_gone() {
+            return;
+        }
+        let Some(matcher) = self.guest_matcher(cx) else {
+            return;
+        };
+        let mut source = Pieces::Document {
+            path,
+            offset: 0,
+            ended: false,
+        };
+        if let Err(e) = self.search_pieces(cx, name, &matcher, &mut source, printed) {
+            self.error(cx, format_args!("{name}: {}", e.strerror()));
+        }
+    }
+
     /// Asks the host whether `root` has a selected line at all, stopping
     /// at the first: the search is the host's, so it is audited and
     /// scan-budgeted as every grep is, and a document without one (or a
@@ -491,6 +526,19 @@ impl Search {
         label: &str,
         matcher: &Matcher,
         source: &mut Pieces<'_>,
+    ) -> Result<(), FsError> {
+        self.search_pieces(cx, label, matcher, source, 0)
+    }
+
+    /// [`Search::in_pieces`], printing no line among the first `skip`
+    /// selected ones (printed already).
+    fn search_pieces(
+        &mut self,
+        cx: &mut Cx<'_>,
+        label: &str,
+        matcher: &Matcher,
+        source: &mut Pieces<'_>,
+        skip: u64,
     ) -> Result<(), FsError> {
         let mut failed = None;
         let piece_len = 64 << 10;
@@ -551,6 +599,14 @@ impl Search {
             if self.printer.mode != Mode::Lines {
                 continue;
             }
+            let seen = total.match_count - hits.match_count;
+            if seen < skip {
+                let printed = usize::try_from(skip - seen).unwrap_or(usize::MAX);
+                hits.lines.drain(..printed.min(hits.lines.len()));
+                if hits.lines.is_empty() {
+                    continue;
+                }
+            }
             if binary {
                 binary_matched = hits.match_count > 0;
             } else {
@@ -576,6 +632,11 @@ impl Search {
 /// script's memory (`grep INFO big.log | wc -l`). Below it the host's
 /// search, native and scan-budgeted, is the faster one.
 const STREAM_OVER: u64 = 4 << 20;
+
+/// At most this many selected lines of one document come from the host
+/// in a search of directories that prints lines; the rest are found in
+/// the guest (see [`Search::rest_in_pieces`]).
+const PAGE_LINES: u64 = 1000;
 
 /// Where [`Search::in_pieces`] reads from.
 enum Pieces<'a> {
