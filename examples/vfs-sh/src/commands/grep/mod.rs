@@ -426,7 +426,7 @@ impl Search {
         if self.streams() {
             // Standard input's pieces never fail: they are in memory, or
             // a document whose read failed is reported where it was read.
-            let _ = self.in_pieces(cx, label, &matcher, &mut Pieces::Stdin);
+            let _ = self.in_pieces(cx, label, &matcher, &mut Pieces::Stdin, 0);
             cx.input.borrow_mut().discard();
             return;
         }
@@ -456,21 +456,11 @@ impl Search {
         if self.guest.is_none() && !self.host_finds_a_line(cx, root) {
             return;
         }
-        let Some(matcher) = self.guest_matcher(cx) else {
-            return;
-        };
-        let mut source = Pieces::Document {
-            path: &root.abs,
-            offset: 0,
-            ended: false,
-        };
-        if let Err(e) = self.in_pieces(cx, &name, &matcher, &mut source) {
-            self.error(cx, format_args!("{name}: {}", e.strerror()));
-        }
+        self.rest_in_pieces(cx, &name, &root.abs, 0);
     }
 
-    /// Reads on in a document whose first `printed` selected lines the
-    /// host returned, printing the ones after them.
+    /// Searches a document a piece at a time, printing the selected lines
+    /// after the first `printed` (which the host returned).
     fn rest_in_pieces(&mut self, cx: &mut Cx<'_>, name: &str, path: &str, printed: u64) {
         if cx.stdout_gone() {
             return;
@@ -483,7 +473,7 @@ impl Search {
             offset: 0,
             ended: false,
         };
-        if let Err(e) = self.search_pieces(cx, name, &matcher, &mut source, printed) {
+        if let Err(e) = self.in_pieces(cx, name, &matcher, &mut source, printed) {
             self.error(cx, format_args!("{name}: {}", e.strerror()));
         }
     }
@@ -519,20 +509,9 @@ impl Search {
     /// binary, and from there on, as in GNU grep, a selected line is
     /// reported as "binary file matches" and ends the search. (Searches
     /// with context, `-b`, `-z` or `-I` read the input whole.) A read that
-    /// fails ends the search; what was found before it is printed.
+    /// fails ends the search; what was found before it is printed. The
+    /// first `skip` selected lines (printed already) are not printed.
     fn in_pieces(
-        &mut self,
-        cx: &mut Cx<'_>,
-        label: &str,
-        matcher: &Matcher,
-        source: &mut Pieces<'_>,
-    ) -> Result<(), FsError> {
-        self.search_pieces(cx, label, matcher, source, 0)
-    }
-
-    /// [`Search::in_pieces`], printing no line among the first `skip`
-    /// selected ones (printed already).
-    fn search_pieces(
         &mut self,
         cx: &mut Cx<'_>,
         label: &str,
