@@ -102,7 +102,10 @@ async fn refused_scripts_get_the_documented_errors() {
         (status, body["exit_code"].as_i64()),
         (StatusCode::OK, Some(127))
     );
-    assert_eq!(body["stderr"], "bash: line 1: curl: command not found\n");
+    assert_eq!(
+        body["stderr"],
+        "bash: line 1: curl: command not found\nnote: vfs-sh has no curl: the sandbox has no network\n"
+    );
     for (body, status, code) in [
         (
             json!({"script": "x".repeat(4097)}),

@@ -402,6 +402,31 @@ fn unsupported_commands() {
     );
     let r = sh("echo hi | python3 -c x; echo after");
     assert_eq!((r.out.as_str(), r.status), ("after\n", 0));
+    // A program agents reach for that the sandbox lacks: bash's words,
+    // then why, so that the next command can do without it.
+    for (script, first, why) in [
+        (
+            "perl -ne print notes.txt",
+            "bash: line 1: perl: command not found",
+            "interpreters",
+        ),
+        ("sh -c 'curl -s x'", "sh: 1: curl: not found", "no network"),
+        (
+            "git log",
+            "bash: line 1: git: command not found",
+            "not a repository",
+        ),
+    ] {
+        let r = sh(script);
+        assert_eq!(r.status, 127, "{script}");
+        let (line, note) = r.err.split_once('\n').expect("two lines");
+        assert_eq!(line, first, "{script}");
+        assert!(
+            note.starts_with("note: vfs-sh has no ") && note.contains(why),
+            "{}",
+            r.err
+        );
+    }
     assert_eq!(
         sh("echo x | xargs frob").err,
         "xargs: frob: No such file or directory\n"

@@ -901,15 +901,50 @@ pub(crate) fn dispatch(cx: &mut Cx<'_>, argv: &[String]) -> u8 {
             cx.run_shell(&line.join(" "), vec!["bash".to_owned()], false)
         }
         // Worded as bash's and dash's: vfs-sh has no such command.
-        None if cx.env.whence.dash => {
-            cx.err(format_args!("vfs-sh: {name}: not found"));
-            127
-        }
         None => {
-            cx.err(format_args!("vfs-sh: {name}: command not found"));
+            if cx.env.whence.dash {
+                cx.err(format_args!("vfs-sh: {name}: not found"));
+            } else {
+                cx.err(format_args!("vfs-sh: {name}: command not found"));
+            }
+            if let Some(why) = missing_why(base) {
+                cx.err(format_args!("note: vfs-sh has no {base}: {why}"));
+            }
             127
         }
     }
+}
+
+/// Why a program agents reach for is not in the sandbox, said after
+/// bash's `command not found` so that the next command can do without it.
+fn missing_why(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "perl" | "ruby" | "node" | "nodejs" | "php" | "lua" | "Rscript" | "java" | "javac"
+        | "gcc" | "cc" | "g++" | "clang" | "make" | "cmake" | "go" | "cargo" | "rustc" | "npm"
+        | "npx" | "pip" | "pip3" => {
+            "it runs no interpreters or compilers, only its own read-only tools \
+             (`help` lists them); Python code runs in its own sandbox (POST /v1/py)"
+        }
+        "curl" | "wget" | "ssh" | "scp" | "nc" | "ping" | "ip" | "ifconfig" | "netstat" | "ss"
+        | "dig" | "nslookup" => "the sandbox has no network",
+        "vi" | "vim" | "nano" | "emacs" | "top" | "htop" | "watch" => {
+            "a script has no terminal, and the documents are read-only (`cat`, `less` and \
+             `head` print them)"
+        }
+        "sudo" | "su" | "apt" | "apt-get" | "yum" | "dnf" | "systemctl" | "service"
+        | "journalctl" | "dmesg" | "mount" | "df" | "lsblk" | "free" | "ps" | "lsof" | "docker"
+        | "crontab" => {
+            "the sandbox is one shell over read-only documents, with no system, \
+             processes or packages to show or manage"
+        }
+        "git" => {
+            "the documents are files, not a repository (`find`, `grep -r` and `diff -r` read them)"
+        }
+        "bzip2" | "bunzip2" | "bzcat" | "xz" | "unxz" | "xzcat" | "zstd" | "7z" | "unrar" => {
+            "it reads gzip (`zcat`, `gzip -dc`), tar and zip archives only"
+        }
+        _ => return None,
+    })
 }
 
 /// Runs a shell script from the documents by its path (`./build.sh`,

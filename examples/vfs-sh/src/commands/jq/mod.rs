@@ -630,6 +630,11 @@ fn compile(code: &str, named: &[(String, Val)]) -> Result<jaq_core::Filter<Kind>
             "jq: error: the program nests deeper than {MAX_PROGRAM_NESTING} levels\n"
         ));
     }
+    // A program of nothing but blanks and comments is jq's identity.
+    let blank = code
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
+    let code = if blank { "." } else { code };
     let ours = load::parse(include_str!("defs.jq"), |p| p.defs()).unwrap_or_default();
     let defs = jaq_core::defs()
         .chain(jaq_std::defs())
