@@ -150,14 +150,32 @@ pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     // rev writes through stdio, so a short output reaches a pipe only at
     // exit, after the errors.
+    let reversed = |text: &[u8], out: &mut Vec<u8>| {
+        let s: String = String::from_utf8_lossy(text).chars().rev().collect();
+        out.extend_from_slice(s.as_bytes());
+    };
+    // util-linux reads a line as a C wide string: a NUL ends it there, and
+    // as no newline ends what it read, the next line is read onto it (a
+    // line that starts with a NUL, with nothing before it, is dropped).
+    let mut pending: Vec<u8> = Vec::new();
     let failed = each_input_record(cx, args, why, b'\n', Stdio::Buffered, |line, out| {
         let body = chomp(line);
-        let s: String = String::from_utf8_lossy(body).chars().rev().collect();
-        out.extend_from_slice(s.as_bytes());
+        if let Some(nul) = body.iter().position(|&b| b == 0) {
+            pending.extend_from_slice(&body[..nul]);
+            return;
+        }
+        pending.extend_from_slice(body);
+        reversed(&pending, out);
+        pending.clear();
         if body.len() < line.len() {
             out.push(b'\n');
         }
     });
+    if !pending.is_empty() {
+        let mut out = Vec::new();
+        reversed(&pending, &mut out);
+        cx.out(&out);
+    }
     u8::from(failed)
 }
 
