@@ -2574,18 +2574,31 @@ impl<'a> Shell<'a> {
             };
             self.subst_status = Some(status);
             self.status = status;
-            let mut text = String::from_utf8_lossy(&data).into_owned();
-            while text.ends_with('\n') {
-                text.pop();
-            }
-            return Ok(text);
+            return Ok(self.substituted(data));
         }
         let data = self.capture(list)?;
+        Ok(self.substituted(data))
+    }
+
+    /// A command substitution's text: without its trailing newlines, and
+    /// without NUL bytes, which bash drops with a warning (dash silently).
+    fn substituted(&mut self, mut data: Vec<u8>) -> String {
+        if data.contains(&0) {
+            data.retain(|&b| b != 0);
+            if !self.posix {
+                let msg = self
+                    .env
+                    .whence
+                    .message("vfs-sh: warning: command substitution: ignored null byte in input");
+                self.pending_err.extend_from_slice(msg.as_bytes());
+                self.pending_err.push(b'\n');
+            }
+        }
         let mut text = String::from_utf8_lossy(&data).into_owned();
         while text.ends_with('\n') {
             text.pop();
         }
-        Ok(text)
+        text
     }
 
     fn param(&mut self, p: &Param, dq: bool, out: &mut Vec<Tok>) -> E<()> {

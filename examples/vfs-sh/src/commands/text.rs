@@ -1806,7 +1806,12 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         .iter()
         .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
         .collect();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    // util-linux reads each line as a wide string: a NUL ends it there.
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.split('\0').next().unwrap_or_default())
+        .filter(|l| !l.trim().is_empty())
+        .collect();
     let mut out = String::new();
     // No input, no table: not even its header.
     if (p.has("t") || p.has("J")) && !lines.is_empty() {

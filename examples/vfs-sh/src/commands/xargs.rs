@@ -379,6 +379,23 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         ));
         return 1;
     }
+    // An argument is a C string: a NUL in the input ends it there (GNU
+    // warns unless the input was split on a delimiter).
+    if !p.has("0") && input.contains(&0) {
+        if !p.has("d") {
+            cx.err(
+                "xargs: WARNING: a NUL character occurred in the input.  It cannot be passed \
+                 through in the argument list.  Did you mean to use the --null option?",
+            );
+        }
+        for argv in &mut runs {
+            for a in argv.iter_mut() {
+                if let Some(nul) = a.find('\0') {
+                    a.truncate(nul);
+                }
+            }
+        }
+    }
     let mut status = 0;
     for argv in runs {
         let name = argv.first().cloned().unwrap_or_default();

@@ -1486,6 +1486,10 @@ impl Shell<'_> {
                     let mut cs = text.chars().peekable();
                     let mut continued = false;
                     while let Some(c) = cs.next() {
+                        // bash's read drops NUL bytes (its strings end at one).
+                        if c == '\0' {
+                            continue;
+                        }
                         if c == '\\' && !raw {
                             match cs.next() {
                                 Some(n) => chars.push((n, true)),
