@@ -4,6 +4,7 @@
 //! no blocks of its own to report.
 
 use std::collections::HashSet;
+use std::time::SystemTime;
 
 use super::size::Scale;
 use super::{flag, options, value};
@@ -14,30 +15,32 @@ use crate::glob::Pattern;
 const BLOCK: u64 = 4096;
 const DIR_SIZE: u64 = 4096;
 
-/// Sizes in bytes: allocated (block-rounded) and apparent.
+/// Sizes in bytes: allocated (block-rounded) and apparent; and the
+/// latest modification among what was counted (`--time`).
 #[derive(Debug, Clone, Copy, Default)]
 struct Size {
     disk: u64,
     apparent: u64,
+    latest: Option<SystemTime>,
 }
 
 impl Size {
-    fn of(kind: Kind, len: u64) -> Size {
-        match kind {
-            Kind::Dir => Size {
-                disk: DIR_SIZE,
-                apparent: DIR_SIZE,
-            },
-            Kind::File => Size {
-                disk: len.div_ceil(BLOCK) * BLOCK,
-                apparent: len,
-            },
+    fn of(kind: Kind, len: u64, modified: Option<SystemTime>) -> Size {
+        let (disk, apparent) = match kind {
+            Kind::Dir => (DIR_SIZE, DIR_SIZE),
+            Kind::File => (len.div_ceil(BLOCK) * BLOCK, len),
+        };
+        Size {
+            disk,
+            apparent,
+            latest: modified,
         }
     }
 
     fn add(&mut self, o: Size) {
         self.disk += o.disk;
         self.apparent += o.apparent;
+        self.latest = self.latest.max(o.latest);
     }
 }
 
@@ -54,6 +57,25 @@ struct Opts {
     threshold: Option<i64>,
     exclude: Vec<Pattern>,
     nul: bool,
+    /// `--time`: the `strftime` format of the latest time shown before
+    /// each path, and which time: `m`odification, `a`ccess or status
+    /// `c`hange.
+    time: Option<(String, u8)>,
+}
+
+/// The time `--time` shows of `path`: its modification `modified`, or the
+/// access or change its metadata gives.
+fn time_of(
+    cx: &mut Cx<'_>,
+    o: &Opts,
+    path: &str,
+    modified: Option<SystemTime>,
+) -> Option<SystemTime> {
+    match o.time {
+        Some((_, b'a')) => cx.fs.attributes(path).ok().and_then(|a| a.accessed),
+        Some((_, b'c')) => cx.fs.attributes(path).ok().and_then(|a| a.changed),
+        _ => modified,
+    }
 }
 
 impl Opts {
@@ -84,12 +106,12 @@ fn walk(
     w: &mut Walk<'_>,
     path: &str,
     abs: &str,
-    e: (Kind, u64),
+    e: (Kind, u64, Option<SystemTime>),
     depth: usize,
 ) -> Size {
-    let (kind, len) = e;
+    let (kind, len, modified) = e;
     let o = w.o;
-    let mut total = Size::of(kind, len);
+    let mut total = Size::of(kind, len, modified);
     let show = |depth: usize| !o.summarize && o.max_depth.is_none_or(|m| depth <= m);
     if kind == Kind::Dir {
         match cx.fs.read_dir(path) {
@@ -103,11 +125,19 @@ fn walk(
                         continue;
                     }
                     let child = super::join(path, &e.name);
+                    let when = time_of(cx, o, &child, e.modified);
                     if e.is_dir() {
-                        let s = walk(cx, w, &child, &child_abs, (Kind::Dir, e.len), depth + 1);
+                        let s = walk(
+                            cx,
+                            w,
+                            &child,
+                            &child_abs,
+                            (Kind::Dir, e.len, when),
+                            depth + 1,
+                        );
                         total.add(s);
                     } else {
-                        let s = Size::of(Kind::File, e.len);
+                        let s = Size::of(Kind::File, e.len, when);
                         total.add(s);
                         if o.all && show(depth + 1) {
                             line(&mut w.out, o, s, &child);
@@ -174,6 +204,13 @@ fn line(out: &mut String, o: &Opts, s: Size, path: &str) {
     }
     out.push_str(&o.render(s));
     out.push('\t');
+    if let Some((format, _)) = &o.time {
+        let (secs, nanos) = s.latest.map_or((0, 0), |t| {
+            (crate::time::epoch_seconds(t), crate::time::civil(t).nanos)
+        });
+        out.push_str(&crate::time::strftime(format, secs, nanos));
+        out.push('\t');
+    }
     out.push_str(path);
     out.push(if o.nul { '\0' } else { '\n' });
 }
@@ -201,6 +238,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('\0', "exclude", "exclude"),
         value('t', "threshold", "t"),
         value('\0', "files0-from", "files0"),
+        // The documents keep one time: `--time=atime` or `ctime` shows it
+        // too.
+        super::optional("time", "time"),
+        value('\0', "time-style", "time-style"),
     ];
     let p = match options(cx, "du", args, SPEC, 1) {
         Ok(p) => p,
@@ -247,6 +288,34 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         },
     };
+    let which = match p.value("time").filter(|w| !w.is_empty()) {
+        None => b'm',
+        Some(word) => {
+            let words: &[(&[&str], &str)] = &[
+                (&["atime", "access", "use"], "a"),
+                (&["ctime", "status"], "c"),
+            ];
+            match super::argmatch(cx, "du", "--time", word, words) {
+                Some(k) => k.as_bytes()[0],
+                None => return 1,
+            }
+        }
+    };
+    let time = match (p.has("time"), p.value("time-style").unwrap_or("long-iso")) {
+        (false, _) => None,
+        (true, style) if style.starts_with('+') => Some((style[1..].to_owned(), which)),
+        (true, style) => {
+            let styles: &[(&[&str], &str)] = &[
+                (&["full-iso"], "%Y-%m-%d %H:%M:%S.%N %z"),
+                (&["long-iso"], "%Y-%m-%d %H:%M"),
+                (&["iso"], "%Y-%m-%d"),
+            ];
+            match super::argmatch(cx, "du", "time style", style, styles) {
+                Some(format) => Some((format.to_owned(), which)),
+                None => return 1,
+            }
+        }
+    };
     let o = Opts {
         threshold,
         all: p.has("a"),
@@ -261,6 +330,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             .map(|e| Pattern::new(e))
             .collect(),
         nul: p.has("0"),
+        time,
     };
     if o.summarize && o.all {
         cx.err("du: cannot both summarize and show all entries");
@@ -303,7 +373,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 if !w.seen.insert(m.path.clone()) {
                     continue;
                 }
-                let s = walk(cx, &mut w, op, &m.path, (m.kind, m.len), 0);
+                let when = time_of(cx, &o, op, m.modified);
+                let s = walk(cx, &mut w, op, &m.path, (m.kind, m.len, when), 0);
                 if o.summarize {
                     line(&mut w.out, &o, s, op);
                 }
