@@ -58,9 +58,16 @@ struct Opts {
     exclude: Vec<Pattern>,
     nul: bool,
     /// `--time`: the `strftime` format of the latest time shown before
-    /// each path, and which time: `m`odification, `a`ccess or status
-    /// `c`hange.
-    time: Option<(String, u8)>,
+    /// each path, and which time.
+    time: Option<(String, Time)>,
+}
+
+/// Which time `--time` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Time {
+    Modified,
+    Accessed,
+    Changed,
 }
 
 /// The time `--time` shows of `path`: its modification `modified`, or the
@@ -72,8 +79,8 @@ fn time_of(
     modified: Option<SystemTime>,
 ) -> Option<SystemTime> {
     match o.time {
-        Some((_, b'a')) => cx.fs.attributes(path).ok().and_then(|a| a.accessed),
-        Some((_, b'c')) => cx.fs.attributes(path).ok().and_then(|a| a.changed),
+        Some((_, Time::Accessed)) => cx.fs.attributes(path).ok().and_then(|a| a.accessed),
+        Some((_, Time::Changed)) => cx.fs.attributes(path).ok().and_then(|a| a.changed),
         _ => modified,
     }
 }
@@ -238,8 +245,6 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('\0', "exclude", "exclude"),
         value('t', "threshold", "t"),
         value('\0', "files0-from", "files0"),
-        // The documents keep one time: `--time=atime` or `ctime` shows it
-        // too.
         super::optional("time", "time"),
         value('\0', "time-style", "time-style"),
     ];
@@ -289,14 +294,15 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         },
     };
     let which = match p.value("time").filter(|w| !w.is_empty()) {
-        None => b'm',
+        None => Time::Modified,
         Some(word) => {
             let words: &[(&[&str], &str)] = &[
                 (&["atime", "access", "use"], "a"),
                 (&["ctime", "status"], "c"),
             ];
             match super::argmatch(cx, "du", "--time", word, words) {
-                Some(k) => k.as_bytes()[0],
+                Some("a") => Time::Accessed,
+                Some(_) => Time::Changed,
                 None => return 1,
             }
         }

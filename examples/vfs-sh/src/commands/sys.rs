@@ -759,17 +759,15 @@ pub(crate) fn clear(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
 
 /// `tput`: see [`clear`]; `-T TYPE` names the type.
 pub(crate) fn tput(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let named = args
-        .iter()
-        .position(|a| a == "-T")
-        .and_then(|i| args.get(i + 1));
-    let named = named.cloned().or_else(|| {
-        args.iter().find_map(|a| {
-            a.strip_prefix("-T")
-                .filter(|t| !t.is_empty())
-                .map(str::to_owned)
-        })
-    });
+    let mut named = None;
+    let mut words = args.iter();
+    while let Some(a) = words.next() {
+        if a == "-T" {
+            named = words.next().cloned();
+        } else if let Some(t) = a.strip_prefix("-T") {
+            named = Some(t.to_owned());
+        }
+    }
     match named.or_else(|| exported(cx, "TERM")) {
         None => {
             cx.err("tput: No value for $TERM and no -T specified");
