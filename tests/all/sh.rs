@@ -849,6 +849,59 @@ async fn documents_larger_than_the_memory_limit_are_streamed() {
     assert_eq!(body["error"]["limit"], "memory", "{body}");
 }
 
+/// Commands that print only once they have all of their input (`sort`,
+/// `tac`) hold it once, with a slice per line, and write their output a
+/// block at a time into parts that the next command frees as it reads
+/// them. A 16 MB document whose last line has no newline sorts within the
+/// default 64 MiB; copying it to add the newline, a copy of the output
+/// and a grown pipe buffer took 82 MB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sort_and_tac_hold_their_input_once() {
+    let mut text = String::with_capacity(16_000_100);
+    let mut n = 0u64;
+    while text.len() < 16_000_000 {
+        let v = (n * 7919) % 100_003;
+        text.push_str(&format!("entry {v:06} of the ledger, line {n}\n"));
+        n += 1;
+    }
+    text.pop();
+    let mut sorted: Vec<&str> = text.lines().collect();
+    sorted.sort_unstable();
+    let (lowest, highest) = (sorted[0], sorted[sorted.len() - 1]);
+    let first = text.lines().next().expect("a line");
+    let last = text.lines().last().expect("a line");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("ledger.txt"), &text).expect("write the ledger");
+    let server = TestServer::anonymous(
+        Limits {
+            deadline: Duration::from_secs(120),
+            fuel: SPIN_FUEL,
+            ..Limits::default()
+        },
+        local_vfs(dir.path()),
+    );
+    let c = Client::new();
+    for (script, want) in [
+        ("sort ledger.txt | tail -1", format!("{highest}\n")),
+        ("sort -r ledger.txt | tail -1", format!("{lowest}\n")),
+        ("cat ledger.txt | sort | uniq | wc -l", format!("{n}\n")),
+        ("sort -k2,2n ledger.txt | head -1", format!("{lowest}\n")),
+        ("tac ledger.txt | tail -1", format!("{first}\n")),
+        // The last line, without a newline, runs into the one before it.
+        ("tac ledger.txt | head -c 20", last[..20].to_owned()),
+        ("tac ledger.txt | wc -l", format!("{}\n", n - 1)),
+    ] {
+        let body = json!({
+            "script": script,
+            "cwd": "/files",
+            "limits": {"memory_bytes": 64 << 20},
+        });
+        let (status, body) = sh(&c, &server, body).await;
+        assert_eq!(status, StatusCode::OK, "{script}: {body}");
+        assert_eq!(body["stdout"], want.as_str(), "{script}: {body}");
+    }
+}
+
 /// A writer whose reader has gone stops as `SIGPIPE` would stop it, with
 /// status 141: a billion numbers, or a loop without end, into `head` end
 /// well inside a fuel allowance that would not print a thousandth of the

@@ -442,6 +442,10 @@ pub(crate) enum Wanted {
     Counts,
 }
 
+/// How large a part of the bytes written to a pipe grows before the next
+/// write starts another.
+const PART: usize = 1 << 20;
+
 /// How much the bytes a pipe holds for a reader of the end may grow past
 /// what that end needs before the start is dropped.
 const END_SLACK: usize = 1 << 20;
@@ -481,9 +485,18 @@ impl Write for Pipe {
             self.broken.set(true);
         }
         if !kept.is_empty() {
+            // A reader of the end keeps one part, which `keep_end` trims;
+            // any other reader gets parts of about `PART` bytes, so that
+            // the bytes are never copied to grow one buffer (which would
+            // hold them twice), and a reader that streams them frees each
+            // part as it goes.
+            let ends = matches!(
+                self.wanted,
+                Some(Wanted::LastLines(_) | Wanted::LastBytes(_))
+            );
             let mut parts = self.parts.borrow_mut();
             match parts.last_mut() {
-                Some(Source::Bytes(b)) => b.extend_from_slice(kept),
+                Some(Source::Bytes(b)) if ends || b.len() < PART => b.extend_from_slice(kept),
                 _ => parts.push(Source::Bytes(kept.to_vec())),
             }
         }
@@ -672,8 +685,14 @@ impl Cx<'_> {
     /// what they still hold. The rest stays in `held` for the next call
     /// or the end.
     pub(crate) fn out_stdio(&mut self, held: &mut Vec<u8>) {
-        const BUFFER: usize = 4096;
-        let full = held.len() / BUFFER * BUFFER;
+        self.out_blocks(held, 4096);
+    }
+
+    /// Writes what `held` has filled of blocks of `block` bytes; the rest
+    /// stays in `held`. For tools that write through a buffer of their
+    /// own size.
+    pub(crate) fn out_blocks(&mut self, held: &mut Vec<u8>, block: usize) {
+        let full = held.len() / block * block;
         if full > 0 {
             self.out(&held[..full]);
             held.drain(..full);

@@ -186,7 +186,7 @@ pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// The records of `data`, each ended by `end` (a last one may not be).
-fn records(data: &[u8], end: u8) -> impl Iterator<Item = &[u8]> {
+pub(crate) fn records(data: &[u8], end: u8) -> impl Iterator<Item = &[u8]> {
     let body = data.strip_suffix(&[end]).unwrap_or(data);
     let empty = data.is_empty();
     body.split(move |&b| b == end).filter(move |_| !empty)

@@ -33,6 +33,8 @@ struct Opts {
     /// `-E`: a tab and the spaces it expands to are the same.
     tab_expansion: bool,
     blank_lines: bool,
+    /// `--strip-trailing-cr`: a `\r` that ends a line is not part of it.
+    strip_cr: bool,
     /// The options as given, for `diff -r`'s per-file header lines.
     switches: String,
     /// `-x PAT`: names left out of a directory comparison.
@@ -376,12 +378,17 @@ fn formatted(o: &Opts, ops: &[DiffOp], a: (&[String], bool), b: (&[String], bool
     out
 }
 
-/// Lines of a document, each without its newline; and whether the last
-/// one lacked it.
-fn split(data: &[u8]) -> (Vec<String>, bool) {
+/// Lines of a document, each without its newline (and without a `\r`
+/// before it with `--strip-trailing-cr`); and whether the last one lacked
+/// it.
+fn split(data: &[u8], strip_cr: bool) -> (Vec<String>, bool) {
     let text = String::from_utf8_lossy(data);
     let missing = !text.is_empty() && !text.ends_with('\n');
-    (text.lines().map(str::to_owned).collect(), missing)
+    let lines = super::lf_lines(&text).map(|l| match l.strip_suffix('\r') {
+        Some(l) if strip_cr => l.to_owned(),
+        _ => l.to_owned(),
+    });
+    (lines.collect(), missing)
 }
 
 fn key(o: &Opts, l: &str) -> String {
@@ -756,8 +763,8 @@ fn files(cx: &mut Cx<'_>, o: &Opts, a: &str, b: &str, header: Option<&str>) -> u
         cx.outs(&format!("{what} {a} and {b} differ\n"));
         return 1;
     }
-    let (la, ma) = split(&da);
-    let (lb, mb) = split(&db);
+    let (la, ma) = split(&da, o.strip_cr);
+    let (lb, mb) = split(&db, o.strip_cr);
     let ka: Vec<String> = la.iter().map(|l| key(o, l)).collect();
     let kb: Vec<String> = lb.iter().map(|l| key(o, l)).collect();
     // The context of `-u` and `-c` is also how many equal lines at the
@@ -1131,6 +1138,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         trailing_space: false,
         tab_expansion: false,
         blank_lines: false,
+        strip_cr: false,
         switches: String::new(),
         exclude: Vec::new(),
         new_file: false,
@@ -1183,7 +1191,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "-N" | "--new-file" => o.new_file = true,
             "-a" | "--text" => o.text = true,
             "-d" | "--minimal" => o.minimal = true,
-            "--strip-trailing-cr" => {}
+            "--strip-trailing-cr" => o.strip_cr = true,
             "-p" | "--show-c-function" => {
                 o.show_c_function = true;
                 o.function.push(C_FUNCTION.to_owned());

@@ -290,12 +290,12 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "comm",
         run: text::comm,
-        usage: "comm [-1] [-2] [-3] [--output-delimiter=S] FILE1 FILE2",
+        usage: "comm [-1] [-2] [-3] [-z] [--total] [--output-delimiter=S] [--check-order|--nocheck-order] FILE1 FILE2",
     },
     Command {
         name: "diff",
         run: diff::run,
-        usage: "diff [-c|-C N|-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-N] [-i] [-w] [-b] [-Z] [-E] [-B] [-d] [-p] [-F RE] FILE1 FILE2  (normal, context, unified and side-by-side formats; GNU's edit script)",
+        usage: "diff [-c|-C N|-u|-U N|-y [-W N] [--suppress-common-lines] [-t]] [-q] [-s] [-r [-x PAT]...] [-N] [-i] [-w] [-b] [-Z] [-E] [-B] [--strip-trailing-cr] [-d] [-p] [-F RE] FILE1 FILE2  (normal, context, unified and side-by-side formats; GNU's edit script)",
     },
     Command {
         name: "du",
@@ -400,7 +400,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tac",
         run: text::tac,
-        usage: "tac [-s SEP] [FILE]...",
+        usage: "tac [-b] [-s SEP] [FILE]...",
     },
     Command {
         name: "touch",
@@ -1319,6 +1319,16 @@ pub(crate) fn links(cx: &mut Cx<'_>, path: &str, kind: crate::fs::Kind) -> u64 {
                 .map_or(0, |es| es.iter().filter(|e| e.is_dir()).count() as u64)
         }
     }
+}
+
+/// The lines of `text`, split at `\n` only. A `\r` before it stays in
+/// the line, as GNU's tools keep it: `str::lines` drops it, so a CRLF
+/// document would compare equal to its LF copy and lose its `\r`s on
+/// the way through.
+pub(crate) fn lf_lines(text: &str) -> impl Iterator<Item = &str> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let empty = text.is_empty();
+    body.split('\n').filter(move |_| !empty)
 }
 
 /// Whether the shell's locale (`LC_ALL`, else `LC_CTYPE`, else `LANG`, as

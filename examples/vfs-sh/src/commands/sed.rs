@@ -1498,8 +1498,7 @@ fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
                             let lines = run.cx.fs.read(f).map_or_else(
                                 |_| Vec::new(),
                                 |d| {
-                                    String::from_utf8_lossy(&d)
-                                        .lines()
+                                    crate::commands::lf_lines(&String::from_utf8_lossy(&d))
                                         .map(str::to_owned)
                                         .collect()
                                 },

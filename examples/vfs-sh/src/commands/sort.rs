@@ -710,15 +710,12 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         p.operands.clone()
     };
     let eol = if p.has("z") { 0 } else { b'\n' };
-    let mut data = Vec::new();
+    // Each input is kept as it was read and the lines point into it: the
+    // script's memory holds the input once, plus a slice per line.
+    let mut inputs = Vec::with_capacity(operands.len());
     for op in &operands {
         match cx.read_operand(op) {
-            Ok(d) => {
-                data.extend_from_slice(&d);
-                if !d.is_empty() && !d.ends_with(&[eol]) {
-                    data.push(eol);
-                }
-            }
+            Ok(d) => inputs.push(d),
             Err(e) => {
                 cx.err(format_args!(
                     "sort: cannot read: {}: {}",
@@ -737,16 +734,16 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         ));
         return 2;
     }
-    let mut lines: Vec<&[u8]> = if eol == b'\n' {
-        crate::search::lines(&data).collect()
-    } else {
-        let body = data.strip_suffix(&[0]).unwrap_or(&data);
-        if data.is_empty() {
-            Vec::new()
-        } else {
-            body.split(|&b| b == 0).collect()
-        }
-    };
+    let count = inputs
+        .iter()
+        .map(|d| {
+            memchr::memchr_iter(eol, d).count() + usize::from(!d.is_empty() && !d.ends_with(&[eol]))
+        })
+        .sum();
+    let mut lines: Vec<&[u8]> = Vec::with_capacity(count);
+    for d in &inputs {
+        lines.extend(crate::search::records(d, eol));
+    }
     let check = match (p.has("c"), p.has("C"), p.value("check")) {
         (_, true, _) | (_, _, Some("quiet" | "silent")) => Some(true),
         (true, _, _) | (_, _, Some(_)) => Some(false),
@@ -787,13 +784,8 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             h
         };
         lines.sort_by_cached_key(|l| hash(l));
-        let mut out = Vec::with_capacity(data.len());
-        for l in lines {
-            out.extend_from_slice(l);
-            out.push(eol);
-        }
         if !to_null {
-            cx.out(&out);
+            write_records(cx, &lines, eol);
         }
         return 0;
     }
@@ -801,15 +793,30 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if p.has("u") {
         lines.dedup_by(|b, a| sorter.keys_cmp(a, b) == Ordering::Equal);
     }
-    let mut out = Vec::with_capacity(data.len());
+    if !to_null {
+        write_records(cx, &lines, eol);
+    }
+    0
+}
+
+/// Writes `lines`, each ended by `eol`, a block at a time: the output is
+/// never held whole beside the input it points into. A reader that has
+/// stopped (`sort | head -1`) ends the writing.
+fn write_records(cx: &mut Cx<'_>, lines: &[&[u8]], eol: u8) {
+    const BLOCK: usize = 64 << 10;
+    let mut out = Vec::with_capacity(BLOCK);
     for l in lines {
         out.extend_from_slice(l);
         out.push(eol);
+        if out.len() >= BLOCK {
+            cx.out(&out);
+            out.clear();
+            if cx.stdout_gone() {
+                return;
+            }
+        }
     }
-    if !to_null {
-        cx.out(&out);
-    }
-    0
+    cx.out(&out);
 }
 
 #[cfg(test)]

@@ -478,7 +478,7 @@ pub(crate) fn numfmt(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let delim = p.value("d").and_then(|d| d.chars().next());
     let data = cx.stdin();
-    for (i, line) in String::from_utf8_lossy(&data).lines().enumerate() {
+    for (i, line) in super::lf_lines(&String::from_utf8_lossy(&data)).enumerate() {
         if i < headers {
             out.push_str(line);
             out.push('\n');
@@ -587,7 +587,13 @@ pub(crate) fn tac(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let sep = p.value("s").and_then(|s| s.bytes().next()).unwrap_or(b'\n');
+    let sep = match p.value("s") {
+        // GNU's empty separator is the C string's end, a NUL.
+        Some("") => b"\0",
+        Some(s) => s.as_bytes(),
+        None => b"\n",
+    };
+    let before = p.has("b");
     let why = |op: &str, e: &FsError| match e {
         FsError::IsADirectory(_) => format!(
             "tac: {}: read error: Invalid argument",
@@ -599,11 +605,24 @@ pub(crate) fn tac(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             e.strerror()
         ),
     };
-    // As rev's, tac's output reaches a pipe after its errors.
-    let mut out = Vec::new();
-    let failed = each_input(cx, &p.operands, why, |_, _, d| {
-        for r in records(d, sep).into_iter().rev() {
-            out.extend_from_slice(r);
+    // GNU's tac writes through a buffer of its own, 8 KiB at a time, so
+    // a short output reaches a pipe after the errors; a long one is never
+    // held whole beside the input.
+    const WRITESIZE: usize = 8192;
+    let mut out = Vec::with_capacity(2 * WRITESIZE);
+    let failed = each_input(cx, &p.operands, why, |cx, _, d| {
+        // From the end, a record at a time: no list of the records. A
+        // record ends with its separator, or with `-b` begins with it.
+        let mut end = d.len();
+        while end > 0 && !cx.stdout_gone() {
+            let start = if before {
+                memchr::memmem::rfind(&d[..end], sep).unwrap_or(0)
+            } else {
+                memchr::memmem::rfind(&d[..end - 1], sep).map_or(0, |i| i + sep.len())
+            };
+            out.extend_from_slice(&d[start..end]);
+            end = start;
+            cx.out_blocks(&mut out, WRITESIZE);
         }
     });
     cx.out(&out);
@@ -981,8 +1000,7 @@ pub(crate) fn paste(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             if stdin_lines.is_none() {
                 let d = cx.stdin();
                 stdin_lines = Some(
-                    String::from_utf8_lossy(&d)
-                        .lines()
+                    super::lf_lines(&String::from_utf8_lossy(&d))
                         .map(str::to_owned)
                         .collect(),
                 );
@@ -993,8 +1011,7 @@ pub(crate) fn paste(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
         match read_one(cx, op) {
             Ok(d) => files.push(
-                String::from_utf8_lossy(&d)
-                    .lines()
+                super::lf_lines(&String::from_utf8_lossy(&d))
                     .map(str::to_owned)
                     .collect(),
             ),
@@ -1807,8 +1824,7 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
         .collect();
     // util-linux reads each line as a wide string: a NUL ends it there.
-    let lines: Vec<&str> = text
-        .lines()
+    let lines: Vec<&str> = super::lf_lines(&text)
         .map(|l| l.split('\0').next().unwrap_or_default())
         .filter(|l| !l.trim().is_empty())
         .collect();
@@ -2047,13 +2063,17 @@ fn order_check(p: &super::args::Parsed) -> Option<bool> {
     }
 }
 
-/// `comm [-1] [-2] [-3] [--output-delimiter=S] FILE1 FILE2`
+/// `comm [-1] [-2] [-3] [-z] [--total] [--output-delimiter=S] FILE1 FILE2`
+///
+/// Lines are bytes, compared as the C locale compares them, and kept as
+/// they are (a `\r` before the newline, bytes that are not UTF-8).
 pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         flag('1', "", "1"),
         flag('2', "", "2"),
         flag('3', "", "3"),
-        flag('i', "", "i"),
+        flag('z', "zero-terminated", "z"),
+        flag('\0', "total", "t"),
         value('\0', "output-delimiter", "d"),
         flag('\0', "nocheck-order", "n"),
         flag('\0', "check-order", "c"),
@@ -2078,59 +2098,44 @@ pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if failed {
         return 1;
     }
-    let a: Vec<String> = String::from_utf8_lossy(&ins[0].1)
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    let b: Vec<String> = String::from_utf8_lossy(&ins[1].1)
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    let d = p.value("d").unwrap_or("\t").to_owned();
-    let (s1, s2, s3) = (!p.has("1"), !p.has("2"), !p.has("3"));
-    let mut out = String::new();
-    let col = |n: usize| -> String {
-        let mut pre = String::new();
-        if n >= 2 && s1 {
-            pre.push_str(&d);
-        }
-        if n >= 3 && s2 {
-            pre.push_str(&d);
-        }
-        pre
+    let eol = if p.has("z") { 0 } else { b'\n' };
+    let a: Vec<&[u8]> = crate::search::records(&ins[0].1, eol).collect();
+    let b: Vec<&[u8]> = crate::search::records(&ins[1].1, eol).collect();
+    // An empty delimiter is a NUL, as GNU has it.
+    let d = match p.value("d") {
+        Some("") => b"\0".to_vec(),
+        Some(d) => d.as_bytes().to_vec(),
+        None => b"\t".to_vec(),
     };
+    let shown = [!p.has("1"), !p.has("2"), !p.has("3")];
     let check = order_check(&p);
     let mut issued = [false, false];
     let mut unpairable = false;
+    let mut totals = [0u64; 3];
+    let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
         let ord = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) => x.as_bytes().cmp(y.as_bytes()),
+            (Some(x), Some(y)) => x.cmp(y),
             (Some(_), None) => std::cmp::Ordering::Less,
             _ => std::cmp::Ordering::Greater,
         };
-        let (step_a, step_b) = match ord {
-            std::cmp::Ordering::Less => {
-                unpairable = true;
-                if s1 {
-                    out.push_str(&format!("{}{}\n", col(1), a[i]));
-                }
-                (true, false)
-            }
-            std::cmp::Ordering::Greater => {
-                unpairable = true;
-                if s2 {
-                    out.push_str(&format!("{}{}\n", col(2), b[j]));
-                }
-                (false, true)
-            }
-            std::cmp::Ordering::Equal => {
-                if s3 {
-                    out.push_str(&format!("{}{}\n", col(3), a[i]));
-                }
-                (true, true)
-            }
+        let (column, line, step_a, step_b) = match ord {
+            std::cmp::Ordering::Less => (0, a[i], true, false),
+            std::cmp::Ordering::Greater => (1, b[j], false, true),
+            std::cmp::Ordering::Equal => (2, a[i], true, true),
         };
+        unpairable |= column < 2;
+        totals[column] += 1;
+        if shown[column] {
+            // A line goes in its column: one delimiter for each column
+            // before it that is shown.
+            for _ in shown[..column].iter().filter(|&&s| s) {
+                out.extend_from_slice(&d);
+            }
+            out.extend_from_slice(line);
+            out.push(eol);
+        }
         for (k, (step, lines, at)) in [(step_a, &a, &mut i), (step_b, &b, &mut j)]
             .into_iter()
             .enumerate()
@@ -2142,11 +2147,10 @@ pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             let Some(fatal) = check else { continue };
             if (fatal || unpairable)
                 && !issued[k]
-                && lines
-                    .get(*at)
-                    .is_some_and(|next| lines[*at - 1].as_bytes() > next.as_bytes())
+                && lines.get(*at).is_some_and(|next| lines[*at - 1] > *next)
             {
-                cx.outs(&std::mem::take(&mut out));
+                // GNU's error() flushes standard output first.
+                cx.out(&std::mem::take(&mut out));
                 cx.err(format_args!("comm: file {} is not in sorted order", k + 1));
                 if fatal {
                     return 1;
@@ -2154,8 +2158,17 @@ pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 issued[k] = true;
             }
         }
+        cx.out_stdio(&mut out);
     }
-    cx.outs(&out);
+    if p.has("t") {
+        for t in totals {
+            out.extend_from_slice(t.to_string().as_bytes());
+            out.extend_from_slice(&d);
+        }
+        out.extend_from_slice(b"total");
+        out.push(eol);
+    }
+    cx.out(&out);
     if issued.iter().any(|&x| x) {
         cx.err("comm: input is not in sorted order");
         return 1;
@@ -2238,8 +2251,11 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 .collect(),
         }
     };
-    let rows =
-        |d: &[u8]| -> Vec<Vec<String>> { String::from_utf8_lossy(d).lines().map(split).collect() };
+    let rows = |d: &[u8]| -> Vec<Vec<String>> {
+        super::lf_lines(&String::from_utf8_lossy(d))
+            .map(split)
+            .collect()
+    };
     let (a, b) = (rows(&ins[0].1), rows(&ins[1].1));
     let fold = p.has("i");
     let key = |r: &Vec<String>, k: usize| -> String {
