@@ -335,7 +335,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "paste",
         run: text::paste,
-        usage: "paste [-d LIST] [-s] [FILE]...",
+        usage: "paste [-d LIST] [-s] [-z] [FILE]...",
     },
     Command {
         name: "readlink",

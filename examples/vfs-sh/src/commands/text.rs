@@ -221,63 +221,62 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
         plain_why(cmd),
         b'\n',
         Stdio::FlushedByErrors,
+        // A byte is a column, as GNU counts them in every locale; the
+        // bytes go out as they came.
         |line, out| {
-            let line = String::from_utf8_lossy(line);
-            let line = line.as_ref();
-            let (body, nl) = match line.strip_suffix('\n') {
-                Some(b) => (b, "\n"),
-                None => (line, ""),
+            let (body, nl): (&[u8], &[u8]) = match line.strip_suffix(b"\n") {
+                Some(b) => (b, b"\n"),
+                None => (line, b""),
             };
-            let lead = body.len() - body.trim_start_matches([' ', '\t']).len();
-            let converted = if to_spaces {
+            let lead = body
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+            let spaces = |o: &mut Vec<u8>, n: usize| o.resize(o.len() + n, b' ');
+            if to_spaces {
                 let mut col = 0;
-                let mut o = String::new();
-                for (i, c) in body.char_indices() {
-                    if c == '\t' && (!initial_only || i < lead) {
+                for (i, &c) in body.iter().enumerate() {
+                    if c == b'\t' && (!initial_only || i < lead) {
                         let n = width - col % width;
-                        o.push_str(&" ".repeat(n));
+                        spaces(out, n);
                         col += n;
                     } else {
-                        o.push(c);
+                        out.push(c);
                         col += 1;
                     }
                 }
-                o
             } else {
                 let upto = if initial_only { lead } else { body.len() };
                 let (head, tail) = body.split_at(upto);
-                let mut o = String::new();
                 let mut col = 0;
-                let mut spaces = 0;
-                for c in head.chars() {
+                let mut pending = 0;
+                for &c in head {
                     match c {
-                        ' ' => {
-                            spaces += 1;
+                        b' ' => {
+                            pending += 1;
                             col += 1;
                             if col % width == 0 {
-                                o.push(if spaces > 1 { '\t' } else { ' ' });
-                                spaces = 0;
+                                out.push(if pending > 1 { b'\t' } else { b' ' });
+                                pending = 0;
                             }
                         }
-                        '\t' => {
-                            o.push('\t');
-                            spaces = 0;
+                        b'\t' => {
+                            out.push(b'\t');
+                            pending = 0;
                             col += width - col % width;
                         }
                         c => {
-                            o.push_str(&" ".repeat(spaces));
-                            spaces = 0;
-                            o.push(c);
+                            spaces(out, pending);
+                            pending = 0;
+                            out.push(c);
                             col += 1;
                         }
                     }
                 }
-                o.push_str(&" ".repeat(spaces));
-                o.push_str(tail);
-                o
-            };
-            out.extend_from_slice(converted.as_bytes());
-            out.extend_from_slice(nl.as_bytes());
+                spaces(out, pending);
+                out.extend_from_slice(tail);
+            }
+            out.extend_from_slice(nl);
         },
     );
     u8::from(failed)
@@ -669,11 +668,10 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         b'\n',
         Stdio::FlushedByErrors,
         |line, out| {
-            let line = String::from_utf8_lossy(line);
-            let line = line.as_ref();
-            let body = line.strip_suffix('\n').unwrap_or(line);
+            // The line goes out as it came; only `-b pRE` reads it as text.
+            let body = line.strip_suffix(b"\n").unwrap_or(line);
             let numbered = match (style.as_str(), &re) {
-                (_, Some(re)) => re.is_match(body),
+                (_, Some(re)) => re.is_match(&String::from_utf8_lossy(body)),
                 ("a", _) => true,
                 ("n", _) => false,
                 _ => !body.is_empty(),
@@ -690,7 +688,7 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             } else {
                 out.extend_from_slice(" ".repeat(width + sep.chars().count()).as_bytes());
             }
-            out.extend_from_slice(body.as_bytes());
+            out.extend_from_slice(body);
             out.push(b'\n');
         },
     );
@@ -975,14 +973,17 @@ pub(crate) fn paste(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let delims: Vec<String> = {
+    // The lines are bytes, as they came (a `\r`, a Latin-1 byte), and so
+    // are the delimiters: GNU takes the list a byte at a time, in every
+    // locale.
+    let eol = if p.has("z") { 0 } else { b'\n' };
+    let delims: Vec<Vec<u8>> = {
         let raw = p.value("d").unwrap_or("\t");
         let (b, _) = super::echo::unescape(raw, super::echo::Dialect::Format, true);
-        let s = String::from_utf8_lossy(&b).into_owned();
-        if raw.is_empty() || s.is_empty() || raw == "\\0" {
-            vec![String::new()]
+        if raw.is_empty() || b.is_empty() || raw == "\\0" {
+            vec![Vec::new()]
         } else {
-            s.chars().map(String::from).collect()
+            b.iter().map(|&x| vec![x]).collect()
         }
     };
     let ops = if p.operands.is_empty() {
@@ -990,74 +991,73 @@ pub(crate) fn paste(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         p.operands.clone()
     };
-    // Standard input named several times is read in turns, line by line.
-    let mut stdin_lines: Option<Vec<String>> = None;
-    let mut files: Vec<Vec<String>> = Vec::new();
-    let mut stdin_users = Vec::new();
+    let mut stdin = None;
+    let mut read: Vec<Option<Vec<u8>>> = Vec::with_capacity(ops.len());
     let mut failed = false;
-    for (k, op) in ops.iter().enumerate() {
+    for op in &ops {
         if op == "-" {
-            if stdin_lines.is_none() {
-                let d = cx.stdin();
-                stdin_lines = Some(
-                    super::lf_lines(&String::from_utf8_lossy(&d))
-                        .map(str::to_owned)
-                        .collect(),
-                );
+            if stdin.is_none() {
+                stdin = Some(cx.stdin());
             }
-            stdin_users.push(k);
-            files.push(Vec::new());
+            read.push(None);
             continue;
         }
         match read_one(cx, op) {
-            Ok(d) => files.push(
-                super::lf_lines(&String::from_utf8_lossy(&d))
-                    .map(str::to_owned)
-                    .collect(),
-            ),
+            Ok(d) => read.push(Some(d)),
             Err(e) => {
                 cx.err(format_args!("paste: {op}: {}", e.strerror()));
                 failed = true;
-                files.push(Vec::new());
+                read.push(None);
             }
-        }
-    }
-    if let Some(lines) = stdin_lines {
-        let n = stdin_users.len();
-        for (i, l) in lines.into_iter().enumerate() {
-            files[stdin_users[i % n]].push(l);
         }
     }
     if failed {
         return 1;
     }
-    let mut out = String::new();
-    let d = |i: usize| delims[i % delims.len()].as_str();
+    let mut files: Vec<Vec<&[u8]>> = read
+        .iter()
+        .map(|d| {
+            d.as_deref()
+                .map_or_else(Vec::new, |d| crate::search::records(d, eol).collect())
+        })
+        .collect();
+    // Standard input named several times is read in turns, line by line.
+    if let Some(d) = &stdin {
+        let users: Vec<usize> = (0..ops.len()).filter(|&k| ops[k] == "-").collect();
+        for (i, l) in crate::search::records(d, eol).enumerate() {
+            files[users[i % users.len()]].push(l);
+        }
+    }
+    const BLOCK: usize = 64 << 10;
+    let mut out = Vec::new();
+    let d = |i: usize| delims[i % delims.len()].as_slice();
     if p.has("s") {
         for f in &files {
             for (i, l) in f.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(d(i - 1));
+                    out.extend_from_slice(d(i - 1));
                 }
-                out.push_str(l);
+                out.extend_from_slice(l);
+                cx.out_blocks(&mut out, BLOCK);
             }
-            out.push('\n');
+            out.push(eol);
         }
     } else {
         let rows = files.iter().map(Vec::len).max().unwrap_or(0);
         for r in 0..rows {
             for (i, f) in files.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(d(i - 1));
+                    out.extend_from_slice(d(i - 1));
                 }
                 if let Some(l) = f.get(r) {
-                    out.push_str(l);
+                    out.extend_from_slice(l);
                 }
             }
-            out.push('\n');
+            out.push(eol);
+            cx.out_blocks(&mut out, BLOCK);
         }
     }
-    cx.outs(&out);
+    cx.out(&out);
     0
 }
 
