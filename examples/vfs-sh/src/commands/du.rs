@@ -56,6 +56,8 @@ struct Opts {
     /// negative).
     threshold: Option<i64>,
     exclude: Vec<Pattern>,
+    /// `-S`: subdirectories are not counted in their parents.
+    separate_dirs: bool,
     nul: bool,
     /// `--time`: the `strftime` format of the latest time shown before
     /// each path, and which time.
@@ -107,7 +109,8 @@ struct Walk<'o> {
 }
 
 /// Walks `path` (`abs` is where it is); prints the lines depth allows;
-/// returns its total.
+/// returns its total, and what its own line shows (with `-S`, less its
+/// subdirectories).
 fn walk(
     cx: &mut Cx<'_>,
     w: &mut Walk<'_>,
@@ -115,10 +118,13 @@ fn walk(
     abs: &str,
     e: (Kind, u64, Option<SystemTime>),
     depth: usize,
-) -> Size {
+) -> (Size, Size) {
     let (kind, len, modified) = e;
     let o = w.o;
     let mut total = Size::of(kind, len, modified);
+    // `-S`: a directory's line counts what is in it, not what is in its
+    // subdirectories; the total goes on counting everything.
+    let mut own = total;
     let show = |depth: usize| !o.summarize && o.max_depth.is_none_or(|m| depth <= m);
     if kind == Kind::Dir {
         match cx.fs.read_dir(path) {
@@ -142,10 +148,11 @@ fn walk(
                             (Kind::Dir, e.len, when),
                             depth + 1,
                         );
-                        total.add(s);
+                        total.add(s.0);
                     } else {
                         let s = Size::of(Kind::File, e.len, when);
                         total.add(s);
+                        own.add(s);
                         if o.all && show(depth + 1) {
                             line(&mut w.out, o, s, &child);
                         }
@@ -161,13 +168,16 @@ fn walk(
                 w.status = 1;
             }
         }
+        if !o.separate_dirs {
+            own = total;
+        }
         if show(depth) {
-            line(&mut w.out, o, total, path);
+            line(&mut w.out, o, own, path);
         }
     } else if show(depth) && (o.all || depth == 0) {
         line(&mut w.out, o, total, path);
     }
-    total
+    (total, own)
 }
 
 /// `--threshold`'s SIZE: bytes, or with a K, M, G or T suffix (powers of
@@ -324,6 +334,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let o = Opts {
         threshold,
+        separate_dirs: p.has("S"),
         all: p.has("a"),
         summarize: p.has("s"),
         apparent: p.has("apparent"),
@@ -380,9 +391,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     continue;
                 }
                 let when = time_of(cx, &o, op, m.modified);
-                let s = walk(cx, &mut w, op, &m.path, (m.kind, m.len, when), 0);
+                let (s, shown) = walk(cx, &mut w, op, &m.path, (m.kind, m.len, when), 0);
                 if o.summarize {
-                    line(&mut w.out, &o, s, op);
+                    line(&mut w.out, &o, shown, op);
                 }
                 grand.add(s);
             }

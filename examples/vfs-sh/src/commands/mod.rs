@@ -300,7 +300,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "du",
         run: du::run,
-        usage: "du [-a] [-s] [-h] [-b] [-k] [-m] [-c] [-d N] [-t [-]SIZE] [--apparent-size] [--exclude=PAT] [--files0-from=F] [--time[=atime|ctime]] [--time-style=full-iso|long-iso|iso|+FORMAT] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
+        usage: "du [-a] [-s] [-S] [-h] [-b] [-k] [-m] [-c] [-d N] [-t [-]SIZE] [--apparent-size] [--exclude=PAT] [--files0-from=F] [--time[=atime|ctime]] [--time-style=full-iso|long-iso|iso|+FORMAT] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
     },
     Command {
         name: "expr",
@@ -650,7 +650,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sort",
         run: sort::run,
-        usage: "sort [-r -n -h -V -g -M -d -u -f -b -s -z -m -R] [-c|-C|--check[=quiet]] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]...  (-S, -T, --parallel accepted and ignored)",
+        usage: "sort [-r -n -h -V -g -M -d -i -u -f -b -s -z -m -R] [-c|-C|--check[=quiet]] [-t SEP] [-k F[.C][OPTS][,F[.C][OPTS]]]... [FILE]...  (-S, -T, --parallel accepted and ignored)",
     },
     Command {
         name: "stat",

@@ -25,6 +25,9 @@ struct Order {
     month: bool,
     /// `-d`: only blanks and alphanumerics count.
     dictionary: bool,
+    /// `-i`: only printable characters count (`-d` wins over it, as in
+    /// GNU).
+    printable: bool,
 }
 
 impl Order {
@@ -38,6 +41,7 @@ impl Order {
             || self.general
             || self.month
             || self.dictionary
+            || self.printable
     }
 }
 
@@ -88,6 +92,7 @@ fn parse_pos(s: &str, is_end: bool) -> Result<(usize, usize, Order, bool), Strin
             'g' => order.general = true,
             'M' => order.month = true,
             'd' => order.dictionary = true,
+            'i' => order.printable = true,
             'r' => order.reverse = true,
             'f' => order.fold = true,
             'b' => {
@@ -132,6 +137,7 @@ fn parse_key(spec: &str) -> Result<Key, String> {
         order.general |= o2.general;
         order.month |= o2.month;
         order.dictionary |= o2.dictionary;
+        order.printable |= o2.printable;
         order.reverse |= o2.reverse;
         order.fold |= o2.fold;
         key.order = order;
@@ -463,8 +469,14 @@ fn month_rank(s: &[u8]) -> usize {
 fn compare_with(a: &[u8], b: &[u8], order: Order) -> Ordering {
     let ord = if order.month {
         month_rank(a).cmp(&month_rank(b))
-    } else if order.dictionary {
-        let keep = |c: &&u8| is_blank(**c) || c.is_ascii_alphanumeric();
+    } else if order.dictionary || order.printable {
+        let keep = |c: &&u8| {
+            if order.dictionary {
+                is_blank(**c) || c.is_ascii_alphanumeric()
+            } else {
+                matches!(**c, b' '..=b'~')
+            }
+        };
         if order.fold {
             a.iter()
                 .filter(keep)
@@ -666,6 +678,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         general: p.has("g"),
         month: p.has("M"),
         dictionary: p.has("d"),
+        printable: p.has("i"),
     };
     let sep = match p.value("t") {
         None => None,
