@@ -2594,7 +2594,9 @@ impl<'a> Shell<'a> {
                 self.pending_err.push(b'\n');
             }
         }
-        let mut text = String::from_utf8_lossy(&data).into_owned();
+        // Valid UTF-8 (the usual case) becomes the string without a copy.
+        let mut text = String::from_utf8(data)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         while text.ends_with('\n') {
             text.pop();
         }

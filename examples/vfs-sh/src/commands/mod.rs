@@ -470,12 +470,12 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "expand",
         run: text::expand,
-        usage: "expand [-t N] [-i] [FILE]...",
+        usage: "expand [-t N|LIST] [-i] [FILE]...  (LIST: N,M,... with a last /N or +N)",
     },
     Command {
         name: "unexpand",
         run: text::unexpand,
-        usage: "unexpand [-a] [-t N] [--first-only] [FILE]...",
+        usage: "unexpand [-a] [-t N|LIST] [--first-only] [FILE]...",
     },
     Command {
         name: "numfmt",

@@ -191,6 +191,85 @@ pub(crate) fn unexpand(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     tabs(cx, "unexpand", args, false)
 }
 
+/// The tab stops of `expand -t` and `unexpand -t`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TabStops {
+    /// Every N columns.
+    Every(usize),
+    /// At these columns (ascending), then as the last value's `/N`
+    /// (multiples of N) or `+N` (every N after the last stop) says, or
+    /// none.
+    List(Vec<usize>, Option<(u8, usize)>),
+}
+
+impl TabStops {
+    /// Parses GNU's list: numbers separated by commas or blanks, the last
+    /// of which may start with `/` or `+`; GNU's messages.
+    fn parse(spec: &str) -> Result<TabStops, String> {
+        let mut stops = Vec::new();
+        let mut tail = None;
+        let items: Vec<&str> = spec
+            .split([',', ' ', '\t'])
+            .filter(|i| !i.is_empty())
+            .collect();
+        for (k, item) in items.iter().enumerate() {
+            let (prefix, digits) = match item.as_bytes()[0] {
+                c @ (b'/' | b'+') => (Some(c), &item[1..]),
+                _ => (None, *item),
+            };
+            if let Some(bad) = digits.find(|c: char| !c.is_ascii_digit()) {
+                let at = item.len() - digits.len() + bad;
+                let rest = &spec[spec.find(item).unwrap_or(0) + at..];
+                return Err(format!("tab size contains invalid character(s): '{rest}'"));
+            }
+            let n: usize = digits
+                .parse()
+                .map_err(|_| "tab stop value is too large".to_owned())?;
+            if n == 0 {
+                return Err("tab size cannot be 0".to_owned());
+            }
+            match prefix {
+                Some(c) if k + 1 < items.len() => {
+                    return Err(format!(
+                        "'{}' specifier only allowed with the last value",
+                        c as char
+                    ));
+                }
+                Some(c) => tail = Some((c, n)),
+                None => {
+                    if stops.last().is_some_and(|&l| l >= n) {
+                        return Err("tab sizes must be ascending".to_owned());
+                    }
+                    stops.push(n);
+                }
+            }
+        }
+        Ok(match (stops.as_slice(), tail) {
+            ([], None) => TabStops::Every(8),
+            ([], Some((_, n))) | (&[n], None) => TabStops::Every(n),
+            _ => TabStops::List(stops, tail),
+        })
+    }
+
+    /// The first stop after column `col`; `None` past a list's end.
+    fn next(&self, col: usize) -> Option<usize> {
+        match self {
+            TabStops::Every(w) => Some(col + w - col % w),
+            TabStops::List(stops, tail) => {
+                if let Some(&s) = stops.iter().find(|&&s| s > col) {
+                    return Some(s);
+                }
+                let last = *stops.last()?;
+                match *tail {
+                    Some((b'/', n)) => Some((col / n + 1) * n),
+                    Some((_, n)) => Some(last + ((col - last) / n + 1) * n),
+                    None => None,
+                }
+            }
+        }
+    }
+}
+
 fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
     const SPEC: &[super::Spec] = &[
         value('t', "tabs", "t"),
@@ -198,15 +277,27 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
         flag('a', "all", "a"),
         flag('\0', "first-only", "first"),
     ];
-    let p = match options(cx, cmd, args, SPEC, 1) {
+    // The obsolete `-N` (and `-N,M`) is `-t N`, up to `--`.
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let args: Vec<String> = args
+        .iter()
+        .enumerate()
+        .map(|(k, a)| match a.strip_prefix('-') {
+            Some(n) if k < end && n.starts_with(|c: char| c.is_ascii_digit()) => {
+                format!("--tabs={n}")
+            }
+            _ => a.clone(),
+        })
+        .collect();
+    let p = match options(cx, cmd, &args, SPEC, 1) {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let width = match p.value("t").map(str::parse::<usize>) {
-        None => 8,
-        Some(Ok(n)) if n > 0 => n,
-        Some(_) => {
-            cx.err(format_args!("{cmd}: tab size must be a positive number"));
+    let stops = match p.value("t").map(TabStops::parse) {
+        None => TabStops::Every(8),
+        Some(Ok(t)) => t,
+        Some(Err(e)) => {
+            cx.err(format_args!("{cmd}: {e}"));
             return 1;
         }
     };
@@ -237,7 +328,8 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
                 let mut col = 0;
                 for (i, &c) in body.iter().enumerate() {
                     if c == b'\t' && (!initial_only || i < lead) {
-                        let n = width - col % width;
+                        // Past a list's last stop, a tab is one space.
+                        let n = stops.next(col).map_or(1, |s| s - col);
                         spaces(out, n);
                         col += n;
                     } else {
@@ -250,20 +342,23 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
                 let (head, tail) = body.split_at(upto);
                 let mut col = 0;
                 let mut pending = 0;
-                for &c in head {
+                for (i, &c) in head.iter().enumerate() {
                     match c {
                         b' ' => {
                             pending += 1;
                             col += 1;
-                            if col % width == 0 {
-                                out.push(if pending > 1 { b'\t' } else { b' ' });
+                            if stops.next(col - 1) == Some(col) {
+                                // One blank before a stop is a tab only
+                                // when more blanks follow it, as in GNU.
+                                let more = matches!(head.get(i + 1), Some(b' ' | b'\t'));
+                                out.push(if pending > 1 || more { b'\t' } else { b' ' });
                                 pending = 0;
                             }
                         }
                         b'\t' => {
                             out.push(b'\t');
                             pending = 0;
-                            col += width - col % width;
+                            col = stops.next(col).unwrap_or(col + 1);
                         }
                         c => {
                             spaces(out, pending);
