@@ -115,6 +115,11 @@ pub mod fuzzing {
         crate::datestr::parse_date(text, 1_700_000_000)
     }
 
+    /// Parses an `expand -t` tab-stop list and walks its stops.
+    pub fn tab_stops(spec: &str) -> Option<usize> {
+        crate::commands::tab_stops_check(spec)
+    }
+
     /// Matches `name` against a shell glob pattern, extended patterns
     /// (`@(a|b)`, `!(x)`) included.
     pub fn glob(pattern: &str, name: &str) -> bool {

@@ -49,6 +49,7 @@ pub(crate) use awk::check as awk_check;
 pub(crate) use jq::check as jq_check;
 pub(crate) use pyjson::check as json_tool_check;
 pub(crate) use sed::check as sed_check;
+pub(crate) use text::tab_stops_check;
 
 /// A command's entry point: its context and its arguments (without its
 /// name); returns the exit status.

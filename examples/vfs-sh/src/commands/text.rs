@@ -222,9 +222,15 @@ impl TabStops {
                 let rest = &spec[spec.find(item).unwrap_or(0) + at..];
                 return Err(format!("tab size contains invalid character(s): '{rest}'"));
             }
-            let n: usize = digits
-                .parse()
-                .map_err(|_| "tab stop value is too large".to_owned())?;
+            // GNU takes stops up to SIZE_MAX and then writes that many
+            // spaces; here a stop past a million columns is refused with
+            // GNU's message for one past its limit, so that a tab never
+            // asks for more memory than a script has.
+            let n = digits
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n <= 1 << 20)
+                .ok_or_else(|| format!("tab stop is too large '{digits}'"))?;
             if n == 0 {
                 return Err("tab size cannot be 0".to_owned());
             }
@@ -268,6 +274,24 @@ impl TabStops {
             }
         }
     }
+}
+
+/// Parses an `expand -t` list and walks its first stops; for the fuzz
+/// target, which checks that a list is refused or gives stops that only
+/// go forward. The number of stops before the first 10,000 columns (or
+/// the list's end).
+pub(crate) fn tab_stops_check(spec: &str) -> Option<usize> {
+    let stops = TabStops::parse(spec).ok()?;
+    let (mut col, mut n) = (0, 0);
+    while let Some(next) = stops.next(col) {
+        assert!(next > col, "a tab stop at or before its column");
+        if next >= 10_000 {
+            break;
+        }
+        col = next;
+        n += 1;
+    }
+    Some(n)
 }
 
 fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
