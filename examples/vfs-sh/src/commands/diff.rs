@@ -384,9 +384,13 @@ fn formatted(o: &Opts, ops: &[DiffOp], a: (&[String], bool), b: (&[String], bool
 fn split(data: &[u8], strip_cr: bool) -> (Vec<String>, bool) {
     let text = String::from_utf8_lossy(data);
     let missing = !text.is_empty() && !text.ends_with('\n');
-    let lines = super::lf_lines(&text).map(|l| match l.strip_suffix('\r') {
-        Some(l) if strip_cr => l.to_owned(),
-        _ => l.to_owned(),
+    let lines = super::lf_lines(&text).map(|l| {
+        let l = if strip_cr {
+            l.strip_suffix('\r').unwrap_or(l)
+        } else {
+            l
+        };
+        l.to_owned()
     });
     (lines.collect(), missing)
 }

@@ -196,10 +196,18 @@ pub(crate) fn unexpand(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 enum TabStops {
     /// Every N columns.
     Every(usize),
-    /// At these columns (ascending), then as the last value's `/N`
-    /// (multiples of N) or `+N` (every N after the last stop) says, or
-    /// none.
-    List(Vec<usize>, Option<(u8, usize)>),
+    /// At these columns (ascending), then as the list's last value says
+    /// (none when it says nothing).
+    List(Vec<usize>, Option<Beyond>),
+}
+
+/// The stops past a tab list's last column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Beyond {
+    /// `/N`: at the multiples of N.
+    MultiplesOf(usize),
+    /// `+N`: every N columns after the last stop.
+    Every(usize),
 }
 
 impl TabStops {
@@ -241,7 +249,8 @@ impl TabStops {
                         c as char
                     ));
                 }
-                Some(c) => tail = Some((c, n)),
+                Some(b'/') => tail = Some(Beyond::MultiplesOf(n)),
+                Some(_) => tail = Some(Beyond::Every(n)),
                 None => {
                     if stops.last().is_some_and(|&l| l >= n) {
                         return Err("tab sizes must be ascending".to_owned());
@@ -252,7 +261,9 @@ impl TabStops {
         }
         Ok(match (stops.as_slice(), tail) {
             ([], None) => TabStops::Every(8),
-            ([], Some((_, n))) | (&[n], None) => TabStops::Every(n),
+            ([], Some(Beyond::MultiplesOf(n) | Beyond::Every(n))) | (&[n], None) => {
+                TabStops::Every(n)
+            }
             _ => TabStops::List(stops, tail),
         })
     }
@@ -267,8 +278,8 @@ impl TabStops {
                 }
                 let last = *stops.last()?;
                 match *tail {
-                    Some((b'/', n)) => Some((col / n + 1) * n),
-                    Some((_, n)) => Some(last + ((col - last) / n + 1) * n),
+                    Some(Beyond::MultiplesOf(n)) => Some((col / n + 1) * n),
+                    Some(Beyond::Every(n)) => Some(last + ((col - last) / n + 1) * n),
                     None => None,
                 }
             }
