@@ -609,6 +609,19 @@ async fn the_shell_language_stays_inside_the_sandbox_and_its_limits() {
         ("jq -n -f /files/deep.jq".to_owned(), 3, "nests deeper"),
         // bc, as GNU's, reports an error in its input and exits 0.
         (format!("bc <<< '{}'", deep("(", ")")), 0, "nests deeper"),
+        // A bc function that calls itself without end, each call inside
+        // parentheses, from the shell's deepest function level: its
+        // interpreter counts its levels and stops before the stack ends.
+        (
+            format!(
+                "f() {{ if [ $1 -gt 0 ]; then f $(( $1 - 1 )); else \
+                 bc <<< 'define g(n) {{ return {}g(n+1){} }}; g(0)'; fi; }}; f 190",
+                "(".repeat(20),
+                ")".repeat(20)
+            ),
+            0,
+            "recurses deeper",
+        ),
         (
             format!("awk 'BEGIN {{ print {} }}'", deep("(", ")")),
             1,

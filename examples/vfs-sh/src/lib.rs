@@ -115,6 +115,12 @@ pub mod fuzzing {
         crate::datestr::parse_date(text, 1_700_000_000)
     }
 
+    /// Parses a bc program, line by line as bc reads it; how many of its
+    /// items (lines and definitions) parsed.
+    pub fn bc(program: &str) -> usize {
+        crate::commands::bc_check(program)
+    }
+
     /// Parses an `expand -t` tab-stop list and walks its stops.
     pub fn tab_stops(spec: &str) -> Option<usize> {
         crate::commands::tab_stops_check(spec)

@@ -46,6 +46,7 @@ mod xxd;
 use crate::exec::Cx;
 pub(crate) use args::{ArgError, Parsed, Spec, flag, optional, value};
 pub(crate) use awk::check as awk_check;
+pub(crate) use bc::check as bc_check;
 pub(crate) use jq::check as jq_check;
 pub(crate) use pyjson::check as json_tool_check;
 pub(crate) use sed::check as sed_check;
@@ -69,7 +70,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "bc",
         run: bc::run,
-        usage: "bc [-l] [FILE]...  (arithmetic: + - * / % ^, comparisons, variables, scale, ibase, obase, sqrt, length; numbers of any size, up to a million digits; no define, arrays or -l functions)",
+        usage: "bc [-l] [FILE]...  (GNU bc's language: numbers of any size (up to a million digits), scale, ibase, obase, variables, arrays, define with auto and void, if/else, while, for, break, continue, return, print, strings, halt, quit, limits; -l's s c a l e j; no read())",
     },
     Command {
         name: "egrep",
