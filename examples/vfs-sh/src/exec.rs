@@ -495,6 +495,19 @@ impl Write for Pipe {
                 Some(Wanted::LastLines(_) | Wanted::LastBytes(_))
             );
             let mut parts = self.parts.borrow_mut();
+            // A write that holds the whole end by itself (`echo "$doc" |
+            // tail -1`) replaces what came before, and only its end is
+            // copied.
+            let from = match self.wanted {
+                Some(end) if ends => end_start(end, kept),
+                _ => 0,
+            };
+            if from > 0 {
+                parts.clear();
+                parts.push(Source::Bytes(kept[from..].to_vec()));
+                self.kept_end = kept.len() - from;
+                return Ok(buf.len());
+            }
             match parts.last_mut() {
                 Some(Source::Bytes(b)) if ends || b.len() < PART => b.extend_from_slice(kept),
                 _ => parts.push(Source::Bytes(kept.to_vec())),
@@ -511,6 +524,27 @@ impl Write for Pipe {
     }
 }
 
+/// Where the end a reader of the end prints starts in `b`, with one line
+/// more than it prints (the last may still be growing): 0 when `b` does
+/// not hold that much.
+fn end_start(end: Wanted, b: &[u8]) -> usize {
+    match end {
+        Wanted::LastBytes(n) => b
+            .len()
+            .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX)),
+        Wanted::LastLines(n) => {
+            let body = b.strip_suffix(b"\n").unwrap_or(b);
+            let wanted = usize::try_from(n).unwrap_or(usize::MAX).saturating_add(1);
+            match memchr::memrchr_iter(b'\n', body).nth(wanted - 1) {
+                Some(at) => at + 1,
+                // Not that many lines yet: all of them may be printed.
+                None => 0,
+            }
+        }
+        Wanted::Lines(_) | Wanted::Bytes(_) | Wanted::Counts => 0,
+    }
+}
+
 impl Pipe {
     /// For a reader that prints the end: once the bytes written last hold
     /// that end with room to spare, what comes before them (earlier
@@ -524,24 +558,14 @@ impl Pipe {
         if b.len() < self.kept_end.saturating_mul(2).saturating_add(END_SLACK) {
             return;
         }
-        let from = match end {
-            Wanted::LastBytes(n) => b
-                .len()
-                .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX)),
-            Wanted::LastLines(n) => {
-                let body = b.strip_suffix(b"\n").unwrap_or(b);
-                let wanted = usize::try_from(n).unwrap_or(usize::MAX).saturating_add(1);
-                match memchr::memrchr_iter(b'\n', body).nth(wanted - 1) {
-                    Some(at) => at + 1,
-                    // Not that many lines yet: all of them may be printed.
-                    None => 0,
-                }
-            }
-            Wanted::Lines(_) | Wanted::Bytes(_) | Wanted::Counts => 0,
-        };
+        let from = end_start(end, b);
         self.kept_end = b.len() - from;
         if from > 0 {
             b.drain(..from);
+            // What is kept is a small end of what was held.
+            if b.capacity() > 2 * b.len() + END_SLACK {
+                b.shrink_to_fit();
+            }
             // The end is all in the last part; what came before it is not.
             let last = parts.pop();
             parts.clear();
@@ -1425,11 +1449,22 @@ mod tests {
         assert!(end.len() < lines.len() / 2, "{}", end.len());
         assert!(!end.starts_with(b"doc"));
         let end = kept(Wanted::LastBytes(5));
-        assert!(end.ends_with(b"99999\n"));
+        assert!(end.ends_with(b"9999\n"));
         assert!(end.len() < lines.len() / 2, "{}", end.len());
         // An end longer than what was written keeps it all.
         let all = kept(Wanted::LastLines(500_000));
         assert_eq!(all, [b"doc\n".as_slice(), &lines].concat());
+        // One write holding the end (`echo "$doc" | tail -2`) is not
+        // copied whole: only its end, with a line to spare, is kept.
+        let mut pipe = Pipe::wanting(Some(Wanted::LastLines(2)));
+        pipe.endpoint().parts.borrow_mut().push(reader(b"doc\n"));
+        pipe.write_all(&lines).expect("writes");
+        let parts = pipe.parts.borrow();
+        assert!(
+            matches!(parts.as_slice(), [Source::Bytes(b)] if b == b"399997\n399998\n399999\n"),
+            "{} parts",
+            parts.len()
+        );
     }
 
     #[test]

@@ -271,8 +271,45 @@ impl Pattern {
     /// Whether the whole of `name` matches. `*` and `?` match any character,
     /// `/` included (as `find -path` wants).
     pub(crate) fn matches(&self, name: &str, fold: bool) -> bool {
-        let s: Vec<char> = name.chars().collect();
-        self.matches_chars(&s, fold)
+        if self.ext {
+            let s: Vec<char> = name.chars().collect();
+            return self.matches_ext(&s, fold);
+        }
+        self.matches_plain(name, fold)
+    }
+
+    /// [`Pattern::matches_chars`] without extended patterns, walking the
+    /// name a character at a time in place: a large subject (`[[ $doc ==
+    /// *ERROR* ]]` over a document) is not copied into four bytes a
+    /// character.
+    fn matches_plain(&self, s: &str, fold: bool) -> bool {
+        let at = |i: usize| s[i..].chars().next().unwrap_or_default();
+        let p = &self.elems;
+        let (mut pi, mut si) = (0, 0);
+        let mut star: Option<(usize, usize)> = None;
+        while si < s.len() {
+            let c = at(si);
+            match p.get(pi) {
+                Some(Elem::Star) => {
+                    star = Some((pi, si));
+                    pi += 1;
+                }
+                Some(e) if Pattern::one(e, c, fold) => {
+                    pi += 1;
+                    si += c.len_utf8();
+                }
+                _ => match star {
+                    Some((sp, ss)) => {
+                        let next = ss + at(ss).len_utf8();
+                        pi = sp + 1;
+                        si = next;
+                        star = Some((sp, next));
+                    }
+                    None => return false,
+                },
+            }
+        }
+        p[pi.min(p.len())..].iter().all(|e| *e == Elem::Star)
     }
 
     fn matches_chars(&self, s: &[char], fold: bool) -> bool {

@@ -291,12 +291,15 @@ pub(crate) const MAX_FRAMES: u32 = 500;
 /// position by position (a larger value is matched only whole).
 const MAX_PATTERN_SUBJECT: usize = 64 << 10;
 
-/// One character after expansion: whether it was quoted, and whether it
-/// came from an unquoted expansion (and so may be split).
-#[derive(Debug, Clone, Copy)]
+/// A piece of a word after expansion. Text is kept as runs, not a token
+/// a character: `x=$(cat doc)` or `echo "$x"` over a large document holds
+/// its text about once, where a token a character took eight bytes each.
+#[derive(Debug, Clone)]
 enum Tok {
-    C {
-        ch: char,
+    /// Text, whether it was quoted, and whether it came from an unquoted
+    /// expansion (and so may be split).
+    Text {
+        text: String,
         quoted: bool,
         split: bool,
     },
@@ -1007,9 +1010,12 @@ impl<'a> Shell<'a> {
     }
 
     /// Performs an assignment; gives back its `set -x` line (bash shows the
-    /// value assigned, expanded; an array's elements quoted one by one).
+    /// value assigned, expanded; an array's elements quoted one by one),
+    /// empty when not tracing: quoting a value copies it twice, and a value
+    /// may be a whole document.
     fn assign(&mut self, a: &Assign) -> E<String> {
         let op = if a.append { "+=" } else { "=" };
+        let tracing = self.st.opts.xtrace;
         // `set -a`: every variable assigned is exported.
         if self.st.opts.other.get("allexport") == Some(&true) {
             self.st.exported.insert(a.name.clone());
@@ -1017,17 +1023,23 @@ impl<'a> Shell<'a> {
         match &a.value {
             AssignValue::Scalar(w) => {
                 let v = self.expand_string(w)?;
-                let shown = if v.is_empty() {
-                    v.clone()
-                } else {
+                let shown = if tracing && !v.is_empty() {
                     xtrace_word(&v)
+                } else {
+                    String::new()
                 };
-                let mut trace = format!("{}{op}{shown}", a.name);
+                let mut trace = if tracing {
+                    format!("{}{op}{shown}", a.name)
+                } else {
+                    String::new()
+                };
                 let (v, append) = self.attributed(&a.name, v, a.append)?;
                 match &a.index {
                     Some(ix) => {
                         let key = self.expand_string(ix)?;
-                        trace = format!("{}[{key}]{op}{shown}", a.name);
+                        if tracing {
+                            trace = format!("{}[{key}]{op}{shown}", a.name);
+                        }
                         let v = if append {
                             let cur = self.element(&a.name, &key)?.unwrap_or_default();
                             cur + &v
@@ -1069,16 +1081,20 @@ impl<'a> Shell<'a> {
                     }
                     elems.push((None, self.expand_fields(w)?));
                 }
-                let shown: Vec<String> = elems
-                    .iter()
-                    .flat_map(|(k, vals)| {
-                        vals.iter().map(move |v| match k {
-                            Some(k) => format!("[{}]={}", xtrace_word(k), xtrace_word(v)),
-                            None => xtrace_word(v),
+                let trace = if tracing {
+                    let shown: Vec<String> = elems
+                        .iter()
+                        .flat_map(|(k, vals)| {
+                            vals.iter().map(move |v| match k {
+                                Some(k) => format!("[{}]={}", xtrace_word(k), xtrace_word(v)),
+                                None => xtrace_word(v),
+                            })
                         })
-                    })
-                    .collect();
-                let trace = format!("{}{op}({})", a.name, shown.join(" "));
+                        .collect();
+                    format!("{}{op}({})", a.name, shown.join(" "))
+                } else {
+                    String::new()
+                };
                 let is_assoc = matches!(self.st.vars.get(&a.name), Some(Value::Assoc(_)));
                 if is_assoc {
                     if !a.append {
@@ -2301,17 +2317,29 @@ impl<'a> Shell<'a> {
         }
         let mut toks = Vec::new();
         self.parts(&w.parts, false, &mut toks)?;
-        let fields = self.split(&toks);
+        let fields = self.split(toks);
         let mut out = Vec::new();
         for f in fields {
             let globbed = !self.st.opts.noglob
                 && f.iter()
-                    .any(|c| !c.quoted && matches!(c.ch, '*' | '?' | '['));
+                    .any(|(text, quoted)| !quoted && text.contains(['*', '?', '[']));
             if !globbed {
-                out.push(f.iter().map(|c| c.ch).collect());
+                out.push(match <[_; 1]>::try_from(f) {
+                    Ok([(text, _)]) => text,
+                    Err(runs) => runs.into_iter().map(|(text, _)| text).collect(),
+                });
                 continue;
             }
-            out.extend(self.glob(&GlobWord { chars: f })?);
+            let chars = f
+                .iter()
+                .flat_map(|(text, quoted)| {
+                    text.chars().map(|ch| WordChar {
+                        ch,
+                        quoted: *quoted,
+                    })
+                })
+                .collect();
+            out.extend(self.glob(&GlobWord { chars })?);
         }
         Ok(out)
     }
@@ -2340,35 +2368,64 @@ impl<'a> Shell<'a> {
         Ok(found)
     }
 
-    /// Splits expanded characters into fields on `IFS`, where they came
-    /// from an unquoted expansion.
-    fn split(&self, toks: &[Tok]) -> Vec<Vec<WordChar>> {
+    /// Splits expanded text into fields on `IFS`, where it came from an
+    /// unquoted expansion. A field is runs of text, each quoted or not.
+    fn split(&self, toks: Vec<Tok>) -> Vec<Vec<(String, bool)>> {
+        /// Adds text to a field, to its last run if quoted alike.
+        fn extend(field: &mut Vec<(String, bool)>, text: &str, quoted: bool) {
+            match field.last_mut() {
+                Some((last, q)) if *q == quoted => last.push_str(text),
+                _ => field.push((text.to_owned(), quoted)),
+            }
+        }
         let ifs = self.ifs();
         let mut fields = Vec::new();
-        let mut cur = Vec::new();
+        let mut cur: Vec<(String, bool)> = Vec::new();
         let mut have = false;
         // After a split on white space: a following non-white delimiter
         // belongs to the same boundary.
         let mut after_space = false;
         for t in toks {
-            match *t {
-                Tok::C { ch, split, .. } if split && ifs.contains(ch) => {
-                    if is_ifs_space(ch) {
-                        if have {
-                            fields.push(std::mem::take(&mut cur));
+            match t {
+                Tok::Text {
+                    text,
+                    quoted,
+                    split,
+                } if split && text.contains(|c| ifs.contains(c)) => {
+                    let mut rest = text.as_str();
+                    while let Some((at, ch)) = rest.char_indices().find(|(_, c)| ifs.contains(*c)) {
+                        if at > 0 {
+                            extend(&mut cur, &rest[..at], quoted);
+                            have = true;
+                            after_space = false;
+                        }
+                        if is_ifs_space(ch) {
+                            if have {
+                                fields.push(std::mem::take(&mut cur));
+                                have = false;
+                                after_space = true;
+                            }
+                        } else {
+                            if !after_space || have {
+                                fields.push(std::mem::take(&mut cur));
+                            }
                             have = false;
-                            after_space = true;
+                            after_space = false;
                         }
-                    } else {
-                        if !after_space || have {
-                            fields.push(std::mem::take(&mut cur));
-                        }
-                        have = false;
+                        rest = &rest[at + ch.len_utf8()..];
+                    }
+                    if !rest.is_empty() {
+                        extend(&mut cur, rest, quoted);
+                        have = true;
                         after_space = false;
                     }
                 }
-                Tok::C { ch, quoted, .. } => {
-                    cur.push(WordChar { ch, quoted });
+                Tok::Text { text, quoted, .. } => {
+                    if cur.is_empty() {
+                        cur.push((text, quoted));
+                    } else {
+                        extend(&mut cur, &text, quoted);
+                    }
                     have = true;
                     after_space = false;
                 }
@@ -2396,10 +2453,15 @@ impl<'a> Shell<'a> {
         }
         let mut toks = Vec::new();
         self.parts(&w.parts, false, &mut toks)?;
+        if let [Tok::Text { .. }] = toks.as_slice()
+            && let Some(Tok::Text { text, .. }) = toks.pop()
+        {
+            return Ok(text);
+        }
         let mut s = String::new();
         for t in toks {
             match t {
-                Tok::C { ch, .. } => s.push(ch),
+                Tok::Text { text, .. } => s.push_str(&text),
                 Tok::Break => s.push(' '),
                 Tok::Empty => {}
             }
@@ -2414,14 +2476,17 @@ impl<'a> Shell<'a> {
         let mut s = String::new();
         for t in toks {
             match t {
-                Tok::C { ch, quoted, .. } => {
-                    // Quoted, a pattern character is itself; `(`, `)` and
-                    // `|` too, so no quoted text opens or splits an
-                    // extended pattern (`"@(a)"` is those four characters).
-                    if quoted && matches!(ch, '*' | '?' | '[' | ']' | '\\' | '(' | ')' | '|') {
-                        s.push('\\');
+                Tok::Text { text, quoted, .. } => {
+                    for ch in text.chars() {
+                        // Quoted, a pattern character is itself; `(`, `)`
+                        // and `|` too, so no quoted text opens or splits
+                        // an extended pattern (`"@(a)"` is those four
+                        // characters).
+                        if quoted && matches!(ch, '*' | '?' | '[' | ']' | '\\' | '(' | ')' | '|') {
+                            s.push('\\');
+                        }
+                        s.push(ch);
                     }
-                    s.push(ch);
                 }
                 Tok::Break => s.push(' '),
                 Tok::Empty => {}
@@ -2431,7 +2496,17 @@ impl<'a> Shell<'a> {
     }
 
     fn push_str(out: &mut Vec<Tok>, s: &str, quoted: bool, split: bool) {
-        out.extend(s.chars().map(|ch| Tok::C { ch, quoted, split }));
+        Self::push_string(out, s.to_owned(), quoted, split);
+    }
+
+    fn push_string(out: &mut Vec<Tok>, text: String, quoted: bool, split: bool) {
+        if !text.is_empty() {
+            out.push(Tok::Text {
+                text,
+                quoted,
+                split,
+            });
+        }
     }
 
     fn parts(&mut self, parts: &[Part], dq: bool, out: &mut Vec<Tok>) -> E<()> {
@@ -2485,7 +2560,7 @@ impl<'a> Shell<'a> {
                 Part::Param(param) => self.param(param, dq, out)?,
                 Part::Command(list) => {
                     let text = self.command_subst(list)?;
-                    Self::push_str(out, &text, dq, !dq);
+                    Self::push_string(out, text, dq, !dq);
                 }
                 Part::Arith(inner) => {
                     let w = Word {
@@ -2614,7 +2689,7 @@ impl<'a> Shell<'a> {
         };
         let emit = |sh: &Self, out: &mut Vec<Tok>, v: PVal| match v {
             PVal::Unset => {}
-            PVal::One(s) => Self::push_str(out, &s, dq, !dq),
+            PVal::One(s) => Self::push_string(out, s, dq, !dq),
             PVal::Many(items, star) => {
                 if dq && star {
                     let sep = sh
@@ -2630,11 +2705,7 @@ impl<'a> Shell<'a> {
                             if dq {
                                 out.push(Tok::Break);
                             } else {
-                                out.push(Tok::C {
-                                    ch: ' ',
-                                    quoted: false,
-                                    split: true,
-                                });
+                                Self::push_str(out, " ", false, true);
                             }
                         }
                         if dq && item.is_empty() {
@@ -2748,11 +2819,20 @@ impl<'a> Shell<'a> {
                     PVal::One(s) => {
                         // Characters in a UTF-8 locale, bytes in the C one
                         // (a piece of a character shows as U+FFFD).
-                        let utf8 = self.utf8_locale();
-                        let chars: Vec<char> = s.chars().collect();
-                        let len = if utf8 { chars.len() } else { s.len() };
+                        let utf8 = self.utf8_locale() && !s.is_ascii();
+                        let len = if utf8 { s.chars().count() } else { s.len() };
+                        // The byte where character `k` starts.
+                        let byte = |k: usize| s.char_indices().nth(k).map_or(s.len(), |(i, _)| i);
                         match slice_range(len, offset, length) {
-                            Some((a, b)) if utf8 => PVal::One(chars[a..b].iter().collect()),
+                            Some((a, b)) if utf8 => {
+                                let start = byte(a);
+                                let end = start
+                                    + s[start..]
+                                        .char_indices()
+                                        .nth(b - a)
+                                        .map_or(s.len() - start, |(i, _)| i);
+                                PVal::One(s[start..end].to_owned())
+                            }
                             Some((a, b)) => {
                                 PVal::One(String::from_utf8_lossy(&s.as_bytes()[a..b]).into_owned())
                             }
@@ -3052,13 +3132,16 @@ impl<'a> Shell<'a> {
         self.parts(&w.parts, false, &mut toks)?;
         let mut s = String::new();
         for t in toks {
-            if let Tok::C { ch, quoted, .. } = t {
-                // Only the characters special in an ERE are escaped: `\<`
-                // would be a GNU word boundary, where bash means `<`.
-                if quoted && "\\^$.[]|()*+?{}".contains(ch) {
-                    s.push('\\');
+            if let Tok::Text { text, quoted, .. } = t {
+                for ch in text.chars() {
+                    // Only the characters special in an ERE are escaped:
+                    // `\<` would be a GNU word boundary, where bash means
+                    // `<`.
+                    if quoted && "\\^$.[]|()*+?{}".contains(ch) {
+                        s.push('\\');
+                    }
+                    s.push(ch);
                 }
-                s.push(ch);
             }
         }
         Ok(s)

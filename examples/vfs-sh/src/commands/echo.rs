@@ -120,6 +120,10 @@ pub(crate) fn unescape(s: &str, dialect: Dialect, utf8: bool) -> (Vec<u8>, bool)
 
 /// `echo [-neE] [ARG]...`, as bash's builtin: options are recognised only
 /// while each argument is made of `n`, `e` and `E` after a `-`.
+/// The size from which `echo` writes an argument by itself rather than
+/// into the line it builds.
+const DIRECT: usize = 64 << 10;
+
 pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut newline = true;
     let mut escapes = false;
@@ -152,6 +156,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 cx.out(&out);
                 return 0;
             }
+        } else if a.len() >= DIRECT {
+            // A large argument (a document held in a variable) is written
+            // as it is, not copied into the line first.
+            if !out.is_empty() {
+                cx.out(&out);
+                out.clear();
+            }
+            cx.out(a.as_bytes());
         } else {
             out.extend_from_slice(a.as_bytes());
         }

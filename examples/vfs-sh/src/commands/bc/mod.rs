@@ -605,25 +605,51 @@ impl Bc<'_, '_> {
                 }
             }
             Expr::Not(e) => truth(self.eval(e)?.is_zero()),
-            Expr::Bin(op, l, r) => {
+            Expr::Pow(l, r) => {
                 let l = self.eval(l)?;
                 let r = self.eval(r)?;
-                self.binary(*op, l, r)?
+                self.binary(Bin::Pow, l, r)?
             }
-            Expr::Rel(op, l, r) => {
-                let o = self.eval(l)?.cmp(&self.eval(r)?);
+            Expr::Chain(first, rest) => {
+                let mut v = self.eval(first)?;
+                for (op, e) in rest {
+                    let r = self.eval(e)?;
+                    v = self.binary(*op, v, r)?;
+                }
+                v
+            }
+            Expr::Rel(first, rest) => {
                 use std::cmp::Ordering::*;
-                truth(match op {
-                    Rel::Eq => o == Equal,
-                    Rel::Ne => o != Equal,
-                    Rel::Le => o != Greater,
-                    Rel::Ge => o != Less,
-                    Rel::Lt => o == Less,
-                    Rel::Gt => o == Greater,
-                })
+                let mut v = self.eval(first)?;
+                for (op, e) in rest {
+                    let o = v.cmp(&self.eval(e)?);
+                    v = truth(match op {
+                        Rel::Eq => o == Equal,
+                        Rel::Ne => o != Equal,
+                        Rel::Le => o != Greater,
+                        Rel::Ge => o != Less,
+                        Rel::Lt => o == Less,
+                        Rel::Gt => o == Greater,
+                    });
+                }
+                v
             }
-            Expr::And(l, r) => truth(!self.eval(l)?.is_zero() && !self.eval(r)?.is_zero()),
-            Expr::Or(l, r) => truth(!self.eval(l)?.is_zero() || !self.eval(r)?.is_zero()),
+            Expr::And(all) => {
+                for e in all {
+                    if self.eval(e)?.is_zero() {
+                        return Ok(truth(false));
+                    }
+                }
+                truth(true)
+            }
+            Expr::Or(all) => {
+                for e in all {
+                    if !self.eval(e)?.is_zero() {
+                        return Ok(truth(true));
+                    }
+                }
+                truth(false)
+            }
             Expr::Length(e) => {
                 let v = self.eval(e)?;
                 let digits = v.mant.magnitude().to_string().len();

@@ -218,10 +218,18 @@ pub(super) enum Expr {
     Post(Place, bool),
     Neg(Box<Expr>),
     Not(Box<Expr>),
-    Bin(Bin, Box<Expr>, Box<Expr>),
-    Rel(Rel, Box<Expr>, Box<Expr>),
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
+    /// `a ^ b` (to the right).
+    Pow(Box<Expr>, Box<Expr>),
+    /// Operators of one level to the left (`1 + 2 - 3`, `2 * 3 / 4`): a
+    /// list, not a tree, so `seq -s + 1 100000 | bc` neither nests its
+    /// evaluation nor its drop a level a term.
+    Chain(Box<Expr>, Vec<(Bin, Expr)>),
+    /// Comparisons to the left (`a < b == c`).
+    Rel(Box<Expr>, Vec<(Rel, Expr)>),
+    /// `a && b && ...`: true if all are, stopping at the first false.
+    And(Vec<Expr>),
+    /// `a || b || ...`: true if any is, stopping at the first true.
+    Or(Vec<Expr>),
     Call(String, Vec<Arg>),
     Length(Box<Expr>),
     Sqrt(Box<Expr>),
@@ -663,19 +671,25 @@ impl<'a> Parser<'a> {
     }
 
     fn or(&mut self) -> PResult<Expr> {
-        let mut l = self.and()?;
+        let mut all = vec![self.and()?];
         while self.eat("||") {
-            l = Expr::Or(Box::new(l), Box::new(self.and()?));
+            all.push(self.and()?);
         }
-        Ok(l)
+        Ok(match <[Expr; 1]>::try_from(all) {
+            Ok([one]) => one,
+            Err(all) => Expr::Or(all),
+        })
     }
 
     fn and(&mut self) -> PResult<Expr> {
-        let mut l = self.not()?;
+        let mut all = vec![self.not()?];
         while self.eat("&&") {
-            l = Expr::And(Box::new(l), Box::new(self.not()?));
+            all.push(self.not()?);
         }
-        Ok(l)
+        Ok(match <[Expr; 1]>::try_from(all) {
+            Ok([one]) => one,
+            Err(all) => Expr::And(all),
+        })
     }
 
     fn not(&mut self) -> PResult<Expr> {
@@ -689,7 +703,8 @@ impl<'a> Parser<'a> {
     }
 
     fn rel(&mut self) -> PResult<Expr> {
-        let mut l = self.assign()?;
+        let first = self.assign()?;
+        let mut rest = Vec::new();
         loop {
             let op = match self.peek() {
                 Some(Tok::Op("==")) => Rel::Eq,
@@ -698,10 +713,11 @@ impl<'a> Parser<'a> {
                 Some(Tok::Op(">=")) => Rel::Ge,
                 Some(Tok::Op("<")) => Rel::Lt,
                 Some(Tok::Op(">")) => Rel::Gt,
-                _ => return Ok(l),
+                _ if rest.is_empty() => return Ok(first),
+                _ => return Ok(Expr::Rel(Box::new(first), rest)),
             };
             self.i += 1;
-            l = Expr::Rel(op, Box::new(l), Box::new(self.assign()?));
+            rest.push((op, self.assign()?));
         }
     }
 
@@ -766,33 +782,32 @@ impl<'a> Parser<'a> {
     }
 
     fn add(&mut self) -> PResult<Expr> {
-        let mut l = self.mul()?;
-        loop {
-            let op = if self.eat("+") {
-                Bin::Add
-            } else if self.eat("-") {
-                Bin::Sub
-            } else {
-                return Ok(l);
-            };
-            l = Expr::Bin(op, Box::new(l), Box::new(self.mul()?));
-        }
+        self.chain(&[("+", Bin::Add), ("-", Bin::Sub)], Self::mul)
     }
 
     fn mul(&mut self) -> PResult<Expr> {
-        let mut l = self.pow()?;
-        loop {
-            let op = if self.eat("*") {
-                Bin::Mul
-            } else if self.eat("/") {
-                Bin::Div
-            } else if self.eat("%") {
-                Bin::Rem
-            } else {
-                return Ok(l);
-            };
-            l = Expr::Bin(op, Box::new(l), Box::new(self.pow()?));
+        self.chain(
+            &[("*", Bin::Mul), ("/", Bin::Div), ("%", Bin::Rem)],
+            Self::pow,
+        )
+    }
+
+    /// Operands of `next` joined by any of `ops`, to the left.
+    fn chain(
+        &mut self,
+        ops: &[(&str, Bin)],
+        next: fn(&mut Self) -> PResult<Expr>,
+    ) -> PResult<Expr> {
+        let first = next(self)?;
+        let mut rest = Vec::new();
+        while let Some(&(_, op)) = ops.iter().find(|(o, _)| self.eat(o)) {
+            rest.push((op, next(self)?));
         }
+        Ok(if rest.is_empty() {
+            first
+        } else {
+            Expr::Chain(Box::new(first), rest)
+        })
     }
 
     fn pow(&mut self) -> PResult<Expr> {
@@ -801,7 +816,7 @@ impl<'a> Parser<'a> {
             self.deeper()?;
             let e = self.pow();
             self.depth -= 1;
-            return Ok(Expr::Bin(Bin::Pow, Box::new(base), Box::new(e?)));
+            return Ok(Expr::Pow(Box::new(base), Box::new(e?)));
         }
         Ok(base)
     }
