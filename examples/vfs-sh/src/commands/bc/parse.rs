@@ -123,8 +123,16 @@ pub(super) fn tokenize(src: &str) -> (Vec<Spanned>, Vec<(usize, String)>) {
         // Digits are 0-9 and A-Z (for `ibase` above 10, and clamped to it).
         let digit = |c: &char| c.is_ascii_digit() || c.is_ascii_uppercase() || *c == '.';
         if digit(&c) {
+            // A number has one point at most: `1.2.3` is `1.2` and `.3`.
             let start = i;
-            while cs.get(i).is_some_and(digit) {
+            let mut point = false;
+            while let Some(d) = cs.get(i).filter(|d| digit(d)) {
+                if *d == '.' {
+                    if point {
+                        break;
+                    }
+                    point = true;
+                }
                 i += 1;
             }
             let text: String = cs[start..i].iter().collect();
