@@ -46,22 +46,18 @@ fn cut(v: Dec, scale: u32) -> Res<Dec> {
     v.div(Dec::int(1), scale)
 }
 
-fn int(n: u64) -> Dec {
-    Dec::int(BigInt::from(n))
-}
-
 /// `e(x)`: halves `x` below 1, sums the series with six more digits than
 /// `scale` (and more for a large `x`), squares the sum back.
 pub(super) fn e(x: Dec, z: u32) -> Res<Dec> {
     let neg = x.mant.is_negative();
     let mut x = if neg { negate(x) } else { x };
-    let n = to_scale(&int(6 + u64::from(z)).add(lit(".44").mul(x.clone(), z)?, false)?)?;
+    let n = to_scale(&Dec::int(6 + u64::from(z)).add(lit(".44").mul(x.clone(), z)?, false)?)?;
     let mut scale = x.scale + 1;
     let mut halvings = 0u32;
     let one = Dec::int(1);
     while x.cmp(&one).is_gt() {
         halvings += 1;
-        x = x.div(int(2), scale)?;
+        x = x.div(Dec::int(2), scale)?;
         scale += 1;
     }
     let scale = n;
@@ -70,7 +66,7 @@ pub(super) fn e(x: Dec, z: u32) -> Res<Dec> {
     let mut d = Dec::int(1);
     for i in 2u64.. {
         a = a.mul(x.clone(), scale)?;
-        d = d.mul(int(i), scale)?;
+        d = d.mul(Dec::int(i), scale)?;
         let term = a.clone().div(d.clone(), scale)?;
         if term.is_zero() {
             for _ in 0..halvings {
@@ -111,7 +107,7 @@ pub(super) fn l(x: Dec, z: u32) -> Res<Dec> {
     let m = n.clone().mul(n.clone(), scale)?;
     for i in (3u64..).step_by(2) {
         n = n.mul(m.clone(), scale)?;
-        let term = n.clone().div(int(i), scale)?;
+        let term = n.clone().div(Dec::int(i), scale)?;
         if term.is_zero() {
             return cut(f.mul(v, scale)?, z);
         }
@@ -157,7 +153,7 @@ pub(super) fn a(x: Dec, z: u32) -> Res<Dec> {
     let s = negate(x.clone()).mul(x, scale)?;
     for i in (3u64..).step_by(2) {
         n = n.mul(s.clone(), scale)?;
-        let term = n.clone().div(int(i), scale)?;
+        let term = n.clone().div(Dec::int(i), scale)?;
         if term.is_zero() {
             return f.mul(atan_fifth, scale)?.add(v, false)?.div(m, z);
         }
@@ -187,7 +183,7 @@ pub(super) fn s(x: Dec, z: u32) -> Res<Dec> {
     let mut term = x.clone();
     let sq = negate(x.clone()).mul(x, scale)?;
     for i in (3u64..).step_by(2) {
-        term = term.mul(sq.clone().div(int(i * (i - 1)), scale)?, scale)?;
+        term = term.mul(sq.clone().div(Dec::int(i * (i - 1)), scale)?, scale)?;
         if term.is_zero() {
             return cut(if neg { negate(v) } else { v }, z);
         }
@@ -220,7 +216,7 @@ pub(super) fn j(n: Dec, x: Dec, z: u32) -> Res<Dec> {
         .ok_or_else(|| OVERFLOW.to_owned())?;
     let mut fact = Dec::int(1);
     for i in 2..=order {
-        fact = fact.mul(int(i), 0)?;
+        fact = fact.mul(Dec::int(i), 0)?;
     }
     let wide = to_scale(&lit("1.5").mul(Dec::int(z), 0)?)?;
     let f = x
@@ -231,16 +227,14 @@ pub(super) fn j(n: Dec, x: Dec, z: u32) -> Res<Dec> {
     let mut v = Dec::int(1);
     let mut term = Dec::int(1);
     let sq = negate(x.clone()).mul(x, wide)?.div(Dec::int(4), wide)?;
-    let digits = f.mant.magnitude().to_string().len().max(f.scale as usize) as u64;
     let scale = to_scale(&Dec::int(
-        i128::from(wide) + i128::from(digits as u32) - i128::from(f.scale),
+        i128::from(wide) + f.length() as i128 - i128::from(f.scale),
     ))?;
-    let n = n.mant.to_u64().unwrap_or(0);
     for i in 1u64.. {
         term = term
             .mul(sq.clone(), scale)?
-            .div(int(i), scale)?
-            .div(int(n + i), scale)?;
+            .div(Dec::int(i), scale)?
+            .div(Dec::int(order + i), scale)?;
         if term.is_zero() {
             let r = f.mul(v, scale)?;
             return cut(if neg { negate(r) } else { r }, z);

@@ -174,6 +174,15 @@ impl Dec {
         })
     }
 
+    /// `length(x)`: its significant digits, at least its scale.
+    fn length(&self) -> usize {
+        self.mant
+            .magnitude()
+            .to_string()
+            .len()
+            .max(self.scale as usize)
+    }
+
     fn is_zero(&self) -> bool {
         self.mant.is_zero()
     }
@@ -650,11 +659,7 @@ impl Bc<'_, '_> {
                 }
                 truth(false)
             }
-            Expr::Length(e) => {
-                let v = self.eval(e)?;
-                let digits = v.mant.magnitude().to_string().len();
-                Dec::int(digits.max(v.scale as usize) as i128)
-            }
+            Expr::Length(e) => Dec::int(self.eval(e)?.length() as u64),
             Expr::Sqrt(e) => self.eval(e)?.sqrt(self.scale)?,
             Expr::ScaleOf(e) => Dec::int(i128::from(self.eval(e)?.scale)),
             Expr::Call(name, args) => match self.call(name, args)? {

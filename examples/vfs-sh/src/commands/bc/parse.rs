@@ -679,24 +679,27 @@ impl<'a> Parser<'a> {
     }
 
     fn or(&mut self) -> PResult<Expr> {
-        let mut all = vec![self.and()?];
-        while self.eat("||") {
-            all.push(self.and()?);
-        }
-        Ok(match <[Expr; 1]>::try_from(all) {
-            Ok([one]) => one,
-            Err(all) => Expr::Or(all),
-        })
+        self.list("||", Self::and, Expr::Or)
     }
 
     fn and(&mut self) -> PResult<Expr> {
-        let mut all = vec![self.not()?];
-        while self.eat("&&") {
-            all.push(self.not()?);
+        self.list("&&", Self::not, Expr::And)
+    }
+
+    /// Operands of `next` joined by `op`: one alone is itself.
+    fn list(
+        &mut self,
+        op: &str,
+        next: fn(&mut Self) -> PResult<Expr>,
+        join: fn(Vec<Expr>) -> Expr,
+    ) -> PResult<Expr> {
+        let mut all = vec![next(self)?];
+        while self.eat(op) {
+            all.push(next(self)?);
         }
         Ok(match <[Expr; 1]>::try_from(all) {
             Ok([one]) => one,
-            Err(all) => Expr::And(all),
+            Err(all) => join(all),
         })
     }
 
