@@ -129,6 +129,37 @@ fn single_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// A compound assignment's `[KEY]=VALUE` element split into its key and
+/// value words, the key's quotes and expansions kept for expanding
+/// (`["a b"]=1`, `[$k]=v`, `[${x}y]="a b"`); `None` for a plain element.
+fn subscripted(w: &Word) -> Option<(Word, Word)> {
+    let Some(Part::Lit(first)) = w.parts.first() else {
+        return None;
+    };
+    first.strip_prefix('[')?;
+    // The first unquoted `]=` closes the key.
+    let (at, close) = w.parts.iter().enumerate().find_map(|(i, p)| match p {
+        Part::Lit(t) => t
+            .match_indices("]=")
+            .map(|(c, _)| c)
+            .find(|&c| i > 0 || c > 0)
+            .map(|c| (i, c)),
+        _ => None,
+    })?;
+    let mut key = w.parts[..=at].to_vec();
+    let mut value = w.parts[at..].to_vec();
+    if let Some(Part::Lit(t)) = key.last_mut() {
+        t.truncate(close);
+    }
+    if let Some(Part::Lit(t)) = key.first_mut() {
+        t.remove(0);
+    }
+    if let Some(Part::Lit(t)) = value.first_mut() {
+        *t = t[close + 2..].to_owned();
+    }
+    Some((Word { parts: key }, Word { parts: value }))
+}
+
 /// `${x@Q}`: the value quoted for reuse as bash quotes it, in single
 /// quotes, or in `$'...'` when it holds control characters.
 fn bash_quote(s: &str) -> String {
@@ -628,6 +659,7 @@ const BUILTINS: &[&str] = &[
     "popd",
     "dirs",
     "bind",
+    "compgen",
 ];
 
 /// Utilities vfs-sh runs in the shell (they take a command to run) that
@@ -1069,14 +1101,9 @@ impl<'a> Shell<'a> {
                 // The elements in order: `[key]=value` ones and plain words.
                 let mut elems: Vec<(Option<String>, Vec<String>)> = Vec::new();
                 for w in items {
-                    if let Some(Part::Lit(first)) = w.parts.first()
-                        && first.starts_with('[')
-                        && let Some(close) = first.find("]=")
-                    {
-                        let key = first[1..close].to_owned();
-                        let mut rest = w.clone();
-                        rest.parts[0] = Part::Lit(first[close + 2..].to_owned());
-                        elems.push((Some(key), vec![self.expand_string(&rest)?]));
+                    if let Some((key, value)) = subscripted(w) {
+                        let key = self.expand_string(&key)?;
+                        elems.push((Some(key), vec![self.expand_string(&value)?]));
                         continue;
                     }
                     elems.push((None, self.expand_fields(w)?));
@@ -3333,5 +3360,6 @@ fn replace(s: &str, pat: &str, rep: &str, mode: ReplaceMode, extglob: bool) -> S
 
 mod bind;
 mod builtins;
+mod compgen;
 mod posix;
 mod signals;

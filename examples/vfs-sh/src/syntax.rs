@@ -2076,7 +2076,11 @@ impl Parser {
         // Decoded as it is read, in vfs-sh's locale when the script starts
         // (C: a `\u` beyond ASCII stays as written); bash, too, decodes a
         // line before running any of it.
-        let (bytes, _) = crate::commands::unescape_ansi(&raw, false);
+        // A NUL ends the text, as it ends a C string in bash.
+        let (mut bytes, _) = crate::commands::unescape_ansi(&raw, false);
+        if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+            bytes.truncate(nul);
+        }
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
@@ -2333,6 +2337,10 @@ fn plain_text(w: &Word) -> String {
     s
 }
 
+/// What starts each element of a declaration builtin's `NAME=(...)`
+/// argument (see [`assignment_word`]).
+pub(crate) const ELEMENT: char = '\0';
+
 /// A declaration builtin's `NAME=value` argument as a word: its parts with
 /// the name and `=` in front, marked so expansion keeps it one field.
 fn assignment_word(a: Assign) -> Word {
@@ -2344,12 +2352,11 @@ fn assignment_word(a: Assign) -> Word {
     match a.value {
         AssignValue::Scalar(w) => parts.push(Part::Double(w.parts)),
         AssignValue::Array(items) => {
-            // `declare -a x=(a b)`: kept as text for the builtin to split.
+            // `declare -a x=(a "b c")`: kept as text for the builtin, each
+            // element after a NUL, which no shell value holds.
             parts.push(Part::Quoted("(".to_owned()));
-            for (k, w) in items.into_iter().enumerate() {
-                if k > 0 {
-                    parts.push(Part::Quoted(" ".to_owned()));
-                }
+            for w in items {
+                parts.push(Part::Quoted(ELEMENT.to_string()));
                 parts.push(Part::Double(w.parts));
             }
             parts.push(Part::Quoted(")".to_owned()));

@@ -133,7 +133,7 @@ const WEEKDAYS: [&str; 7] = [
     "Tuesday",
     "Wednesday",
 ];
-const MONTH_NAMES: [&str; 12] = [
+pub(crate) const MONTH_NAMES: [&str; 12] = [
     "January",
     "February",
     "March",

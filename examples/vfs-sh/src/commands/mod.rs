@@ -6,6 +6,7 @@ mod args;
 mod awk;
 mod bc;
 mod bytes;
+mod cal;
 mod cat;
 mod cut;
 mod dd;
@@ -186,6 +187,11 @@ const COMMANDS: &[Command] = &[
         name: "date",
         run: sys::date,
         usage: "date [-u] [-d STRING] [-r FILE] [-I[FMT]] [--rfc-3339=FMT] [-R] [+FORMAT]  (UTC; -d takes GNU date strings: @SECONDS, 2024-01-31 [10:30[:15]] [+0100], 01/31/2024, Jan 31 2024, monday, last fri, 3 days ago, +1 month, yesterday)",
+    },
+    Command {
+        name: "cal",
+        run: cal::cal,
+        usage: "cal [-1|-3|-y] [-j] [-A N] [-B N] [-d YYYY-MM] [-m MONTH[f|p]] [[MONTH] YEAR]  (Debian's cal: weeks from Sunday, the British switch of 1752)",
     },
     Command {
         name: "which",
@@ -715,6 +721,11 @@ pub(crate) fn path_name(name: &str) -> &str {
     .iter()
     .find_map(|p| name.strip_prefix(p))
     .unwrap_or(name)
+}
+
+/// The names of the commands vfs-sh has.
+pub(crate) fn names() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(|c| c.name)
 }
 
 fn find_command(name: &str) -> Option<&'static Command> {
@@ -1274,7 +1285,8 @@ fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
          Builtins: : . source cd exit return break continue shift set shopt unset export readonly local\n\
          declare typeset read mapfile readarray eval let type command builtin printf exec getopts env\n\
          printenv timeout nice ionice nohup stdbuf time trap wait umask ulimit hash alias unalias times\n\
-         jobs disown enable help history pushd popd dirs bind (readline's listings: -p -P -l -v -V -q).\n\
+         jobs disown enable help history pushd popd dirs bind (readline's listings: -p -P -l -v -V -q)\n\
+         compgen (the shell's names, files, -W word lists).\n\
          Commands:\n",
     );
     let mut sorted: Vec<&Command> = COMMANDS.iter().collect();

@@ -2,7 +2,7 @@
 //! (`cd`, `read`, `set`, `local`, `eval`, `source`...), and the wrappers
 //! that run another command (`command`, `timeout`, `env`...).
 
-use super::{Attrs, ExpError, Flow, Io, R, Shell, Value, single_quote};
+use super::{Attrs, ExpError, Flow, Io, R, Shell, Value, bash_quote, single_quote};
 use crate::commands;
 use crate::exec::Whence;
 use crate::fs::FsError;
@@ -13,7 +13,7 @@ use crate::syntax::is_name as valid_name;
 /// values in `bash -c`. The globbing ones, `nocasematch` and `lastpipe`
 /// take effect; the rest are kept and listed so that scripts setting them
 /// run.
-const SHOPTS: &[(&str, bool)] = &[
+pub(super) const SHOPTS: &[(&str, bool)] = &[
     ("autocd", false),
     ("assoc_expand_once", false),
     ("cdable_vars", false),
@@ -75,7 +75,7 @@ const SHOPTS: &[(&str, bool)] = &[
 
 /// bash 5.2's `set -o` options in the order it lists them, with their
 /// values in `bash -c`.
-const SET_OPTIONS: &[(&str, bool)] = &[
+pub(super) const SET_OPTIONS: &[(&str, bool)] = &[
     ("allexport", false),
     ("braceexpand", true),
     ("emacs", false),
@@ -310,6 +310,7 @@ impl Shell<'_> {
                 Ok(0)
             }
             "set" => Ok(self.set(args, io)),
+            "compgen" => self.compgen(args, io),
             "shopt" => Ok(self.shopt(args, io)),
             "unset" => self.unset(args, io),
             "export" | "readonly" => self.declare(name, args, io, false),
@@ -767,8 +768,10 @@ impl Shell<'_> {
             names.sort();
             let mut s = String::new();
             for n in names {
-                if let Some(Value::Str(v)) = self.st.vars.get(n) {
-                    s.push_str(&format!("{n}={}\n", commands::shell_quote(v)));
+                match self.st.vars.get(n) {
+                    Some(Value::Str(v)) => s.push_str(&format!("{n}={}\n", set_quote(v))),
+                    Some(v) => s.push_str(&format!("{n}={}\n", compound_text(v))),
+                    None => {}
                 }
             }
             let _ = io.out.write_all(s.as_bytes());
@@ -1164,23 +1167,10 @@ impl Shell<'_> {
                 }
                 match value {
                     Some(Value::Str(v)) => {
-                        text.push_str(&format!("declare {flags} {n}=\"{}\"\n", dq_escape(v)));
+                        text.push_str(&format!("declare {flags} {n}={}\n", declare_quote(v)));
                     }
-                    Some(Value::Array(a)) => {
-                        let items: Vec<String> = a
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(i, v)| {
-                                v.as_ref().map(|v| format!("[{i}]=\"{}\"", dq_escape(v)))
-                            })
-                            .collect();
-                        text.push_str(&format!("declare {flags} {n}=({})\n", items.join(" ")));
-                    }
-                    Some(Value::Assoc(m)) => {
-                        let items: Vec<String> = super::assoc_order(m)
-                            .map(|(k, v)| format!("[{}]=\"{}\" ", assoc_key(k), dq_escape(v)))
-                            .collect();
-                        text.push_str(&format!("declare {flags} {n}=({})\n", items.concat()));
+                    Some(v) => {
+                        text.push_str(&format!("declare {flags} {n}={}\n", compound_text(v)));
                     }
                     // Declared with an attribute (`declare -i n`, `export
                     // n`) but given no value.
@@ -1270,7 +1260,18 @@ impl Shell<'_> {
                 }
                 continue;
             };
-            let value = if value.starts_with('(') && value.ends_with(')') && var == base {
+            // `NAME=(...)`: the parser marks its elements; a value made
+            // otherwise is a list only for a variable already an array
+            // (`declare -a x="(a b)"`, not `declare x="(a b)"`).
+            let compound = value.starts_with('(')
+                && value.ends_with(')')
+                && var == base
+                && (value.contains(crate::syntax::ELEMENT)
+                    || matches!(
+                        self.st.vars.get(&base),
+                        Some(Value::Array(_) | Value::Assoc(_))
+                    ));
+            let value = if compound {
                 value
             } else {
                 match self.attributed(&base, value, append) {
@@ -1299,43 +1300,69 @@ impl Shell<'_> {
             if now.readonly {
                 self.st.attrs.insert(base.clone(), now);
             }
-            if value.starts_with('(') && value.ends_with(')') && var == base {
-                // `declare -a x=(a b c)`: the elements, split on blanks.
+            if compound {
+                // `declare -a x=(a "b c")`: the elements the parser marked
+                // (or, in a value made otherwise, the words).
                 let inner = &value[1..value.len() - 1];
+                let marked = inner.contains(crate::syntax::ELEMENT);
+                let items: Vec<&str> = if marked {
+                    inner.split(crate::syntax::ELEMENT).skip(1).collect()
+                } else {
+                    inner.split_whitespace().collect()
+                };
+                let unquote = |v: &str| {
+                    if marked {
+                        v.to_owned()
+                    } else {
+                        v.trim_matches('"').to_owned()
+                    }
+                };
+                let keyed = |item: &str| {
+                    item.strip_prefix('[')
+                        .and_then(|r| r.split_once("]="))
+                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                };
                 if matches!(self.st.vars.get(&base), Some(Value::Assoc(_))) {
-                    let mut m = Vec::new();
-                    for item in inner.split_whitespace() {
-                        if let Some((k, v)) = item.trim_start_matches('[').split_once("]=") {
-                            m.push((k.to_owned(), v.trim_matches('"').to_owned()));
+                    let mut m: Vec<(String, String)> = Vec::new();
+                    for (k, v) in items.iter().filter_map(|i| keyed(i)) {
+                        let v = unquote(&v);
+                        match m.iter_mut().find(|(old, _)| *old == k) {
+                            Some(slot) => slot.1 = v,
+                            None => m.push((k, v)),
                         }
                     }
                     self.st.vars.insert(base.clone(), Value::Assoc(m));
                 } else {
                     // `[N]=v` puts an element at N; the next plain one
                     // follows it.
-                    let mut items: Vec<Option<String>> = Vec::new();
+                    let mut elems: Vec<Option<String>> = Vec::new();
                     let mut at = 0usize;
-                    for item in inner.split_whitespace() {
-                        let (index, v) =
-                            match item.strip_prefix('[').and_then(|r| r.split_once("]=")) {
-                                Some((k, v)) => (k.trim().parse::<usize>().ok(), v),
-                                None => (None, item),
-                            };
+                    for item in items {
+                        let (index, v) = match keyed(item) {
+                            Some((k, v)) => (Some(k), v),
+                            None => (None, item.to_owned()),
+                        };
                         if let Some(k) = index {
-                            at = k;
+                            match self.arith(&k) {
+                                Ok(n) => at = usize::try_from(n).unwrap_or(usize::MAX),
+                                Err(_) => {
+                                    self.say(io, format_args!("{base}: {k}: bad array subscript"));
+                                    continue;
+                                }
+                            }
                         }
                         // A sparse index beyond what a script can fill is
                         // not stored.
                         if at > 1 << 20 {
                             continue;
                         }
-                        if items.len() <= at {
-                            items.resize(at + 1, None);
+                        if elems.len() <= at {
+                            elems.resize(at + 1, None);
                         }
-                        items[at] = Some(v.trim_matches('"').to_owned());
+                        elems[at] = Some(unquote(&v));
                         at += 1;
                     }
-                    self.st.vars.insert(base.clone(), Value::Array(items));
+                    self.st.vars.insert(base.clone(), Value::Array(elems));
                 }
                 continue;
             }
@@ -2062,21 +2089,75 @@ fn wrapped_command<'a>(name: &str, args: &'a [String]) -> &'a [String] {
     args.get(i..).unwrap_or(&[])
 }
 
-/// A key as `declare -p` shows it: double-quoted when it holds a character
-/// the shell would take specially (bash's `sh_contains_shell_metas`).
-fn assoc_key(k: &str) -> String {
-    let b = k.as_bytes();
-    let special = b.iter().enumerate().any(|(i, &c)| match c {
+/// Whether the shell would read a character of `s` specially (bash's
+/// `sh_contains_shell_metas`): `~` only where it would expand, `#` only
+/// first.
+fn has_shell_metas(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| match c {
         b' ' | b'\t' | b'\n' | b'\'' | b'"' | b'\\' | b'|' | b'&' | b';' | b'(' | b')' | b'<'
         | b'>' | b'!' | b'{' | b'}' | b'*' | b'[' | b'?' | b']' | b'^' | b'$' | b'`' => true,
         b'~' => i == 0 || matches!(b[i - 1], b'=' | b':'),
         b'#' => i == 0,
         _ => false,
-    });
-    if special {
+    })
+}
+
+/// A key as `declare -p` shows it: in `$'...'` when it holds a control
+/// character, double-quoted when it holds a character the shell would
+/// take specially, bare otherwise.
+fn assoc_key(k: &str) -> String {
+    if k.chars().any(char::is_control) {
+        bash_quote(k)
+    } else if has_shell_metas(k) {
         format!("\"{}\"", dq_escape(k))
     } else {
         k.to_owned()
+    }
+}
+
+/// A value as `declare -p` shows it: in `$'...'` when it holds a control
+/// character, double-quoted otherwise.
+fn declare_quote(v: &str) -> String {
+    if v.chars().any(char::is_control) {
+        bash_quote(v)
+    } else {
+        format!("\"{}\"", dq_escape(v))
+    }
+}
+
+/// A value as `set` lists it (bash's `print_var_value`): in `$'...'` when
+/// it holds a control character, single-quoted when it holds a character
+/// the shell would take specially, bare otherwise (nothing when empty).
+fn set_quote(v: &str) -> String {
+    if v.chars().any(char::is_control) {
+        bash_quote(v)
+    } else if has_shell_metas(v) {
+        single_quote(v)
+    } else {
+        v.to_owned()
+    }
+}
+
+/// An array's elements as `declare -p` and `set` show them:
+/// `([0]="a" [1]="b")`, and `([k]="v" )` for an associative one.
+fn compound_text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => declare_quote(s),
+        Value::Array(a) => {
+            let items: Vec<String> = a
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.as_ref().map(|v| format!("[{i}]={}", declare_quote(v))))
+                .collect();
+            format!("({})", items.join(" "))
+        }
+        Value::Assoc(m) => {
+            let items: Vec<String> = super::assoc_order(m)
+                .map(|(k, v)| format!("[{}]={} ", assoc_key(k), declare_quote(v)))
+                .collect();
+            format!("({})", items.concat())
+        }
     }
 }
 

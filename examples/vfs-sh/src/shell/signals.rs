@@ -26,6 +26,22 @@ const NAMES: [&str; 65] = [
     "RTMAX-5", "RTMAX-4", "RTMAX-3", "RTMAX-2", "RTMAX-1", "RTMAX",
 ];
 
+/// The signal names `compgen -A signal` offers: `EXIT`, then each by
+/// number with `SIG` (`SIGJUNK(32)` for the two glibc keeps), then the
+/// shell's own traps.
+pub(super) fn compgen_signals() -> Vec<String> {
+    let mut v = vec!["EXIT".to_owned()];
+    for (n, name) in NAMES.iter().enumerate().skip(1) {
+        v.push(if name.is_empty() {
+            format!("SIGJUNK({n})")
+        } else {
+            format!("SIG{name}")
+        });
+    }
+    v.extend(["DEBUG", "ERR", "RETURN"].map(str::to_owned));
+    v
+}
+
 const KILL: u32 = 9;
 const TERM: u32 = 15;
 
