@@ -1767,6 +1767,26 @@ impl<'a> Shell<'a> {
     /// Runs one of the command table's commands with the shell's streams.
     #[inline(never)]
     fn external(&mut self, argv: &[String], io: &mut Io<'_>) -> u8 {
+        self.with_cx(io, |cx| {
+            let status = commands::dispatch(cx, argv);
+            // A document read as standard input failed part way: the
+            // command saw its input end there, which must not pass for its
+            // end.
+            let failure = cx.input.borrow_mut().take_failure();
+            match failure {
+                Some(why) => {
+                    let name = argv.first().map_or("", String::as_str);
+                    cx.err(format_args!("vfs-sh: {name}: read error: {why}"));
+                    status.max(1)
+                }
+                None => status,
+            }
+        })
+    }
+
+    /// Runs `f` with a command's context: the shell's filesystem, its
+    /// streams and its exported variables.
+    fn with_cx<T>(&mut self, io: &mut Io<'_>, f: impl FnOnce(&mut Cx<'_>) -> T) -> T {
         let mut fs = Overlay {
             inner: &mut *self.fs,
             files: &self.files,
@@ -1794,18 +1814,7 @@ impl<'a> Shell<'a> {
             err: &mut *io.err,
             environ: &environ,
         };
-        let status = commands::dispatch(&mut cx, argv);
-        // A document read as standard input failed part way: the command
-        // saw its input end there, which must not pass for its end.
-        let failure = cx.input.borrow_mut().take_failure();
-        match failure {
-            Some(why) => {
-                let name = argv.first().map_or("", String::as_str);
-                cx.err(format_args!("vfs-sh: {name}: read error: {why}"));
-                status.max(1)
-            }
-            None => status,
-        }
+        f(&mut cx)
     }
 
     fn call(&mut self, name: &str, body: &Command, args: Vec<String>, io: &mut Io<'_>) -> R<u8> {

@@ -49,6 +49,7 @@ pub(crate) use args::{ArgError, Parsed, Spec, flag, optional, value};
 pub(crate) use awk::check as awk_check;
 pub(crate) use bc::check as bc_check;
 pub(crate) use jq::check as jq_check;
+pub(crate) use printf::run as printf;
 pub(crate) use pyjson::check as json_tool_check;
 pub(crate) use sed::check as sed_check;
 pub(crate) use text::tab_stops_check;

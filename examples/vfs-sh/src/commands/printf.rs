@@ -328,8 +328,7 @@ fn apply(
         };
         let width = star(conv.width, &mut used).unwrap_or(0);
         let prec = star(conv.precision, &mut used);
-        let arg = next(&mut used).cloned();
-        let arg_s = arg.as_deref().unwrap_or("");
+        let arg_s = next(&mut used).map_or("", String::as_str);
         let text = match conv.kind {
             's' | 'c' => {
                 // A precision (and `%c`) cuts bytes, even inside a
@@ -533,7 +532,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         _ => args,
     };
     let Some((format, mut rest)) = args.split_first() else {
-        cx.err("printf: usage: printf FORMAT [ARGUMENTS]");
+        cx.err("printf: usage: printf [-v var] format [arguments]");
         return 2;
     };
     let utf8 = super::utf8_locale(cx);

@@ -1851,18 +1851,17 @@ impl Shell<'_> {
         if args.first().map(String::as_str) == Some("-v") {
             let Some(var) = args.get(1) else {
                 self.say(io, "printf: -v: option requires an argument");
+                let _ = writeln!(io.err, "printf: usage: printf [-v var] format [arguments]");
                 return Ok(2);
             };
             let mut buf = Vec::new();
-            let mut argv = vec!["printf".to_owned()];
-            argv.extend(args[2..].iter().cloned());
             let status = {
                 let mut sub = Io {
                     input: io.input.clone(),
                     out: &mut buf,
                     err: &mut *io.err,
                 };
-                self.external(&argv, &mut sub)
+                self.with_cx(&mut sub, |cx| commands::printf(cx, &args[2..]))
             };
             let value = String::from_utf8_lossy(&buf).into_owned();
             let base = var.split_once('[').map_or(var.as_str(), |(base, _)| base);
@@ -1877,9 +1876,9 @@ impl Shell<'_> {
             }
             return Ok(status);
         }
-        let mut argv = vec!["printf".to_owned()];
-        argv.extend(args.iter().cloned());
-        Ok(self.external(&argv, io))
+        // The arguments as they are: a value of a document's size is not
+        // copied again.
+        Ok(self.with_cx(io, |cx| commands::printf(cx, args)))
     }
 
     fn getopts(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
