@@ -240,6 +240,9 @@ pub(crate) struct Attrs {
     /// `-l`, `-u`: assigned values change case.
     pub(crate) lower: bool,
     pub(crate) upper: bool,
+    /// `-n`: the value names the variable that reads and assignments
+    /// reach.
+    pub(crate) nameref: bool,
 }
 
 /// A command's streams.
@@ -848,6 +851,23 @@ impl<'a> Shell<'a> {
 
     // ----- variables -----
 
+    /// The variable `name` stands for: itself, or, for a name reference
+    /// (`declare -n`), the variable its value names, followed through as
+    /// bash follows them (a chain of eight at most, as a loop would be).
+    fn resolve<'n>(&self, name: &'n str) -> std::borrow::Cow<'n, str> {
+        let mut name = std::borrow::Cow::Borrowed(name);
+        for _ in 0..8 {
+            if !self.st.attrs.get(name.as_ref()).is_some_and(|a| a.nameref) {
+                break;
+            }
+            match self.st.vars.get(name.as_ref()) {
+                Some(Value::Str(t)) if !t.is_empty() => name = std::borrow::Cow::Owned(t.clone()),
+                _ => break,
+            }
+        }
+        name
+    }
+
     fn scalar(&mut self, name: &str) -> Option<String> {
         // dash sets none of bash's dynamic variables; they are plain names.
         let dynamic = !self.posix
@@ -885,7 +905,8 @@ impl<'a> Shell<'a> {
         if let Ok(n) = name.parse::<usize>() {
             return self.st.positional.get(n.wrapping_sub(1)).cloned();
         }
-        match self.st.vars.get(name)? {
+        let name = self.resolve(name);
+        match self.st.vars.get(name.as_ref())? {
             Value::Str(s) => Some(s.clone()),
             Value::Array(a) => a.first().cloned().flatten(),
             Value::Assoc(m) => m.iter().find(|(k, _)| k == "0").map(|(_, v)| v.clone()),
@@ -893,6 +914,7 @@ impl<'a> Shell<'a> {
     }
 
     fn set_scalar(&mut self, name: &str, value: String) {
+        let name = &*self.resolve(name).into_owned();
         if self.st.opts.other.get("allexport") == Some(&true) {
             self.st.exported.insert(name.to_owned());
         }
@@ -923,6 +945,7 @@ impl<'a> Shell<'a> {
     }
 
     fn set_element(&mut self, name: &str, key: &str, value: String) -> E<()> {
+        let name = &*self.resolve(name).into_owned();
         if let Some(Value::Assoc(m)) = self.st.vars.get_mut(name) {
             match m.iter_mut().find(|(k, _)| k == key) {
                 Some(slot) => slot.1 = value,
@@ -1098,6 +1121,8 @@ impl<'a> Shell<'a> {
                         a.name
                     )));
                 }
+                // A name reference's compound assignment reaches its target.
+                let target = self.resolve(&a.name).into_owned();
                 // The elements in order: `[key]=value` ones and plain words.
                 let mut elems: Vec<(Option<String>, Vec<String>)> = Vec::new();
                 for w in items {
@@ -1122,21 +1147,21 @@ impl<'a> Shell<'a> {
                 } else {
                     String::new()
                 };
-                let is_assoc = matches!(self.st.vars.get(&a.name), Some(Value::Assoc(_)));
+                let is_assoc = matches!(self.st.vars.get(&target), Some(Value::Assoc(_)));
                 if is_assoc {
                     if !a.append {
                         self.st
                             .vars
-                            .insert(a.name.clone(), Value::Assoc(Vec::new()));
+                            .insert(target.clone(), Value::Assoc(Vec::new()));
                     }
                     for (k, mut v) in elems {
                         if let Some(k) = k {
-                            self.set_element(&a.name, &k, v.pop().unwrap_or_default())?;
+                            self.set_element(&target, &k, v.pop().unwrap_or_default())?;
                         }
                     }
                     return Ok(trace);
                 }
-                let arr: Vec<Option<String>> = match (a.append, self.st.vars.get(&a.name)) {
+                let arr: Vec<Option<String>> = match (a.append, self.st.vars.get(&target)) {
                     (true, Some(Value::Array(x))) => x.clone(),
                     (true, Some(Value::Str(s))) => vec![Some(s.clone())],
                     _ => Vec::new(),
@@ -1144,13 +1169,13 @@ impl<'a> Shell<'a> {
                 // A plain word goes after the element before it; `[N]=`
                 // moves there.
                 let mut at = arr.len() as i64;
-                self.st.vars.insert(a.name.clone(), Value::Array(arr));
+                self.st.vars.insert(target.clone(), Value::Array(arr));
                 for (k, vals) in elems {
                     if let Some(k) = k {
                         at = self.arith_ending(&k)?;
                     }
                     for v in vals {
-                        self.set_element(&a.name, &at.to_string(), v)?;
+                        self.set_element(&target, &at.to_string(), v)?;
                         at += 1;
                     }
                 }
@@ -1160,6 +1185,7 @@ impl<'a> Shell<'a> {
     }
 
     fn element(&mut self, name: &str, key: &str) -> E<Option<String>> {
+        let name = &*self.resolve(name).into_owned();
         match self.st.vars.get(name).cloned() {
             None => Ok(None),
             Some(Value::Str(s)) => Ok((self.arith_ending(key)? == 0).then_some(s)),
@@ -2930,6 +2956,7 @@ impl<'a> Shell<'a> {
                         }
                         for (on, c) in [
                             (at.integer, 'i'),
+                            (at.nameref, 'n'),
                             (at.readonly, 'r'),
                             (at.lower, 'l'),
                             (at.upper, 'u'),
@@ -2948,7 +2975,20 @@ impl<'a> Shell<'a> {
     }
 
     fn lookup(&mut self, p: &Param) -> E<PVal> {
-        let name = p.name.as_str();
+        // `${!ref}` of a name reference is the name it holds.
+        if p.indirect && p.index.is_none() && self.st.attrs.get(&p.name).is_some_and(|a| a.nameref)
+        {
+            return Ok(match self.st.vars.get(&p.name) {
+                Some(Value::Str(t)) => PVal::One(t.clone()),
+                _ => PVal::Unset,
+            });
+        }
+        let resolved = if p.indirect && p.index.is_none() {
+            p.name.clone()
+        } else {
+            self.resolve(&p.name).into_owned()
+        };
+        let name = resolved.as_str();
         if p.op == ParamOp::Bad {
             if self.posix {
                 return Err(ExpError::Posix("sh: 1: Bad substitution".to_owned()));

@@ -1279,7 +1279,7 @@ fn help(cx: &mut Cx<'_>, _args: &[String]) -> u8 {
          The language is bash's: ; && || | |& ! pipelines; if/elif/else, for (also for ((;;))), while,\n\
          until, case, { }, ( ), functions; variables, arrays, $VAR ${VAR:-x} ${#VAR} ${VAR%..} ${VAR#..}\n\
          ${VAR/a/b} ${VAR:1:2} ${VAR^^} ${VAR@Q} ${!PREFIX*}, $? $# $@ $1.., $(...) `...` $((...)) <(...),\n\
-         [[ ]] (( )), declare -i -r -l -u -a -A, 'single' \"double\" $'ansi' quotes, globs * ? [...]\n\
+         [[ ]] (( )), declare -i -r -l -u -a -A -n, 'single' \"double\" $'ansi' quotes, globs * ? [...]\n\
          ** (shopt -s globstar), braces {a,b} {1..5}, here-documents <<EOF and here-strings <<<.\n\
          Redirections read documents (< FILE) or discard (>/dev/null 2>/dev/null 2>&1 &>/dev/null);\n\
          writing a file is refused: the filesystem is read-only.\n\

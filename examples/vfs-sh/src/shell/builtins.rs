@@ -948,16 +948,25 @@ impl Shell<'_> {
     /// status 1; an arithmetic error in a subscript ends the script.
     fn unset(&mut self, args: &[String], io: &mut Io<'_>) -> R<u8> {
         let mut funcs = false;
+        let mut reference = false;
         let mut status = 0;
         for a in args {
             match a.as_str() {
                 "-f" => funcs = true,
                 "-v" => funcs = false,
-                "-n" => {}
+                // The name reference itself, not what it names.
+                "-n" => reference = true,
                 name if funcs => {
                     self.st.funcs.remove(name);
                 }
                 name => {
+                    let resolved = if reference {
+                        name.to_owned()
+                    } else {
+                        let (base, rest) = name.split_at(name.find('[').unwrap_or(name.len()));
+                        format!("{}{rest}", self.resolve(base))
+                    };
+                    let name = resolved.as_str();
                     let (base, key) = match name.split_once('[') {
                         Some((base, rest)) if rest.ends_with(']') => {
                             (base, Some(&rest[..rest.len() - 1]))
@@ -1075,7 +1084,8 @@ impl Shell<'_> {
                         'r' if on => target.readonly = true,
                         'x' => export = Some(on),
                         'n' if name == "export" => export = Some(false),
-                        'r' | 'n' | 't' => {}
+                        'n' => target.nameref = true,
+                        'r' | 't' => {}
                         _ => {
                             self.say(io, format_args!("{name}: -{c}: invalid option"));
                             return Ok(2);
@@ -1153,6 +1163,7 @@ impl Shell<'_> {
                     (matches!(value, Some(Value::Array(_))), 'a'),
                     (matches!(value, Some(Value::Assoc(_))), 'A'),
                     (attrs.integer, 'i'),
+                    (attrs.nameref, 'n'),
                     (attrs.readonly, 'r'),
                     (self.st.exported.contains(n), 'x'),
                     (attrs.lower, 'l'),
@@ -1242,6 +1253,7 @@ impl Shell<'_> {
                 readonly: old.readonly || set.readonly,
                 lower: (old.lower || set.lower) && !clear.lower && !set.upper,
                 upper: (old.upper || set.upper) && !clear.upper && !set.lower,
+                nameref: (old.nameref || set.nameref) && !clear.nameref,
             };
             if now == Attrs::default() {
                 self.st.attrs.remove(&base);
@@ -1374,6 +1386,12 @@ impl Shell<'_> {
                     self.report(io, &m);
                     status = 1;
                 }
+                continue;
+            }
+            // `declare -n ref=NAME` sets the name a reference holds; an
+            // assignment without `-n` reaches the variable it names.
+            if set.nameref {
+                self.st.vars.insert(base.clone(), Value::Str(value));
                 continue;
             }
             let value = if append {
