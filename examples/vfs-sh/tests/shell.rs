@@ -393,6 +393,41 @@ fn writing_commands_fail_as_on_a_read_only_filesystem() {
     assert_eq!(r.out, "123\nnotes.txt\n");
 }
 
+/// `tar -x` without `-O` reads the archive and names its members with
+/// `-v`, as GNU tar does on a read-only mount, where each member then
+/// fails to be written and tar exits 2.
+#[test]
+fn tar_extracting_names_members_and_fails_each() {
+    let f = common::Fixture::new();
+    let made = std::process::Command::new("tar")
+        .args(["-czf", "t.tar.gz", "notes.txt", "docs/guide.md"])
+        .current_dir(f.files())
+        .status()
+        .expect("GNU tar runs");
+    assert!(made.success());
+    let r = run_on(&mut fixture_fs(&f), "tar -xzvf t.tar.gz; echo \"rc=$?\"");
+    assert_eq!(r.out, "notes.txt\ndocs/guide.md\nrc=2\n");
+    assert!(
+        r.err.starts_with(
+            "tar: notes.txt: Cannot open: Read-only file system\n\
+             tar: docs/guide.md: Cannot open: Read-only file system\n\
+             tar: Exiting with failure status due to previous errors\n"
+        ),
+        "{}",
+        r.err
+    );
+    let r = run_on(
+        &mut fixture_fs(&f),
+        "tar -xzf t.tar.gz nope; echo \"rc=$?\"",
+    );
+    assert_eq!(r.out, "rc=2\n");
+    assert!(
+        r.err.contains("tar: nope: Not found in archive"),
+        "{}",
+        r.err
+    );
+}
+
 #[test]
 fn unsupported_commands() {
     let r = sh("frob a b");

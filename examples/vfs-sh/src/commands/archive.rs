@@ -523,12 +523,12 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             cx.err("tar: creating or changing an archive would write: the filesystem is read-only");
             return 2;
         }
-        Some('x') if !to_stdout => {
-            cx.err("tar: extracting would write files: the filesystem is read-only (use tar -xOf to print members, or tar -tf to list)");
-            return 2;
-        }
         _ => {}
     }
+    // Extracting to files goes as GNU tar's does on a read-only mount: the
+    // members are read (and named, with `-v`), and each fails to be
+    // written.
+    let refused = mode == Some('x') && !to_stdout;
     let file = file.unwrap_or_else(|| "-".to_owned());
     let mut data = match read(cx, &file) {
         Ok(d) => d,
@@ -651,6 +651,21 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 out.extend_from_slice(name.as_bytes());
                 out.push(b'\n');
             }
+        } else if refused {
+            if verbose {
+                out.extend_from_slice(name.as_bytes());
+                out.push(b'\n');
+            }
+            cx.out(&std::mem::take(&mut out));
+            let what = if h.entry_type().is_dir() {
+                "Cannot mkdir"
+            } else {
+                "Cannot open"
+            };
+            cx.err(format_args!(
+                "tar: {}: {what}: Read-only file system",
+                name.trim_end_matches('/')
+            ));
         } else {
             if verbose {
                 cx.err(&name);
@@ -664,7 +679,7 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     }
     cx.out(&out);
-    let mut status = 0;
+    let mut status = if refused { 2 } else { 0 };
     for (k, m) in members.iter().enumerate() {
         if !seen[k] {
             cx.err(format_args!("tar: {m}: Not found in archive"));
@@ -673,6 +688,9 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     if status != 0 {
         cx.err("tar: Exiting with failure status due to previous errors");
+    }
+    if refused {
+        cx.err("note: the filesystem is read-only: tar -xOf prints members, tar -tf lists them");
     }
     status
 }
