@@ -1289,8 +1289,9 @@ impl<'a> Shell<'a> {
             let prompt = self.scalar("PS3").unwrap_or_else(|| "#? ".to_owned());
             let _ = io.err.write_all(prompt.as_bytes());
             let Some(line) = io.input.borrow_mut().read_until(b'\n') else {
-                // The end of input ends the loop, with status 1.
-                let _ = io.err.write_all(b"\n");
+                // The end of input ends the loop, with status 1, after a
+                // newline on standard output (bash's `putchar`).
+                let _ = io.out.write_all(b"\n");
                 break Ok(1);
             };
             let line = String::from_utf8_lossy(&line);
