@@ -422,7 +422,10 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
             Some(a) => a,
             None => {
                 let what = if bytes { "bytes" } else { "lines" };
-                cx.err(format_args!("{name}: invalid number of {what}: '{s}'"));
+                // GNU names the number without the `-` it reads as a sign
+                // (`head -n -x`: 'x'; `tail -n +x`: '+x').
+                let shown = s.strip_prefix('-').unwrap_or(s);
+                cx.err(format_args!("{name}: invalid number of {what}: '{shown}'"));
                 return 1;
             }
         },
