@@ -277,6 +277,11 @@ const COMMANDS: &[Command] = &[
         usage: "zipinfo -1 ARCHIVE[.zip] [MEMBER]...",
     },
     Command {
+        name: "base32",
+        run: text::base32,
+        usage: "base32 [-d] [-i] [-w COLS] [FILE]",
+    },
+    Command {
         name: "base64",
         run: text::base64,
         usage: "base64 [-d] [-i] [-w COLS] [FILE]",

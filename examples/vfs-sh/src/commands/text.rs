@@ -1592,29 +1592,42 @@ pub(crate) fn tee(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 /// `base64 [-d] [-i] [-w COLS] [FILE]`
 pub(crate) fn base64(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    radix(cx, "base64", args, B64, 6)
+}
+
+/// `base32 [-d] [-i] [-w COLS] [FILE]`: RFC 4648's base32, as GNU's.
+pub(crate) fn base32(cx: &mut Cx<'_>, args: &[String]) -> u8 {
+    radix(cx, "base32", args, B32, 5)
+}
+
+/// `base64` and `base32`: the alphabet's `bits` a character.
+fn radix(cx: &mut Cx<'_>, name: &str, args: &[String], alphabet: &'static [u8], bits: u32) -> u8 {
     const SPEC: &[super::Spec] = &[
         flag('d', "decode", "d"),
         flag('i', "ignore-garbage", "i"),
         value('w', "wrap", "w"),
     ];
-    let p = match options(cx, "base64", args, SPEC, 1) {
+    let p = match options(cx, name, args, SPEC, 1) {
         Ok(p) => p,
         Err(c) => return c,
     };
     if let Some(extra) = p.operands.get(1) {
         cx.err(format_args!(
-            "base64: extra operand {}",
+            "{name}: extra operand {}",
             super::quote::quote(extra, true)
         ));
-        cx.err("Try 'base64 --help' for more information.");
+        cx.err(format_args!("Try '{name} --help' for more information."));
         return 1;
     }
     let op = p.operands.first().map_or("-", String::as_str);
     let wrap: usize = p.value("w").and_then(|w| w.parse().ok()).unwrap_or(76);
     let mut coder = Base64 {
+        alphabet,
+        bits,
         decode: p.has("d"),
         ignore_garbage: p.has("i"),
         wrap,
@@ -1629,7 +1642,7 @@ pub(crate) fn base64(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     if let Err(e) = streamed {
         cx.out(&out);
         cx.err(format_args!(
-            "base64: {}: {}",
+            "{name}: {}: {}",
             super::quote::quote(op, false),
             e.strerror()
         ));
@@ -1637,7 +1650,7 @@ pub(crate) fn base64(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     }
     if coder.invalid {
         cx.out(&out);
-        cx.err("base64: invalid input");
+        cx.err(format_args!("{name}: invalid input"));
         return 1;
     }
     coder.finish(&mut out);
@@ -1645,9 +1658,12 @@ pub(crate) fn base64(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     0
 }
 
-/// `base64`'s encoder or decoder, fed a piece at a time.
+/// `base64`'s (or `base32`'s) encoder or decoder, fed a piece at a time.
 #[derive(Default)]
 struct Base64 {
+    /// The characters, and how many bits each stands for (6 or 5).
+    alphabet: &'static [u8],
+    bits: u32,
     decode: bool,
     ignore_garbage: bool,
     /// Columns per line of the encoding (0: one line).
@@ -1660,7 +1676,7 @@ struct Base64 {
     any: bool,
     /// Decoding: the bits not yet a whole byte.
     acc: u32,
-    bits: u32,
+    held: u32,
     /// Decoding met a character that is not base64: it stops there.
     invalid: bool,
 }
@@ -1672,7 +1688,7 @@ impl Base64 {
         }
         if self.decode {
             for &b in piece {
-                let v = match B64.iter().position(|&c| c == b) {
+                let v = match self.alphabet.iter().position(|&c| c == b) {
                     Some(v) => v as u32,
                     None if b == b'=' || b.is_ascii_whitespace() => continue,
                     None if self.ignore_garbage => continue,
@@ -1681,42 +1697,54 @@ impl Base64 {
                         return;
                     }
                 };
-                self.acc = (self.acc << 6) | v;
-                self.bits += 6;
-                if self.bits >= 8 {
-                    self.bits -= 8;
-                    out.push((self.acc >> self.bits) as u8);
-                    self.acc &= (1 << self.bits) - 1;
+                self.acc = (self.acc << self.bits) | v;
+                self.held += self.bits;
+                if self.held >= 8 {
+                    self.held -= 8;
+                    out.push((self.acc >> self.held) as u8);
+                    self.acc &= (1 << self.held) - 1;
                 }
             }
             return;
         }
+        let size = self.group();
         let mut rest = piece;
         if !self.pending.is_empty() {
-            let take = (3 - self.pending.len()).min(rest.len());
+            let take = (size - self.pending.len()).min(rest.len());
             self.pending.extend_from_slice(&rest[..take]);
             rest = &rest[take..];
-            if self.pending.len() < 3 {
+            if self.pending.len() < size {
                 return;
             }
             let group = std::mem::take(&mut self.pending);
             self.encode(&group, out);
         }
-        let whole = rest.len() / 3 * 3;
-        for group in rest[..whole].chunks(3) {
+        let whole = rest.len() / size * size;
+        for group in rest[..whole].chunks(size) {
             self.encode(group, out);
         }
         self.pending.extend_from_slice(&rest[whole..]);
     }
 
-    /// Encodes one group of up to three bytes (fewer only at the end).
+    /// Bytes a group: three for base64's four characters, five for
+    /// base32's eight.
+    fn group(&self) -> usize {
+        if self.bits == 6 { 3 } else { 5 }
+    }
+
+    /// Encodes one group (fewer bytes only at the end, the rest of its
+    /// characters then `=`).
     fn encode(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
-        let n = (u32::from(chunk[0]) << 16)
-            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*chunk.get(2).unwrap_or(&0));
-        for k in 0..4 {
-            let c = if k <= chunk.len() {
-                B64[((n >> (18 - 6 * k)) & 63) as usize]
+        let size = self.group();
+        let n = (0..size).fold(0u64, |n, i| {
+            (n << 8) | u64::from(*chunk.get(i).unwrap_or(&0))
+        });
+        let bits = self.bits as usize;
+        let chars = size * 8 / bits;
+        let used = (chunk.len() * 8).div_ceil(bits);
+        for k in 0..chars {
+            let c = if k < used {
+                self.alphabet[((n >> (size * 8 - bits * (k + 1))) & ((1 << bits) - 1)) as usize]
             } else {
                 b'='
             };
