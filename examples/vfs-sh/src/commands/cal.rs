@@ -101,7 +101,8 @@ pub(crate) fn cal(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut y = match operands.as_slice() {
         [] => match today_opt {
             Some(d) => {
-                m = d.get(5..).map_or(0, |s| strtol(s).0);
+                // An int in ncal, as `-A` and `-B` are.
+                m = d.get(5..).map_or(0, |s| i64::from(strtol(s).0 as i32));
                 strtol(d).0
             }
             None => {
