@@ -914,7 +914,8 @@ impl<'a> Shell<'a> {
     }
 
     fn set_scalar(&mut self, name: &str, value: String) {
-        let name = &*self.resolve(name).into_owned();
+        let resolved = self.resolve(name);
+        let name = &*resolved;
         if self.st.opts.other.get("allexport") == Some(&true) {
             self.st.exported.insert(name.to_owned());
         }
@@ -945,7 +946,8 @@ impl<'a> Shell<'a> {
     }
 
     fn set_element(&mut self, name: &str, key: &str, value: String) -> E<()> {
-        let name = &*self.resolve(name).into_owned();
+        let resolved = self.resolve(name);
+        let name = &*resolved;
         if let Some(Value::Assoc(m)) = self.st.vars.get_mut(name) {
             match m.iter_mut().find(|(k, _)| k == key) {
                 Some(slot) => slot.1 = value,
@@ -1185,7 +1187,8 @@ impl<'a> Shell<'a> {
     }
 
     fn element(&mut self, name: &str, key: &str) -> E<Option<String>> {
-        let name = &*self.resolve(name).into_owned();
+        let resolved = self.resolve(name);
+        let name = &*resolved;
         match self.st.vars.get(name).cloned() {
             None => Ok(None),
             Some(Value::Str(s)) => Ok((self.arith_ending(key)? == 0).then_some(s)),
@@ -2407,18 +2410,24 @@ impl<'a> Shell<'a> {
         Ok(out)
     }
 
-    fn glob(&mut self, w: &GlobWord) -> E<Vec<String>> {
+    /// The paths a glob matches under the shell's options, sorted; none
+    /// when it matches nothing.
+    fn glob_matches(&mut self, w: &GlobWord) -> E<Vec<String>> {
         let mut fs = Overlay {
             inner: &mut *self.fs,
             files: &self.files,
         };
-        let text = w.text();
         let opts = glob::Options {
             dotglob: self.st.opts.dotglob,
             globstar: self.st.opts.globstar,
             nocase: self.st.opts.nocaseglob,
         };
-        let found = glob::expand_with(&mut fs, w, opts).map_err(ExpError::Command)?;
+        glob::expand_with(&mut fs, w, opts).map_err(ExpError::Command)
+    }
+
+    fn glob(&mut self, w: &GlobWord) -> E<Vec<String>> {
+        let text = w.text();
+        let found = self.glob_matches(w)?;
         if found.is_empty() {
             if self.st.opts.failglob {
                 return Err(ExpError::Command(format!("vfs-sh: no match: {text}")));

@@ -1625,13 +1625,13 @@ fn radix(cx: &mut Cx<'_>, name: &str, args: &[String], alphabet: &'static [u8], 
     }
     let op = p.operands.first().map_or("-", String::as_str);
     let wrap: usize = p.value("w").and_then(|w| w.parse().ok()).unwrap_or(76);
-    let mut coder = Base64 {
+    let mut coder = Radix {
         alphabet,
         bits,
         decode: p.has("d"),
         ignore_garbage: p.has("i"),
         wrap,
-        ..Base64::default()
+        ..Radix::default()
     };
     // A piece at a time: a large document is never held whole.
     let mut out = Vec::new();
@@ -1660,7 +1660,7 @@ fn radix(cx: &mut Cx<'_>, name: &str, args: &[String], alphabet: &'static [u8], 
 
 /// `base64`'s (or `base32`'s) encoder or decoder, fed a piece at a time.
 #[derive(Default)]
-struct Base64 {
+struct Radix {
     /// The characters, and how many bits each stands for (6 or 5).
     alphabet: &'static [u8],
     bits: u32,
@@ -1681,7 +1681,7 @@ struct Base64 {
     invalid: bool,
 }
 
-impl Base64 {
+impl Radix {
     fn feed(&mut self, piece: &[u8], out: &mut Vec<u8>) {
         if self.invalid {
             return;

@@ -314,12 +314,8 @@ impl Shell<'_> {
     /// the directory's order; dot files only when the word's last
     /// component starts with a dot.
     fn file_completions(&mut self, word: &str, dirs: bool) -> Vec<String> {
-        let (dir, base) = match word.rfind('/') {
-            Some(k) => (&word[..=k], &word[k + 1..]),
-            None => ("", word),
-        };
-        let listed = if dir.is_empty() { "." } else { dir };
-        let Ok(entries) = self.fs.read_dir(listed) else {
+        let (dir, base) = split_last(word);
+        let Some(entries) = self.entries(dir) else {
             return Vec::new();
         };
         // Readline's matching: hidden files too, and `.` and `..` when the
@@ -345,13 +341,9 @@ impl Shell<'_> {
     /// into a list it prepends to, and compgen does not sort), otherwise
     /// as the shell's glob finds them; nothing when nothing matches.
     fn glob_completions(&mut self, pattern: &str) -> Vec<String> {
-        let (dir, base) = match pattern.rfind('/') {
-            Some(k) => (&pattern[..=k], &pattern[k + 1..]),
-            None => ("", pattern),
-        };
+        let (dir, base) = split_last(pattern);
         if !dir.contains(['*', '?', '[']) {
-            let listed = if dir.is_empty() { "." } else { dir };
-            let Ok(entries) = self.fs.read_dir(listed) else {
+            let Some(entries) = self.entries(dir) else {
                 return Vec::new();
             };
             let pat = Pattern::new(base);
@@ -368,18 +360,23 @@ impl Shell<'_> {
             .chars()
             .map(|ch| WordChar { ch, quoted: false })
             .collect();
-        let word = GlobWord { chars };
-        match crate::glob::expand_with(
-            &mut *self.fs,
-            &word,
-            crate::glob::Options {
-                dotglob: self.st.opts.dotglob,
-                globstar: self.st.opts.globstar,
-                nocase: self.st.opts.nocaseglob,
-            },
-        ) {
-            Ok(found) if word.has_glob() => found,
-            _ => Vec::new(),
-        }
+        self.glob_matches(&GlobWord { chars }).unwrap_or_default()
+    }
+
+    /// The entries of `dir` (the current directory when empty), in the
+    /// directory's order.
+    fn entries(&mut self, dir: &str) -> Option<Vec<crate::fs::Entry>> {
+        self.fs
+            .read_dir(if dir.is_empty() { "." } else { dir })
+            .ok()
+    }
+}
+
+/// A word split after its last `/`: the directory part (with the `/`) and
+/// the last component.
+fn split_last(word: &str) -> (&str, &str) {
+    match word.rfind('/') {
+        Some(k) => (&word[..=k], &word[k + 1..]),
+        None => ("", word),
     }
 }
