@@ -1605,7 +1605,8 @@ fn last_needed(cmds: &[Cmd]) -> Option<u64> {
             return None;
         }
     }
-    Some(max)
+    // An empty script still opens its input: a missing file is an error.
+    (max > 0).then_some(max)
 }
 
 /// The arguments without `-i[SUFFIX]` and `--in-place[=SUFFIX]` (whose
