@@ -450,6 +450,8 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut file = None;
     let mut members = Vec::new();
     let mut wildcards = false;
+    // `-z`: GNU tar runs `gzip -d` on the archive, whatever it holds.
+    let mut gzip = false;
     let mut i = 0;
     // The first word may be old-style bundled options without a dash.
     let mut words: Vec<String> = args.to_vec();
@@ -469,7 +471,8 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "--to-stdout" => to_stdout = true,
             "--wildcards" => wildcards = true,
             "--no-wildcards" => wildcards = false,
-            "--gzip" | "--gunzip" | "--ungzip" | "--auto-compress" | "--no-same-owner" => {}
+            "--gzip" | "--gunzip" | "--ungzip" => gzip = true,
+            "--auto-compress" | "--no-same-owner" => {}
             "--file" => {
                 file = words.get(i).cloned();
                 i += 1;
@@ -486,7 +489,8 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         'c' | 'r' | 'u' => mode = Some('c'),
                         'v' => verbose = true,
                         'O' => to_stdout = true,
-                        'z' | 'p' | 'P' | 'k' => {}
+                        'z' => gzip = true,
+                        'p' | 'P' | 'k' => {}
                         'j' | 'J' => {
                             cx.err("tar: bzip2 and xz archives are not supported (gzip is)");
                             return 2;
@@ -532,12 +536,30 @@ pub(crate) fn tar(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let file = file.unwrap_or_else(|| "-".to_owned());
     let mut data = match read(cx, &file) {
         Ok(d) => d,
+        Err(why) if gzip => {
+            // The child that would feed gzip is what fails to open it.
+            cx.err(format_args!("tar (child): {file}: Cannot open: {why}"));
+            cx.err("tar (child): Error is not recoverable: exiting now");
+            cx.err("tar: Child returned status 2");
+            cx.err("tar: Error is not recoverable: exiting now");
+            return 2;
+        }
         Err(why) => {
             cx.err(format_args!("tar: {file}: Cannot open: {why}"));
             cx.err("tar: Error is not recoverable: exiting now");
             return 2;
         }
     };
+    if gzip && !data.starts_with(&GZIP_MAGIC) {
+        cx.err(if data.is_empty() {
+            "\ngzip: stdin: unexpected end of file"
+        } else {
+            "\ngzip: stdin: not in gzip format"
+        });
+        cx.err("tar: Child returned status 1");
+        cx.err("tar: Error is not recoverable: exiting now");
+        return 2;
+    }
     if data.starts_with(&GZIP_MAGIC) {
         data = match gunzip(&data) {
             Ok(d) => d,

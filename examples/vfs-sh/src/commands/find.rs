@@ -229,6 +229,9 @@ struct Parser<'a, 'c, 's> {
     depth: usize,
     /// `-daystart` came before: ages count from the end of today.
     daystart: bool,
+    /// The predicate or operator read last, as written: GNU names it when
+    /// an operand that exists comes where the expression goes on.
+    last: String,
     cx: &'c mut Cx<'s>,
 }
 
@@ -285,17 +288,23 @@ impl Parser<'_, '_, '_> {
         Ok(v)
     }
 
+    /// Steps over an operator, remembering it for [`Parser::last`].
+    fn operator(&mut self) {
+        self.last.clone_from(&self.args[self.i]);
+        self.i += 1;
+    }
+
     fn or(&mut self) -> Parsed<Expr> {
         let mut left = self.and()?;
         loop {
             match self.peek() {
                 Some("-o" | "-or") => {
-                    self.i += 1;
+                    self.operator();
                     let right = self.and()?;
                     left = Expr::Or(Box::new(left), Box::new(right));
                 }
                 Some(",") => {
-                    self.i += 1;
+                    self.operator();
                     let right = self.and()?;
                     left = Expr::Comma(Box::new(left), Box::new(right));
                 }
@@ -309,7 +318,7 @@ impl Parser<'_, '_, '_> {
         loop {
             match self.peek() {
                 None | Some("-o" | "-or" | ")" | ",") => return Ok(left),
-                Some("-a" | "-and") => self.i += 1,
+                Some("-a" | "-and") => self.operator(),
                 Some(_) => {}
             }
             let right = self.unary()?;
@@ -330,11 +339,11 @@ impl Parser<'_, '_, '_> {
         }
         match self.peek() {
             Some("!" | "-not") => {
-                self.i += 1;
+                self.operator();
                 Ok(Expr::Not(Box::new(self.unary()?)))
             }
             Some("(") => {
-                self.i += 1;
+                self.operator();
                 if self.peek() == Some(")") {
                     return Err(
                         "find: invalid expression; empty parentheses are not allowed.".to_owned(),
@@ -344,7 +353,7 @@ impl Parser<'_, '_, '_> {
                 if self.peek() != Some(")") {
                     return Err("find: invalid expression; I was expecting to find a ')' somewhere but did not see one.".to_owned());
                 }
-                self.i += 1;
+                self.operator();
                 Ok(e)
             }
             Some(")") => Err("find: invalid expression; you have too many ')'".to_owned()),
@@ -681,8 +690,20 @@ impl Parser<'_, '_, '_> {
             other if other.starts_with('-') => {
                 return Err(format!("find: unknown predicate `{other}'"));
             }
-            other => return Err(format!("find: paths must precede expression: `{other}'")),
+            other => {
+                // An operand that exists is most often a glob the shell
+                // expanded (`find . -name *.txt`): GNU says so.
+                let mut msg = format!("find: paths must precede expression: `{other}'");
+                if self.cx.fs.metadata(other).is_ok() {
+                    msg += &format!(
+                        "\nfind: possible unquoted pattern after predicate `{}'?",
+                        self.last
+                    );
+                }
+                return Err(msg);
+            }
         };
+        self.last = pred;
         Ok(e)
     }
 }
@@ -1426,6 +1447,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         post_order: false,
         depth: 0,
         daystart: false,
+        last: String::new(),
         cx,
     };
     let expr = if rest.is_empty() {

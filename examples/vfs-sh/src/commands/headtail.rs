@@ -404,14 +404,10 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    // Following a pipe is not following: GNU reads it to its end.
-    let only_stdin = p.operands.iter().all(|o| o == "-");
-    if p.has("f") && !only_stdin {
-        cx.err(format_args!(
-            "{name}: following a file (-f) is not supported: documents do not grow here"
-        ));
-        return 1;
-    }
+    // `-f` prints what GNU prints before it starts waiting, and stops
+    // there: a document never grows, so GNU would wait for ever. Following
+    // a pipe is not following: GNU reads it to its end.
+    let follows = p.has("f") && !p.operands.iter().all(|o| o == "-");
     let bytes = p.last_of(&["n", "c"]) == Some("c");
     let delim = if p.has("z") { b'\0' } else { b'\n' };
     let raw = if bytes { p.value("c") } else { p.value("n") };
@@ -438,6 +434,7 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
     };
     let headers = p.has("v") || (operands.len() > 1 && !p.has("q"));
     let mut status = 0;
+    let mut unread = 0;
     let mut first = true;
     for op in &operands {
         let label = if op == "-" {
@@ -484,8 +481,16 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
                     e.strerror()
                 ));
                 status = 1;
+                unread += 1;
             }
         }
+    }
+    if follows && unread == operands.len() {
+        cx.err(format_args!("{name}: no files remaining"));
+    } else if follows {
+        cx.err(format_args!(
+            "{name}: not following (-f): documents do not grow here"
+        ));
     }
     status
 }

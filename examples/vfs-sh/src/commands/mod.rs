@@ -339,7 +339,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "nl",
         run: text::nl,
-        usage: "nl [-b a|t|n|pRE] [-n ln|rn|rz] [-w N] [-s SEP] [-v N] [-i N] [FILE]...",
+        usage: "nl [-b STYLE] [-h STYLE] [-f STYLE] [-n ln|rn|rz] [-w N] [-s SEP] [-v N] [-i N] [-l N] [-p] [-d CC] [FILE]...  (STYLE: a t n pRE; \\:\\:\\: \\:\\: \\: start a page's header, body, footer)",
     },
     Command {
         name: "od",
@@ -674,7 +674,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tail",
         run: headtail::tail,
-        usage: "tail [-n [+]N | -N | -c [+]N] [-q] [-v] [-z] [FILE]...",
+        usage: "tail [-n [+]N | -N | -c [+]N] [-f] [-q] [-v] [-z] [FILE]...",
     },
     Command {
         name: "test",

@@ -539,7 +539,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let pieces = match compile(format, utf8) {
         Ok(p) => p,
         Err(e) => {
-            cx.err(e);
+            cx.err(format_args!("vfs-sh: {e}"));
             return 1;
         }
     };

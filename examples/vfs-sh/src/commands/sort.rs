@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 
 use super::{flag, options, value};
 use crate::exec::Cx;
+use crate::fs::FsError;
 
 /// Ordering options, global or per key.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -730,8 +731,13 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         match cx.read_operand(op) {
             Ok(d) => inputs.push(d),
             Err(e) => {
+                // A directory opens, and fails when read.
+                let what = match e {
+                    FsError::IsADirectory(_) => "read failed",
+                    _ => "cannot read",
+                };
                 cx.err(format_args!(
-                    "sort: cannot read: {}: {}",
+                    "sort: {what}: {}: {}",
                     super::quote::quote(op, false),
                     e.strerror()
                 ));

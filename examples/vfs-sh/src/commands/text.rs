@@ -2,6 +2,7 @@
 //! `expr`, `tee`, `base64`, `readlink`, `realpath`, `column`, `comm`,
 //! `join`, `cmp`.
 
+use super::quote::quote;
 use super::{flag, options, value};
 use crate::exec::Cx;
 use crate::fs::FsError;
@@ -758,39 +759,150 @@ pub(crate) fn tac(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     u8::from(failed)
 }
 
-/// `nl [-b a|t|n|pRE] [-n ln|rn|rz] [-w N] [-s SEP] [-v N] [-i N] [FILE]...`
+/// How `nl` numbers the lines of one section of a logical page.
+enum NlStyle {
+    /// `a`: every line (with `-l N`, every Nth of a run of blank ones).
+    All,
+    /// `t`: lines that are not empty.
+    Text,
+    /// `n`: none.
+    None,
+    /// `pRE`: lines the basic regular expression matches.
+    Matching(regex::Regex),
+}
+
+impl NlStyle {
+    /// Reads `-b`, `-h` or `-f`'s argument; `None` when it is no style,
+    /// `Err` when the regular expression is bad.
+    fn parse(s: &str) -> Option<Result<NlStyle, ()>> {
+        Some(Ok(match s {
+            "a" => NlStyle::All,
+            "t" => NlStyle::Text,
+            "n" => NlStyle::None,
+            _ => {
+                let re = s.strip_prefix('p')?;
+                return Some(
+                    crate::pattern::translate(re, crate::pattern::Syntax::Basic)
+                        .ok()
+                        .and_then(|t| regex::Regex::new(&t.regex).ok())
+                        .map(NlStyle::Matching)
+                        .ok_or(()),
+                );
+            }
+        }))
+    }
+}
+
+/// `nl [-b STYLE] [-h STYLE] [-f STYLE] [-n ln|rn|rz] [-w N] [-s SEP]
+/// [-v N] [-i N] [-l N] [-p] [-d CC] [FILE]...`, as GNU's: a line that is
+/// only `\:\:\:`, `\:\:` or `\:` starts a logical page's header, body or
+/// footer (printed as an empty line, numbering restarting unless `-p`).
 pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         value('b', "body-numbering", "b"),
+        value('h', "header-numbering", "h"),
+        value('f', "footer-numbering", "f"),
         value('n', "number-format", "n"),
         value('w', "number-width", "w"),
         value('s', "number-separator", "s"),
         value('v', "starting-line-number", "v"),
         value('i', "line-increment", "i"),
+        value('l', "join-blank-lines", "l"),
+        value('d', "section-delimiter", "d"),
+        flag('p', "no-renumber", "p"),
     ];
     let p = match options(cx, "nl", args, SPEC, 1) {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let style = p.value("b").unwrap_or("t").to_owned();
-    let format = p.value("n").unwrap_or("rn").to_owned();
-    let width: usize = p.value("w").and_then(|w| w.parse().ok()).unwrap_or(6);
-    let sep = p.value("s").unwrap_or("\t").to_owned();
-    let mut n: i64 = p.value("v").and_then(|v| v.parse().ok()).unwrap_or(1);
-    let incr: i64 = p.value("i").and_then(|v| v.parse().ok()).unwrap_or(1);
-    let re = match style.strip_prefix('p') {
-        Some(r) => match crate::pattern::translate(r, crate::pattern::Syntax::Basic)
-            .ok()
-            .and_then(|t| regex::Regex::new(&t.regex).ok())
-        {
-            Some(re) => Some(re),
-            None => {
-                cx.err(format_args!("nl: invalid regular expression: {r}"));
+    let usage = |cx: &mut Cx<'_>, msg: String| {
+        cx.err(msg);
+        cx.err("Try 'nl --help' for more information.");
+        1
+    };
+    // Header, body and footer, in GNU's order of checking.
+    let mut styles = Vec::with_capacity(3);
+    for (key, default, what) in [
+        ("h", "n", "header"),
+        ("b", "t", "body"),
+        ("f", "n", "footer"),
+    ] {
+        let v = p.value(key).unwrap_or(default);
+        match NlStyle::parse(v) {
+            Some(Ok(style)) => styles.push(style),
+            Some(Err(())) => {
+                cx.err("nl: Invalid regular expression");
                 return 1;
             }
-        },
-        None => None,
+            None => {
+                return usage(
+                    cx,
+                    format!("nl: invalid {what} numbering style: {}", quote(v, true)),
+                );
+            }
+        }
+    }
+    let format = p.value("n").unwrap_or("rn").to_owned();
+    if !matches!(format.as_str(), "ln" | "rn" | "rz") {
+        return usage(
+            cx,
+            format!(
+                "nl: invalid line numbering format: {}",
+                quote(&format, true)
+            ),
+        );
+    }
+    // The numbers GNU reads with xdectoimax: a bad one names the option's
+    // meaning, one out of range adds the reason.
+    let number = |cx: &mut Cx<'_>, key: &str, what: &str, default: i64, min: i64| {
+        let Some(v) = p.value(key) else {
+            return Ok(default);
+        };
+        match v.trim_start().parse::<i64>() {
+            Ok(n) if n >= min => Ok(n),
+            Ok(_) => {
+                cx.err(format_args!(
+                    "nl: invalid {what}: {}: Numerical result out of range",
+                    quote(v, true)
+                ));
+                Err(1)
+            }
+            Err(e) => {
+                let why = match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                        ": Value too large for defined data type"
+                    }
+                    _ => "",
+                };
+                cx.err(format_args!("nl: invalid {what}: {}{why}", quote(v, true)));
+                Err(1)
+            }
+        }
     };
+    let limits = (|| {
+        let width = number(cx, "w", "line number field width", 6, 1)?;
+        let start = number(cx, "v", "starting line number", 1, i64::MIN)?;
+        let incr = number(cx, "i", "line number increment", 1, i64::MIN)?;
+        let join = number(cx, "l", "line number of blank lines", 1, 1)?;
+        Ok::<_, u8>((width, start, incr, join))
+    })();
+    let (width, start, incr, join) = match limits {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let width = usize::try_from(width).unwrap_or(usize::MAX).min(1 << 16);
+    let sep = p.value("s").unwrap_or("\t").to_owned();
+    let renumber = !p.has("p");
+    let delim = match p.value("d") {
+        Some(d) if d.chars().count() == 1 => format!("{d}:"),
+        Some(d) => d.to_owned(),
+        None => "\\:".to_owned(),
+    };
+    let sections: [String; 3] = [delim.repeat(3), delim.repeat(2), delim.clone()];
+    let blank = " ".repeat(width + sep.len());
+    let mut n = start;
+    let mut section = 1;
+    let mut blanks = 0;
     let failed = each_input_record(
         cx,
         &p.operands,
@@ -798,25 +910,44 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         b'\n',
         Stdio::FlushedByErrors,
         |line, out| {
-            // The line goes out as it came; only `-b pRE` reads it as text.
             let body = line.strip_suffix(b"\n").unwrap_or(line);
-            let numbered = match (style.as_str(), &re) {
-                (_, Some(re)) => re.is_match(&String::from_utf8_lossy(body)),
-                ("a", _) => true,
-                ("n", _) => false,
-                _ => !body.is_empty(),
+            if !delim.is_empty()
+                && let Some(k) = sections.iter().position(|d| d.as_bytes() == body)
+            {
+                section = k;
+                if renumber {
+                    n = start;
+                }
+                out.push(b'\n');
+                return;
+            }
+            let numbered = match &styles[section] {
+                NlStyle::All if join > 1 => {
+                    blanks += 1;
+                    let yes = !body.is_empty() || blanks == join;
+                    if yes {
+                        blanks = 0;
+                    }
+                    yes
+                }
+                NlStyle::All => true,
+                NlStyle::Text => !body.is_empty(),
+                NlStyle::None => false,
+                // The line goes out as it came; only `pRE` reads it as text.
+                NlStyle::Matching(re) => re.is_match(&String::from_utf8_lossy(body)),
             };
             if numbered {
                 let num = match format.as_str() {
                     "ln" => format!("{n:<width$}"),
+                    "rz" if n < 0 => format!("-{:0w$}", n.unsigned_abs(), w = width - 1),
                     "rz" => format!("{n:0width$}"),
                     _ => format!("{n:>width$}"),
                 };
                 out.extend_from_slice(num.as_bytes());
                 out.extend_from_slice(sep.as_bytes());
-                n += incr;
+                n = n.wrapping_add(incr);
             } else {
-                out.extend_from_slice(" ".repeat(width + sep.chars().count()).as_bytes());
+                out.extend_from_slice(blank.as_bytes());
             }
             out.extend_from_slice(body);
             out.push(b'\n');

@@ -279,8 +279,9 @@ pub(crate) struct Outcome {
 /// `/files` in the script standing for `root` (and mapped back in the
 /// output).
 pub(crate) fn gnu(root: &Path, script: &str) -> Outcome {
+    use std::os::unix::process::CommandExt;
     let real = root.to_str().expect("a UTF-8 temp path");
-    let out = Command::new("bash")
+    let child = Command::new("bash")
         .arg("-c")
         .arg(script.replace("/files", real))
         .current_dir(root)
@@ -290,14 +291,35 @@ pub(crate) fn gnu(root: &Path, script: &str) -> Outcome {
         .env("TZ", "UTC")
         .env("HOME", root)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group: a script that never ends is killed with
+        // everything it started, and the suite fails rather than hangs.
+        .process_group(0)
+        .spawn()
         .expect("bash runs");
+    let group = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    let Ok(out) = finished.recv_timeout(GNU_LIMIT) else {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{group}")])
+            .status();
+        panic!("bash did not finish within {GNU_LIMIT:?}: {script}");
+    };
+    let out = out.expect("bash runs");
     Outcome {
         stdout: String::from_utf8_lossy(&out.stdout).replace(real, "/files"),
         stderr: String::from_utf8_lossy(&out.stderr).replace(real, "/files"),
         status: shell_status(out.status),
     }
 }
+
+/// How long bash may take over one script: far more than any case needs
+/// on a loaded machine.
+const GNU_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The status a shell reports for a process: its exit code, or 128 plus
 /// the signal that ended it (`kill -9 $$` ends bash itself).
