@@ -404,7 +404,19 @@ pub(crate) fn parse_date(s: &str, now: i64) -> Option<i64> {
     let (mut y, mut m, mut d) = match p.date {
         Some((y, m, d)) => {
             let y = if y == i64::MIN { now_civil.year } else { y };
-            if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+            if !(1..=12).contains(&m) || d < 1 {
+                return None;
+            }
+            // The date written must exist (GNU refuses `2023-02-30`); only
+            // relative items move it past a month's end.
+            let month = u32::try_from(m).ok()?;
+            let first = days_from_civil(y, month, 1);
+            let next = if month == 12 {
+                days_from_civil(y + 1, 1, 1)
+            } else {
+                days_from_civil(y, month + 1, 1)
+            };
+            if d > next - first {
                 return None;
             }
             (y, m, d)
@@ -507,6 +519,9 @@ mod tests {
             "3 parsecs ago",
             "ago",
             "2024-01-31 12:00 - 90 minutes",
+            "2023-02-29",
+            "2023-04-31",
+            "02/30/2024",
         ] {
             assert_eq!(parse_date(s, NOW), None, "{s:?}");
         }
