@@ -704,6 +704,18 @@ impl<'a> Shell<'a> {
             ("BASH_VERSION", "5.2.15(1)-release"),
             // bash's own, not exported, when the environment has none.
             ("TERM", "dumb"),
+            // bash's own, for the sandbox's one account and its system
+            // (`id`, `hostname`, `uname` say the same).
+            ("BASH", "/usr/bin/bash"),
+            ("UID", "0"),
+            ("EUID", "0"),
+            ("HOSTNAME", "vfsbox"),
+            ("HOSTTYPE", "x86_64"),
+            ("MACHTYPE", "x86_64-pc-linux-gnu"),
+            ("OSTYPE", "linux-gnu"),
+            ("SHLVL", "1"),
+            ("OPTERR", "1"),
+            ("PS4", "+ "),
         ] {
             vars.insert(k.to_owned(), Value::Str(v.to_owned()));
         }
@@ -720,6 +732,10 @@ impl<'a> Shell<'a> {
                     .collect(),
             ),
         );
+        vars.insert(
+            "GROUPS".to_owned(),
+            Value::Array(vec![Some("0".to_owned())]),
+        );
         let seed = env.clock_seed();
         Shell {
             fs,
@@ -731,7 +747,18 @@ impl<'a> Shell<'a> {
                 arg0,
                 opts: Opts::default(),
                 locals: Vec::new(),
-                attrs: HashMap::new(),
+                // bash's: the account's ids cannot be assigned.
+                attrs: ["UID", "EUID"]
+                    .into_iter()
+                    .map(|n| {
+                        let readonly = Attrs {
+                            integer: true,
+                            readonly: true,
+                            ..Attrs::default()
+                        };
+                        (n.to_owned(), readonly)
+                    })
+                    .collect(),
                 aliases: Default::default(),
                 umask: 0o022,
                 exported: ["HOME", "PATH", "SHELL", "LC_ALL", "TZ", "PWD", "OLDPWD"]
@@ -774,9 +801,23 @@ impl<'a> Shell<'a> {
     /// bash's own builtins, variables and expansions.
     pub(crate) fn set_posix(&mut self) {
         self.posix = true;
-        self.st.vars.remove("BASH_VERSION");
-        self.st.vars.remove("BASH_VERSINFO");
-        self.st.vars.remove("TERM");
+        for bash_own in [
+            "BASH_VERSION",
+            "BASH_VERSINFO",
+            "TERM",
+            "BASH",
+            "UID",
+            "EUID",
+            "HOSTNAME",
+            "HOSTTYPE",
+            "MACHTYPE",
+            "OSTYPE",
+            "SHLVL",
+            "GROUPS",
+        ] {
+            self.st.vars.remove(bash_own);
+            self.st.attrs.remove(bash_own);
+        }
     }
 
     /// `bash -c STRING`: the string, as `BASH_EXECUTION_STRING` holds it.
@@ -895,6 +936,15 @@ impl<'a> Shell<'a> {
                 return Some(format!("{}.{:06}", d.as_secs(), d.subsec_micros()));
             }
             "PPID" => return Some(PPID.to_string()),
+            "SHELLOPTS" if !self.posix => return Some(self.options_on(true)),
+            "BASHOPTS" if !self.posix => return Some(self.options_on(false)),
+            "BASH_ARGV0" if !self.posix => return Some(self.st.arg0.clone()),
+            "SRANDOM" if !self.posix => {
+                self.seed ^= self.seed << 13;
+                self.seed ^= self.seed >> 7;
+                self.seed ^= self.seed << 17;
+                return Some((self.seed >> 32).to_string());
+            }
             "LINENO" => return Some(self.env.whence.line.to_string()),
             "#" => return Some(self.st.positional.len().to_string()),
             "?" => return Some(self.status.to_string()),

@@ -869,6 +869,18 @@ impl Shell<'_> {
         }
     }
 
+    /// `SHELLOPTS` (`set -o`'s options, `set_o`) or `BASHOPTS` (shopt's):
+    /// the names of those that are on, joined by `:`.
+    pub(super) fn options_on(&self, set_o: bool) -> String {
+        let table = if set_o { SET_OPTIONS } else { SHOPTS };
+        let on: Vec<&str> = table
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| self.option(n))
+            .collect();
+        on.join(":")
+    }
+
     /// `set -o` (`plus`: `set +o`) with no name: every option and its
     /// value, as bash lists them.
     fn list_set_options(&self, plus: bool, io: &mut Io<'_>) {
