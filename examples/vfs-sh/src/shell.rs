@@ -2467,20 +2467,30 @@ impl<'a> Shell<'a> {
             inner: &mut *self.fs,
             files: &self.files,
         };
+        let ignore = match self.st.vars.get("GLOBIGNORE") {
+            Some(Value::Str(s)) if !s.is_empty() && !self.posix => Some(s.clone()),
+            _ => None,
+        };
         let opts = glob::Options {
-            dotglob: self.st.opts.dotglob,
+            // A GLOBIGNORE set turns dotglob on, as in bash.
+            dotglob: self.st.opts.dotglob || ignore.is_some(),
             globstar: self.st.opts.globstar,
             nocase: self.st.opts.nocaseglob,
         };
-        glob::expand_with(&mut fs, w, opts).map_err(ExpError::Command)
+        let mut found = glob::expand_with(&mut fs, w, opts).map_err(ExpError::Command)?;
+        if let Some(ignore) = ignore {
+            found.retain(|name| globignore_accepts(&ignore, name));
+        }
+        Ok(found)
     }
 
     fn glob(&mut self, w: &GlobWord) -> E<Vec<String>> {
         let text = w.text();
         let found = self.glob_matches(w)?;
         if found.is_empty() {
+            // bash abandons the line, as it does for an arithmetic error.
             if self.st.opts.failglob {
-                return Err(ExpError::Command(format!("vfs-sh: no match: {text}")));
+                return Err(ExpError::Arith(format!("vfs-sh: no match: {text}")));
             }
             if self.st.opts.nullglob {
                 return Ok(Vec::new());
@@ -3472,3 +3482,36 @@ mod builtins;
 mod compgen;
 mod posix;
 mod signals;
+
+/// Whether a glob's match survives `GLOBIGNORE` (colon-separated patterns),
+/// as bash's `glob_name_is_acceptable` decides: `.` and `..` never do, and
+/// a pattern matches the whole name, its `*` stopping at `/` (bash's
+/// `FNM_PATHNAME`) except a `*` that ends the pattern, which takes the
+/// rest whatever it holds.
+fn globignore_accepts(ignore: &str, name: &str) -> bool {
+    let last = name.rsplit('/').find(|c| !c.is_empty()).unwrap_or(name);
+    if last == "." || last == ".." {
+        return false;
+    }
+    let by_parts = |pattern: &str, name: &str| {
+        let (p, n): (Vec<&str>, Vec<&str>) =
+            (pattern.split('/').collect(), name.split('/').collect());
+        p.len() == n.len()
+            && p.iter()
+                .zip(&n)
+                .all(|(p, n)| glob::Pattern::new(p).matches(n, false))
+    };
+    !ignore.split(':').filter(|p| !p.is_empty()).any(|p| {
+        let head = p.trim_end_matches('*');
+        if head.len() == p.len() || head.ends_with('\\') {
+            return by_parts(p, name);
+        }
+        // The trailing `*` takes any tail: some head of the name must
+        // match what comes before it.
+        let head = format!("{head}*");
+        name.char_indices()
+            .map(|(k, _)| k)
+            .chain([name.len()])
+            .any(|k| by_parts(&head, &name[..k]))
+    })
+}

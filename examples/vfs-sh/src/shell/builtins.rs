@@ -2018,7 +2018,9 @@ impl Shell<'_> {
         let mut text = String::new();
         let mut status = 0;
         for name in args {
-            match self.st.vars.get(name.as_str()) {
+            // The environment: exported variables only.
+            let exported = self.st.exported.contains(name.as_str());
+            match self.st.vars.get(name.as_str()).filter(|_| exported) {
                 Some(Value::Str(v)) => {
                     text.push_str(v);
                     text.push('\n');
@@ -2041,8 +2043,25 @@ impl Shell<'_> {
                 i += 1;
                 continue;
             }
-            if a == "-u" {
-                i += 2;
+            // `-u NAME`: the command's environment goes without NAME.
+            let unset = match a.as_str() {
+                "-u" | "--unset" => {
+                    let Some(n) = args.get(i + 1) else {
+                        let _ = writeln!(io.err, "env: option requires an argument -- 'u'");
+                        let _ = writeln!(io.err, "Try 'env --help' for more information.");
+                        self.st.exported = exported_before;
+                        return Ok(125);
+                    };
+                    i += 1;
+                    Some(n.as_str())
+                }
+                _ => a
+                    .strip_prefix("--unset=")
+                    .or_else(|| a.strip_prefix("-u").filter(|n| !n.is_empty())),
+            };
+            if let Some(n) = unset {
+                self.st.exported.remove(n);
+                i += 1;
                 continue;
             }
             match a.split_once('=') {
