@@ -201,6 +201,56 @@ impl Fields {
 /// never whole.
 type Source = read::TextWindow;
 
+/// The byte offset in a printf format of the `n`th (from 0) thing that
+/// takes a value: a conversion character or a `*` width or precision.
+fn ran_out_at(fmt: &str, n: usize) -> usize {
+    let b = fmt.as_bytes();
+    let mut seen = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if b.get(i) == Some(&b'%') {
+            i += 1;
+            continue;
+        }
+        while i < b.len() && b"-+ #0".contains(&b[i]) {
+            i += 1;
+        }
+        for _ in 0..2 {
+            if b.get(i) == Some(&b'*') {
+                if seen == n {
+                    return i;
+                }
+                seen += 1;
+                i += 1;
+            }
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if b.get(i) == Some(&b'.') {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        while i < b.len() && b"hlLqjzt".contains(&b[i]) {
+            i += 1;
+        }
+        if i < b.len() {
+            if seen == n {
+                return i;
+            }
+            seen += 1;
+            i += 1;
+        }
+    }
+    fmt.len()
+}
+
 fn fatal<T>(msg: impl Into<String>) -> Flow<T> {
     Err(Ctl::Fatal(msg.into()))
 }
@@ -1489,7 +1539,13 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         };
         // gawk refuses a format with more conversions than values.
         if kinds.len() > args.len().saturating_sub(1) {
-            return fatal("awk: fatal: not enough arguments to satisfy format string");
+            // gawk shows the format, and a caret under the conversion (or
+            // `*`) that had no value left.
+            let at = ran_out_at(&fmt, args.len().saturating_sub(1));
+            return fatal(format!(
+                "awk: fatal: not enough arguments to satisfy format string\n\t`{fmt}'\n\t{}^ ran out for this one",
+                " ".repeat(at)
+            ));
         }
         let mut texts = Vec::with_capacity(kinds.len());
         for (i, kind) in kinds.iter().enumerate() {
