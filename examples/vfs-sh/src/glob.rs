@@ -592,9 +592,60 @@ pub(crate) fn expand_with(
     Ok(cands)
 }
 
+/// Whether `GLOBIGNORE` (colon-separated patterns) drops a glob's match, as
+/// bash's `glob_name_is_acceptable` decides: `.` and `..` always go, and
+/// a pattern matches the whole name, its `*` stopping at `/` (bash's
+/// `FNM_PATHNAME`) except a `*` that ends the pattern, which takes the
+/// rest whatever it holds.
+pub(crate) fn ignored(ignore: &str, name: &str) -> bool {
+    let last = name.rsplit('/').find(|c| !c.is_empty()).unwrap_or(name);
+    if last == "." || last == ".." {
+        return true;
+    }
+    let by_parts = |pattern: &str, name: &str| {
+        let (p, n): (Vec<&str>, Vec<&str>) =
+            (pattern.split('/').collect(), name.split('/').collect());
+        p.len() == n.len()
+            && p.iter()
+                .zip(&n)
+                .all(|(p, n)| Pattern::new(p).matches(n, false))
+    };
+    ignore.split(':').filter(|p| !p.is_empty()).any(|p| {
+        let head = p.trim_end_matches('*');
+        if head.len() == p.len() || head.ends_with('\\') {
+            return by_parts(p, name);
+        }
+        // The trailing `*` takes any tail: some head of the name must
+        // match what comes before it.
+        let head = format!("{head}*");
+        name.char_indices()
+            .map(|(k, _)| k)
+            .chain([name.len()])
+            .any(|k| by_parts(&head, &name[..k]))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn globignore_drops_as_bash_does() {
+        for (ignore, name, dropped) in [
+            ("*.md", "a.md", true),
+            ("*.md", "docs/a.md", false),
+            ("*/a.md", "docs/a.md", true),
+            ("docs*", "docs/a.md", true),
+            ("*1*", "dir2/sub1", false),
+            ("*1*", "dir1/x", true),
+            ("x:*.txt", "b.txt", true),
+            ("x", "..", true),
+            ("x", "docs/.", true),
+            ("x", ".hidden", false),
+        ] {
+            assert_eq!(super::ignored(ignore, name), dropped, "{ignore} {name}");
+        }
+    }
 
     #[test]
     fn fnmatch_table() {

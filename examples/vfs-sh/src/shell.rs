@@ -351,7 +351,8 @@ enum ExpError {
     /// Ends the script with status 127 (`${x:?}`, `set -u`).
     Fatal(String),
     /// Abandons the line being run with status 1 (arithmetic errors, a
-    /// bad substitution, a readonly variable): [`Flow::Discard`].
+    /// bad substitution, a readonly variable, a glob failing under
+    /// `failglob`): [`Flow::Discard`].
     Arith(String),
     /// Ends the script with status 1 (an arithmetic error in an array
     /// subscript or an integer variable's value).
@@ -909,6 +910,15 @@ impl<'a> Shell<'a> {
         name
     }
 
+    /// The next number of `RANDOM` and `SRANDOM`'s generator (xorshift64,
+    /// seeded from the clock).
+    fn next_random(&mut self) -> u64 {
+        self.seed ^= self.seed << 13;
+        self.seed ^= self.seed >> 7;
+        self.seed ^= self.seed << 17;
+        self.seed
+    }
+
     fn scalar(&mut self, name: &str) -> Option<String> {
         // dash sets none of bash's dynamic variables; they are plain names.
         let dynamic = !self.posix
@@ -919,12 +929,7 @@ impl<'a> Shell<'a> {
         match name {
             _ if !dynamic => {}
             "PWD" => return Some(self.fs.cwd()),
-            "RANDOM" => {
-                self.seed ^= self.seed << 13;
-                self.seed ^= self.seed >> 7;
-                self.seed ^= self.seed << 17;
-                return Some((self.seed % 32768).to_string());
-            }
+            "RANDOM" => return Some((self.next_random() % 32768).to_string()),
             "SECONDS" => return Some("0".to_owned()),
             "EPOCHSECONDS" => return Some(crate::time::epoch_seconds(self.env.now).to_string()),
             "EPOCHREALTIME" => {
@@ -939,12 +944,7 @@ impl<'a> Shell<'a> {
             "SHELLOPTS" if !self.posix => return Some(self.options_on(true)),
             "BASHOPTS" if !self.posix => return Some(self.options_on(false)),
             "BASH_ARGV0" if !self.posix => return Some(self.st.arg0.clone()),
-            "SRANDOM" if !self.posix => {
-                self.seed ^= self.seed << 13;
-                self.seed ^= self.seed >> 7;
-                self.seed ^= self.seed << 17;
-                return Some((self.seed >> 32).to_string());
-            }
+            "SRANDOM" if !self.posix => return Some((self.next_random() >> 32).to_string()),
             "LINENO" => return Some(self.env.whence.line.to_string()),
             "#" => return Some(self.st.positional.len().to_string()),
             "?" => return Some(self.status.to_string()),
@@ -2479,7 +2479,7 @@ impl<'a> Shell<'a> {
         };
         let mut found = glob::expand_with(&mut fs, w, opts).map_err(ExpError::Command)?;
         if let Some(ignore) = ignore {
-            found.retain(|name| globignore_accepts(&ignore, name));
+            found.retain(|name| !glob::ignored(&ignore, name));
         }
         Ok(found)
     }
@@ -3482,36 +3482,3 @@ mod builtins;
 mod compgen;
 mod posix;
 mod signals;
-
-/// Whether a glob's match survives `GLOBIGNORE` (colon-separated patterns),
-/// as bash's `glob_name_is_acceptable` decides: `.` and `..` never do, and
-/// a pattern matches the whole name, its `*` stopping at `/` (bash's
-/// `FNM_PATHNAME`) except a `*` that ends the pattern, which takes the
-/// rest whatever it holds.
-fn globignore_accepts(ignore: &str, name: &str) -> bool {
-    let last = name.rsplit('/').find(|c| !c.is_empty()).unwrap_or(name);
-    if last == "." || last == ".." {
-        return false;
-    }
-    let by_parts = |pattern: &str, name: &str| {
-        let (p, n): (Vec<&str>, Vec<&str>) =
-            (pattern.split('/').collect(), name.split('/').collect());
-        p.len() == n.len()
-            && p.iter()
-                .zip(&n)
-                .all(|(p, n)| glob::Pattern::new(p).matches(n, false))
-    };
-    !ignore.split(':').filter(|p| !p.is_empty()).any(|p| {
-        let head = p.trim_end_matches('*');
-        if head.len() == p.len() || head.ends_with('\\') {
-            return by_parts(p, name);
-        }
-        // The trailing `*` takes any tail: some head of the name must
-        // match what comes before it.
-        let head = format!("{head}*");
-        name.char_indices()
-            .map(|(k, _)| k)
-            .chain([name.len()])
-            .any(|k| by_parts(&head, &name[..k]))
-    })
-}

@@ -379,16 +379,26 @@ fn select(which: Which, bytes: bool, amt: Amount, data: &[u8], delim: u8) -> &[u
 }
 
 fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
-    const SPEC: &[super::Spec] = &[
+    const HEAD: &[super::Spec] = &[
         value('n', "lines", "n"),
         value('c', "bytes", "c"),
         flag('q', "quiet", "q"),
         flag('\0', "silent", "q"),
         flag('v', "verbose", "v"),
-        flag('f', "follow", "f"),
-        flag('F', "", "f"),
         flag('z', "zero-terminated", "z"),
     ];
+    // tail's: head's and `-f`.
+    const TAIL: &[super::Spec] = &[
+        value('n', "lines", "n"),
+        value('c', "bytes", "c"),
+        flag('q', "quiet", "q"),
+        flag('\0', "silent", "q"),
+        flag('v', "verbose", "v"),
+        flag('z', "zero-terminated", "z"),
+        flag('f', "follow", "f"),
+        flag('F', "", "f"),
+    ];
+    let spec = if which == Which::Head { HEAD } else { TAIL };
     let name = which.name();
     let args = match obsolete(which, args) {
         Ok(args) => args,
@@ -400,7 +410,7 @@ fn run(cx: &mut Cx<'_>, which: Which, args: &[String]) -> u8 {
             return 1;
         }
     };
-    let p = match options(cx, name, &args, SPEC, 1) {
+    let p = match options(cx, name, &args, spec, 1) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -2047,7 +2047,11 @@ impl Shell<'_> {
             let unset = match a.as_str() {
                 "-u" | "--unset" => {
                     let Some(n) = args.get(i + 1) else {
-                        let _ = writeln!(io.err, "env: option requires an argument -- 'u'");
+                        if a == "-u" {
+                            let _ = writeln!(io.err, "env: option requires an argument -- 'u'");
+                        } else {
+                            let _ = writeln!(io.err, "env: option '--unset' requires an argument");
+                        }
                         let _ = writeln!(io.err, "Try 'env --help' for more information.");
                         self.st.exported = exported_before;
                         return Ok(125);
