@@ -21,6 +21,8 @@ const DIR_SIZE: u64 = 4096;
 struct Size {
     disk: u64,
     apparent: u64,
+    /// `--inodes`: the entries counted.
+    inodes: u64,
     latest: Option<SystemTime>,
 }
 
@@ -33,6 +35,7 @@ impl Size {
         Size {
             disk,
             apparent,
+            inodes: 1,
             latest: modified,
         }
     }
@@ -40,6 +43,7 @@ impl Size {
     fn add(&mut self, o: Size) {
         self.disk += o.disk;
         self.apparent += o.apparent;
+        self.inodes += o.inodes;
         self.latest = self.latest.max(o.latest);
     }
 }
@@ -50,6 +54,8 @@ struct Opts {
     apparent: bool,
     /// `-b`: apparent sizes in bytes.
     bytes: bool,
+    /// `--inodes`: entries are counted instead of bytes.
+    inodes: bool,
     scale: Scale,
     max_depth: Option<usize>,
     /// `-t SIZE`: leave out entries smaller than SIZE bytes (larger, when
@@ -88,13 +94,25 @@ fn time_of(
 }
 
 impl Opts {
-    fn render(&self, s: Size) -> String {
-        let n = if self.apparent || self.bytes {
+    /// What is shown and compared with `-t`: entries, apparent bytes or
+    /// bytes on disk.
+    fn amount(&self, s: Size) -> u64 {
+        if self.inodes {
+            s.inodes
+        } else if self.apparent || self.bytes {
             s.apparent
         } else {
             s.disk
-        };
-        self.scale.render(n)
+        }
+    }
+
+    fn render(&self, s: Size) -> String {
+        match self.scale {
+            // A count of entries has no block size; only -h scales it.
+            _ if !self.inodes => self.scale.render(self.amount(s)),
+            Scale::Human { .. } => self.scale.render(s.inodes),
+            Scale::Blocks { .. } => s.inodes.to_string(),
+        }
     }
 }
 
@@ -208,12 +226,7 @@ fn threshold_bytes(v: &str) -> Option<i64> {
 }
 
 fn line(out: &mut String, o: &Opts, s: Size, path: &str) {
-    let n = i64::try_from(if o.apparent || o.bytes {
-        s.apparent
-    } else {
-        s.disk
-    })
-    .unwrap_or(i64::MAX);
+    let n = i64::try_from(o.amount(s)).unwrap_or(i64::MAX);
     match o.threshold {
         Some(t) if t >= 0 && n < t => return,
         Some(t) if t < 0 && n > -t => return,
@@ -251,6 +264,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('d', "max-depth", "d"),
         value('B', "block-size", "B"),
         flag('\0', "apparent-size", "apparent"),
+        flag('\0', "inodes", "inodes"),
         flag('\0', "si", "si"),
         value('\0', "exclude", "exclude"),
         value('t', "threshold", "t"),
@@ -339,6 +353,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         summarize: p.has("s"),
         apparent: p.has("apparent"),
         bytes: p.has("b"),
+        inodes: p.has("inodes"),
         scale,
         max_depth,
         exclude: p
@@ -349,6 +364,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         nul: p.has("0"),
         time,
     };
+    if o.inodes && (o.apparent || o.bytes) {
+        cx.err("du: warning: options --apparent-size and -b are ineffective with --inodes");
+    }
     if o.summarize && o.all {
         cx.err("du: cannot both summarize and show all entries");
         cx.err("Try 'du --help' for more information.");

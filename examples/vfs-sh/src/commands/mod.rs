@@ -314,7 +314,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "du",
         run: du::run,
-        usage: "du [-a] [-s] [-S] [-h] [-b] [-k] [-m] [-c] [-d N] [-t [-]SIZE] [--apparent-size] [--exclude=PAT] [--files0-from=F] [--time[=atime|ctime]] [--time-style=full-iso|long-iso|iso|+FORMAT] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
+        usage: "du [-a] [-s] [-S] [-h] [-b] [-k] [-m] [-c] [-d N] [-t [-]SIZE] [--apparent-size] [--inodes] [--exclude=PAT] [--files0-from=F] [--time[=atime|ctime]] [--time-style=full-iso|long-iso|iso|+FORMAT] [PATH]...  (4 KiB blocks; a directory is 4096 bytes)",
     },
     Command {
         name: "expr",
