@@ -341,6 +341,34 @@ impl Attrs {
         }
         f
     }
+
+    /// `-X`'s attributes after an entry's name, in `-J`'s order.
+    fn xml(&self, kind: Kind) -> String {
+        let mut f = String::new();
+        if let Some(inode) = self.inode {
+            f.push_str(&format!(" inode=\"{inode}\""));
+        }
+        if let Some(bits) = self.bits {
+            f.push_str(&format!(
+                " mode=\"{:04o}\" prot=\"{}\"",
+                bits & 0o7777,
+                mode_string(kind, bits)
+            ));
+        }
+        if self.owner {
+            f.push_str(&format!(" user=\"{}\"", super::OWNER));
+        }
+        if self.group {
+            f.push_str(&format!(" group=\"{}\"", super::OWNER));
+        }
+        if let Some(size) = self.size {
+            f.push_str(&format!(" size=\"{size}\""));
+        }
+        if let Some(t) = &self.time {
+            f.push_str(&format!(" time=\"{}\"", xml_str(t)));
+        }
+        f
+    }
 }
 
 /// A root as tree names it on its own line: escaped, and quoted under `-Q`.
@@ -430,6 +458,46 @@ fn json_str(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Text in an XML attribute, as tree escapes it.
+fn xml_str(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// tree's `-X` layout: one element a line, two spaces a level; an entry
+/// with nothing shown inside closes on its own line.
+fn print_xml(cx: &mut Cx<'_>, o: &Opts, nodes: &[Node], depth: usize, t: &mut Totals) {
+    let indent = "  ".repeat(depth + 1);
+    for node in nodes {
+        let label = if o.full_path { &node.path } else { &node.name };
+        let kind = if node.kind == Kind::Dir {
+            t.dirs += 1;
+            "directory"
+        } else {
+            t.files += 1;
+            "file"
+        };
+        let size = if o.du { node.total } else { node.len };
+        let attrs = Attrs::of(cx, o, &node.path, node.kind, size, node.modified).xml(node.kind);
+        let name = xml_str(label);
+        if let Some(k) = node.over_limit {
+            cx.outs(&format!(
+                "{indent}<{kind} name=\"{name}\"{attrs}><error>{k} entries exceeds filelimit, not opening dir</error></{kind}>\n"
+            ));
+        } else if node.kind == Kind::Dir && !node.children.is_empty() {
+            cx.outs(&format!("{indent}<{kind} name=\"{name}\"{attrs}>\n"));
+            print_xml(cx, o, &node.children, depth + 1, t);
+            cx.outs(&format!("{indent}</{kind}>\n"));
+        } else {
+            cx.outs(&format!(
+                "{indent}<{kind} name=\"{name}\"{attrs}></{kind}>\n"
+            ));
+        }
+    }
 }
 
 /// tree's `-J` layout: one object a line, two spaces a level, a
@@ -533,13 +601,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    for (id, what) in [("X", "XML (-X)"), ("H", "HTML (-H)")] {
-        if p.has(id) {
-            cx.err(format_args!(
-                "tree: {what} output is not supported by vfs-sh's tree; use the text listing or find"
-            ));
-            return 2;
-        }
+    if p.has("H") {
+        cx.err("tree: HTML (-H) output is not supported by vfs-sh's tree; use the text listing or find");
+        return 2;
     }
     let level = match p.value("L") {
         None => None,
@@ -632,9 +696,19 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         p.operands.clone()
     };
-    let json = p.has("J");
+    // The last of -J and -X decides.
+    let json = p.last_of(&["J", "X"]) == Some("J");
+    let xml = p.last_of(&["J", "X"]) == Some("X");
     if json {
         cx.outs("[\n");
+    }
+    if xml {
+        // The encoding is named only in a UTF-8 locale.
+        cx.outs(if super::utf8_locale(cx) {
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tree>\n"
+        } else {
+            "<?xml version=\"1.0\"?>\n<tree>\n"
+        });
     }
     // With `-J`: whether the root before showed entries.
     let mut previous_root: Option<bool> = None;
@@ -686,6 +760,28 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     }
                     continue;
                 }
+                if xml {
+                    attrs.inode = attrs.inode.map(|_| 0);
+                    let fields = attrs.xml(Kind::Dir);
+                    let error = if note.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "<error>{}</error>",
+                            note.trim_start().trim_matches(['[', ']'])
+                        )
+                    };
+                    cx.outs(&format!(
+                        "  <directory name=\"{}\"{fields}>{error}\n",
+                        xml_str(root)
+                    ));
+                    if !nodes.is_empty() || !note.is_empty() {
+                        t.dirs += 1;
+                    }
+                    print_xml(cx, &o, &nodes, 1, &mut t);
+                    cx.outs("  </directory>\n");
+                    continue;
+                }
                 let cols = attrs.columns(&o, Kind::Dir);
                 let mark = if o.classify && !root.ends_with('/') {
                     "/"
@@ -698,17 +794,47 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 }
                 print(cx, &o, &nodes, "", &mut t);
             }
+            Ok(_) if xml => {
+                cx.outs(&format!(
+                    "  <file name=\"{}\"><error>error opening dir</error>\n  </file>\n",
+                    xml_str(root)
+                ));
+                t.files += 1;
+            }
             Ok(_) => {
                 cx.outs(&format!("{}  [error opening dir]\n", root_name(root, &o)));
                 t.files += 1;
             }
             Err(e) => {
-                cx.outs(&format!("{}  [error opening dir]\n", root_name(root, &o)));
+                if xml {
+                    // tree 2.x's own output, its element's start lost.
+                    cx.outs(&format!(
+                        " name=\"{}\"><error>error opening dir</error>\n  </unknown>\n",
+                        xml_str(root)
+                    ));
+                } else {
+                    cx.outs(&format!("{}  [error opening dir]\n", root_name(root, &o)));
+                }
                 if matches!(e, FsError::NotFound(_)) {
                     status = 2;
                 }
             }
         }
+    }
+    if xml {
+        if !p.has("noreport") {
+            cx.outs("  <report>\n");
+            if o.du {
+                cx.outs(&format!("    <size>{used}</size>\n"));
+            }
+            cx.outs(&format!("    <directories>{}</directories>\n", t.dirs));
+            if !o.dirs_only {
+                cx.outs(&format!("    <files>{}</files>\n", t.files));
+            }
+            cx.outs("  </report>\n");
+        }
+        cx.outs("</tree>\n");
+        return status;
     }
     if json {
         if previous_root.is_some() {
