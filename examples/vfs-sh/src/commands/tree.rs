@@ -314,60 +314,54 @@ impl Attrs {
         }
     }
 
-    /// `-J`'s fields after an entry's type and name.
-    fn json(&self, kind: Kind) -> String {
-        let mut f = String::new();
+    /// The fields `-J` and `-X` show after an entry's type and name, in
+    /// tree's order: each name, its value, and whether JSON quotes it.
+    fn fields(&self, kind: Kind) -> Vec<(&'static str, String, bool)> {
+        let mut f = Vec::new();
         if let Some(inode) = self.inode {
-            f.push_str(&format!(",\"inode\":{inode}"));
+            f.push(("inode", inode.to_string(), false));
         }
         if let Some(bits) = self.bits {
-            f.push_str(&format!(
-                ",\"mode\":\"{:04o}\",\"prot\":\"{}\"",
-                bits & 0o7777,
-                mode_string(kind, bits)
-            ));
+            f.push(("mode", format!("{:04o}", bits & 0o7777), true));
+            f.push(("prot", mode_string(kind, bits), true));
         }
         if self.owner {
-            f.push_str(&format!(",\"user\":\"{}\"", super::OWNER));
+            f.push(("user", super::OWNER.to_owned(), true));
         }
         if self.group {
-            f.push_str(&format!(",\"group\":\"{}\"", super::OWNER));
+            f.push(("group", super::OWNER.to_owned(), true));
         }
         if let Some(size) = self.size {
-            f.push_str(&format!(",\"size\":{size}"));
+            f.push(("size", size.to_string(), false));
         }
         if let Some(t) = &self.time {
-            f.push_str(&format!(",\"time\":{}", json_str(t)));
+            f.push(("time", t.clone(), true));
         }
         f
     }
 
-    /// `-X`'s attributes after an entry's name, in `-J`'s order.
+    /// `-J`'s fields: `,"name":value` each. With `-h` or `--si` a size is
+    /// the text the listing shows, quoted (`-X` keeps the bytes).
+    fn json(&self, kind: Kind, o: &Opts) -> String {
+        self.fields(kind)
+            .into_iter()
+            .map(|(k, v, quoted)| {
+                let v = match (k, self.size) {
+                    ("size", Some(n)) if o.human || o.si => json_str(size_column(n, o).trim()),
+                    _ if quoted => json_str(&v),
+                    _ => v,
+                };
+                format!(",\"{k}\":{v}")
+            })
+            .collect()
+    }
+
+    /// `-X`'s attributes: ` name="value"` each.
     fn xml(&self, kind: Kind) -> String {
-        let mut f = String::new();
-        if let Some(inode) = self.inode {
-            f.push_str(&format!(" inode=\"{inode}\""));
-        }
-        if let Some(bits) = self.bits {
-            f.push_str(&format!(
-                " mode=\"{:04o}\" prot=\"{}\"",
-                bits & 0o7777,
-                mode_string(kind, bits)
-            ));
-        }
-        if self.owner {
-            f.push_str(&format!(" user=\"{}\"", super::OWNER));
-        }
-        if self.group {
-            f.push_str(&format!(" group=\"{}\"", super::OWNER));
-        }
-        if let Some(size) = self.size {
-            f.push_str(&format!(" size=\"{size}\""));
-        }
-        if let Some(t) = &self.time {
-            f.push_str(&format!(" time=\"{}\"", xml_str(t)));
-        }
-        f
+        self.fields(kind)
+            .into_iter()
+            .map(|(k, v, _)| format!(" {k}=\"{}\"", xml_str(&v)))
+            .collect()
     }
 }
 
@@ -513,7 +507,8 @@ fn print_json(cx: &mut Cx<'_>, o: &Opts, nodes: &[Node], depth: usize, t: &mut T
             "file"
         };
         let size = if o.du { node.total } else { node.len };
-        let fields = Attrs::of(cx, o, &node.path, node.kind, size, node.modified).json(node.kind);
+        let fields =
+            Attrs::of(cx, o, &node.path, node.kind, size, node.modified).json(node.kind, o);
         let comma = if i + 1 < n { "," } else { "" };
         if node.kind == Kind::Dir {
             t.dirs += 1;
@@ -736,7 +731,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 if json {
                     // tree 2.x gives each root's inode as 0 in JSON.
                     attrs.inode = attrs.inode.map(|_| 0);
-                    let fields = attrs.json(Kind::Dir);
+                    let fields = attrs.json(Kind::Dir, &o);
                     // A root with entries ends `]},` when another follows;
                     // one without ends its line bare (tree 2.x's quirk).
                     match previous_root {
@@ -842,15 +837,21 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
         if p.has("noreport") {
             cx.outs("\n]\n");
-        } else if o.dirs_only {
-            cx.outs(&format!(
-                ",\n  {{\"type\":\"report\",\"directories\":{}}}\n]\n",
-                t.dirs
-            ));
         } else {
+            // `--du` puts the size shown in all first.
+            let size = if o.du {
+                format!("\"size\":{used},")
+            } else {
+                String::new()
+            };
+            let files = if o.dirs_only {
+                String::new()
+            } else {
+                format!(",\"files\":{}", t.files)
+            };
             cx.outs(&format!(
-                ",\n  {{\"type\":\"report\",\"directories\":{},\"files\":{}}}\n]\n",
-                t.dirs, t.files
+                ",\n  {{\"type\":\"report\",{size}\"directories\":{}{files}}}\n]\n",
+                t.dirs
             ));
         }
         return status;
