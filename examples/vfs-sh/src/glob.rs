@@ -592,37 +592,59 @@ pub(crate) fn expand_with(
     Ok(cands)
 }
 
-/// Whether `GLOBIGNORE` (colon-separated patterns) drops a glob's match, as
-/// bash's `glob_name_is_acceptable` decides: `.` and `..` always go, and
-/// a pattern matches the whole name, its `*` stopping at `/` (bash's
-/// `FNM_PATHNAME`) except a `*` that ends the pattern, which takes the
-/// rest whatever it holds.
-pub(crate) fn ignored(ignore: &str, name: &str) -> bool {
-    let last = name.rsplit('/').find(|c| !c.is_empty()).unwrap_or(name);
-    if last == "." || last == ".." {
-        return true;
+/// `GLOBIGNORE`'s patterns, compiled once for all of a glob's matches.
+/// bash's `glob_name_is_acceptable` decides what goes: `.` and `..`
+/// always, and any name a pattern matches whole, its `*` stopping at `/`
+/// (bash's `FNM_PATHNAME`) except a `*` that ends the pattern, which takes
+/// the rest whatever it holds.
+pub(crate) struct Ignore {
+    /// Each pattern's components, and whether a trailing `*` takes the
+    /// rest (then the components are what comes before it, with one `*`).
+    patterns: Vec<(Vec<Pattern>, bool)>,
+}
+
+impl Ignore {
+    /// Reads a colon-separated `GLOBIGNORE`.
+    pub(crate) fn new(list: &str) -> Ignore {
+        let patterns = list
+            .split(':')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let head = p.trim_end_matches('*');
+                let tail = head.len() != p.len() && !head.ends_with('\\');
+                let p = if tail {
+                    format!("{head}*")
+                } else {
+                    p.to_owned()
+                };
+                (p.split('/').map(Pattern::new).collect(), tail)
+            })
+            .collect();
+        Ignore { patterns }
     }
-    let by_parts = |pattern: &str, name: &str| {
-        let (p, n): (Vec<&str>, Vec<&str>) =
-            (pattern.split('/').collect(), name.split('/').collect());
-        p.len() == n.len()
-            && p.iter()
-                .zip(&n)
-                .all(|(p, n)| Pattern::new(p).matches(n, false))
-    };
-    ignore.split(':').filter(|p| !p.is_empty()).any(|p| {
-        let head = p.trim_end_matches('*');
-        if head.len() == p.len() || head.ends_with('\\') {
-            return by_parts(p, name);
+
+    /// Whether a glob's match is dropped.
+    pub(crate) fn drops(&self, name: &str) -> bool {
+        let last = name.rsplit('/').find(|c| !c.is_empty()).unwrap_or(name);
+        if last == "." || last == ".." {
+            return true;
         }
-        // The trailing `*` takes any tail: some head of the name must
-        // match what comes before it.
-        let head = format!("{head}*");
-        name.char_indices()
-            .map(|(k, _)| k)
-            .chain([name.len()])
-            .any(|k| by_parts(&head, &name[..k]))
-    })
+        let by_parts = |parts: &[Pattern], name: &str| {
+            let n: Vec<&str> = name.split('/').collect();
+            parts.len() == n.len() && parts.iter().zip(&n).all(|(p, n)| p.matches(n, false))
+        };
+        self.patterns.iter().any(|(parts, tail)| {
+            if !tail {
+                return by_parts(parts, name);
+            }
+            // The trailing `*` takes any tail: some head of the name must
+            // match what comes before it.
+            name.char_indices()
+                .map(|(k, _)| k)
+                .chain([name.len()])
+                .any(|k| by_parts(parts, &name[..k]))
+        })
+    }
 }
 
 #[cfg(test)]
@@ -643,7 +665,7 @@ mod tests {
             ("x", "docs/.", true),
             ("x", ".hidden", false),
         ] {
-            assert_eq!(super::ignored(ignore, name), dropped, "{ignore} {name}");
+            assert_eq!(Ignore::new(ignore).drops(name), dropped, "{ignore} {name}");
         }
     }
 

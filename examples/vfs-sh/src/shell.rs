@@ -2468,7 +2468,7 @@ impl<'a> Shell<'a> {
             files: &self.files,
         };
         let ignore = match self.st.vars.get("GLOBIGNORE") {
-            Some(Value::Str(s)) if !s.is_empty() && !self.posix => Some(s.clone()),
+            Some(Value::Str(s)) if !s.is_empty() && !self.posix => Some(glob::Ignore::new(s)),
             _ => None,
         };
         let opts = glob::Options {
@@ -2479,7 +2479,7 @@ impl<'a> Shell<'a> {
         };
         let mut found = glob::expand_with(&mut fs, w, opts).map_err(ExpError::Command)?;
         if let Some(ignore) = ignore {
-            found.retain(|name| !glob::ignored(&ignore, name));
+            found.retain(|name| !ignore.drops(name));
         }
         Ok(found)
     }
