@@ -1005,7 +1005,15 @@ impl Cx<'_> {
         input: Option<Input>,
         out: Option<&mut Vec<u8>>,
     ) -> u8 {
-        let list = match lines_then_error(script, posix) {
+        let name = args
+            .first()
+            .map_or(if posix { "sh" } else { "bash" }, String::as_str);
+        let lead = match (posix, string) {
+            (true, _) => syntax::Lead::Dash(name),
+            (false, true) => syntax::Lead::String(name),
+            (false, false) => syntax::Lead::File(name),
+        };
+        let list = match lines_then_error(script, posix, &lead) {
             Ok(l) => l,
             Err((msg, status)) => {
                 self.err(msg);
@@ -1019,9 +1027,6 @@ impl Cx<'_> {
             return 126;
         }
         self.env.nesting += 1;
-        let name = args
-            .first()
-            .map_or(if posix { "sh" } else { "bash" }, String::as_str);
         let whence = std::mem::replace(
             &mut self.env.whence,
             Whence {
@@ -1195,20 +1200,25 @@ impl Fs for Overlay<'_> {
 /// shell exits with the error's status (unless a line exits first).
 /// `Err` with the message and status when the first line does not parse:
 /// nothing runs.
-fn lines_then_error(script: &str, posix: bool) -> Result<Vec<syntax::List>, (String, u8)> {
+fn lines_then_error(
+    script: &str,
+    posix: bool,
+    lead: &syntax::Lead<'_>,
+) -> Result<Vec<syntax::List>, (String, u8)> {
     match syntax::parse_lines(script, posix) {
         (lines, None) => Ok(lines),
-        (lines, Some(e)) if lines.is_empty() => Err((e.msg, e.status.unwrap_or(2))),
+        (lines, Some(e)) if lines.is_empty() => Err((e.report(lead), e.status.unwrap_or(2))),
         (mut lines, Some(e)) => {
+            let said = e.report(lead);
             let report = format!(
                 "{{ vfs_sh_status=$?; printf '%s\\n' {} >&2; exit {}; }}",
-                crate::commands::shell_quote(&e.msg),
+                crate::commands::shell_quote(&said),
                 match e.status {
                     Some(status) => status.to_string(),
                     None => "$(( vfs_sh_status ? vfs_sh_status : 2 ))".to_owned(),
                 }
             );
-            lines.push(syntax::parse(&report).map_err(|_| (e.msg, 2))?);
+            lines.push(syntax::parse(&report).map_err(|_| (said, 2))?);
             Ok(lines)
         }
     }
@@ -1224,7 +1234,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    let list = match lines_then_error(script, false) {
+    let list = match lines_then_error(script, false, &syntax::Lead::String("bash")) {
         Ok(l) => l,
         Err((msg, status)) => {
             let _ = writeln!(err, "{msg}");

@@ -344,6 +344,11 @@ struct Parser {
     /// The last position whose line was asked for, and that line: the
     /// parser moves forward, so lines are counted from there.
     line_at: (usize, u32),
+    /// Where the quote, `$(` or `[` that the text ends inside was opened:
+    /// bash names that line when it meets the end looking for its match.
+    opened: Option<usize>,
+    /// The number of the text's first line (see [`parse_lines_from`]).
+    first_line: u32,
 }
 
 type Res<T> = Result<T, String>;
@@ -357,8 +362,14 @@ fn unexpected(tok: &str) -> String {
 /// A line of a script that does not parse.
 #[derive(Debug)]
 pub(crate) struct LineError {
-    /// What bash says of it.
+    /// What bash says of it, without the lead that names where
+    /// (`syntax error near unexpected token `fi'`); dash's whole message
+    /// (`sh: 1: Syntax error: "fi" unexpected`) in `sh`.
     pub(crate) msg: String,
+    /// The line of the text it is on, from 1.
+    pub(crate) line: u32,
+    /// The line's text, which bash repeats after an unexpected token.
+    pub(crate) echo: Option<String>,
     /// The status the shell ends with: 2, or 127 for an unexpected token
     /// inside `$(...)` or `<(...)` (bash 5.2 ends `echo $(fi)` with 127).
     /// `None` for a quote left open to the end of the text, which ends
@@ -367,6 +378,8 @@ pub(crate) struct LineError {
 }
 
 const UNEXPECTED_END: &str = "vfs-sh: syntax error: unexpected end of file";
+
+const UNCLOSED_BRACE: &str = "vfs-sh: unexpected EOF while looking for matching `}'";
 
 /// A syntax error in dash's words (`sh: 1: Syntax error: "(" unexpected`).
 fn posix_unexpected(tok: &str) -> String {
@@ -396,7 +409,15 @@ pub(crate) fn parse_as(src: &str, posix: bool) -> Res<List> {
 /// command, so `echo a; fi` fails whole, and in `echo a` + newline +
 /// `fi` the first line stands.
 pub(crate) fn parse_lines(src: &str, posix: bool) -> (Vec<List>, Option<LineError>) {
+    parse_lines_from(src, posix, 1)
+}
+
+/// [`parse_lines`] of text whose first line is line `first` of what
+/// holds it (a backquoted command's text).
+fn parse_lines_from(src: &str, posix: bool, first: u32) -> (Vec<List>, Option<LineError>) {
     let mut p = Parser::new(src, posix);
+    p.first_line = first;
+    p.line_at = (0, first);
     let mut all = Vec::new();
     loop {
         p.skip_space(true);
@@ -430,7 +451,96 @@ pub(crate) fn parse_lines(src: &str, posix: bool) -> (Vec<List>, Option<LineErro
         } else {
             Some(2)
         };
-        return (all, Some(LineError { msg, status }));
+        let lines = u32::try_from(src.lines().count()).unwrap_or(u32::MAX);
+        let (line, echo) = if posix {
+            // dash names the line it stands on, the last at the end.
+            p.i = p.i.min(p.s.len().saturating_sub(1));
+            (p.line_number(), None)
+        } else if msg == UNEXPECTED_END || msg.ends_with("matching `)'") {
+            // bash has read past the last line when it meets the end.
+            (lines.saturating_add(first), None)
+        } else {
+            if let Some(open) = p.opened.filter(|_| msg.contains("looking for matching")) {
+                p.i = open;
+            }
+            let line = p.line_number();
+            let echo = msg.starts_with(UNEXPECTED_TOKEN).then(|| {
+                let n = usize::try_from(line - first).unwrap_or(usize::MAX);
+                src.split('\n').nth(n).unwrap_or_default().to_owned()
+            });
+            (line, echo)
+        };
+        let msg = if posix {
+            match msg.strip_prefix("sh: 1: ") {
+                Some(rest) => rest.to_owned(),
+                None if msg == UNEXPECTED_END => "Syntax error: end of file unexpected".to_owned(),
+                None if msg.ends_with("matching `\"'") || msg.ends_with("matching `''") => {
+                    "Syntax error: Unterminated quoted string".to_owned()
+                }
+                None => msg,
+            }
+        } else {
+            msg
+        };
+        let msg = match msg.strip_prefix(crate::exec::SHELL) {
+            Some(rest) => rest.to_owned(),
+            None => msg,
+        };
+        return (
+            all,
+            Some(LineError {
+                msg,
+                line,
+                echo,
+                status,
+            }),
+        );
+    }
+}
+
+impl LineError {
+    /// The error as bash prints it, each line led by `lead` for the line
+    /// it names: `bash: -c: line 2: ` (see [`Lead`]).
+    pub(crate) fn report(&self, lead: &Lead<'_>) -> String {
+        let at = lead.at(self.line);
+        match &self.echo {
+            Some(text) => format!("{at}{}\n{at}`{text}'", self.msg),
+            None => format!("{at}{}", self.msg),
+        }
+    }
+}
+
+/// What names a syntax error's line, as bash words it for each way text
+/// comes to be parsed.
+pub(crate) enum Lead<'a> {
+    /// A command string, `bash -c` (named by its `$0`): `bash: -c: line N: `.
+    String(&'a str),
+    /// A script file run or sourced: `FILE: line N: `.
+    File(&'a str),
+    /// Text parsed as the shell runs (`eval`, a backquoted command): bash
+    /// counts its lines on from the line the shell is on, so the first
+    /// is `line`: `bash: eval: line N: `.
+    Within {
+        name: &'a str,
+        what: &'a str,
+        line: u32,
+    },
+    /// `sh` (dash, named by its `$0`): `sh: N: `.
+    Dash(&'a str),
+}
+
+impl Lead<'_> {
+    fn at(&self, line: u32) -> String {
+        match self {
+            Lead::String(name) => format!("{name}: -c: line {line}: "),
+            Lead::File(name) => format!("{name}: line {line}: "),
+            Lead::Within {
+                name,
+                what,
+                line: first,
+            } => format!("{name}: {what}: line {}: ", first.saturating_add(line - 1)),
+            Lead::Dash(name) => format!("{name}: {line}: "),
+        }
     }
 }
 
@@ -471,6 +581,8 @@ impl Parser {
             posix,
             in_substitution: false,
             line_at: (0, 1),
+            opened: None,
+            first_line: 1,
         }
     }
 
@@ -479,7 +591,7 @@ impl Parser {
         let (from, line) = if self.i >= self.line_at.0 {
             self.line_at
         } else {
-            (0, 1)
+            (0, self.first_line)
         };
         let newlines = self.s[from..self.i].iter().filter(|&&c| c == '\n').count();
         let line = line.saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
@@ -1304,7 +1416,9 @@ impl Parser {
                     self.i += 1;
                     self.skip_space(false);
                     if self.peek() != Some(')') {
-                        return Err(self.unexpected_here());
+                        // The text ends as if with a newline (`f(`).
+                        let tok = self.peek_token().unwrap_or_else(|| "newline".to_owned());
+                        return Err(unexpected(&tok));
                     }
                     self.i += 1;
                     let name = words
@@ -1710,7 +1824,7 @@ impl Parser {
                     until,
                     Until::Brace { .. } | Until::Slash { .. } | Until::Colon
                 ) {
-                    return Err("vfs-sh: bad substitution: no closing `}'".to_owned());
+                    return Err(UNCLOSED_BRACE.to_owned());
                 }
                 break;
             };
@@ -1828,6 +1942,7 @@ impl Parser {
                     self.i += 1;
                 }
                 if self.peek().is_none() {
+                    self.opened.get_or_insert(start - 1);
                     return Err("vfs-sh: unexpected EOF while looking for matching `''".to_owned());
                 }
                 let text: String = self.s[start..self.i].iter().collect();
@@ -1837,19 +1952,29 @@ impl Parser {
             }
             // Inside `"${x:-...}"` a `"` opens quotes of its own.
             '"' if !in_dq || matches!(until, Until::Brace { dq: true, .. }) => {
+                let open = self.i;
                 self.i += 1;
                 self.nest()?;
-                let inner = self.parts(Until::DoubleQuote, false)?;
+                let inner = match self.parts(Until::DoubleQuote, false) {
+                    Ok(inner) => inner,
+                    Err(e) => {
+                        self.opened.get_or_insert(open);
+                        return Err(e);
+                    }
+                };
                 self.depth -= 1;
                 flush(parts, lit);
                 parts.push(Part::Double(inner));
             }
             '`' => {
+                let open = self.i;
+                let outer_line = self.line_number();
                 self.i += 1;
                 let mut text = String::new();
                 loop {
                     match self.peek() {
                         None => {
+                            self.opened.get_or_insert(open);
                             return Err(
                                 "vfs-sh: unexpected EOF while looking for matching ``'".to_owned()
                             );
@@ -1872,20 +1997,36 @@ impl Parser {
                     }
                 }
                 self.nest()?;
-                // bash reads a backquoted command only when it runs it: a
-                // syntax error inside fails that substitution (status 2,
-                // no output), not the script. dash rejects the script.
-                let list = match parse(&text) {
-                    Ok(list) => list,
-                    Err(e) if !self.posix => {
-                        let msg = e.strip_prefix("vfs-sh: ").unwrap_or(&e);
-                        let msg = format!("vfs-sh: command substitution: {msg}");
-                        parse(&format!(
+                // bash reads a backquoted command only when it runs it: its
+                // lines before a syntax error run, then the error fails that
+                // substitution (status 2), not the script. dash rejects the
+                // script.
+                let list = if self.posix {
+                    parse(&text)?
+                } else {
+                    let (lines, error) = parse_lines_from(&text, false, outer_line);
+                    let mut list: List = lines.into_iter().flatten().collect();
+                    if let Some(e) = error {
+                        // bash names itself by `$0` here: `bash: command
+                        // substitution: line 2: ...`.
+                        // bash counts the text's lines twice over: a line
+                        // K of text on line L is `line L + 2(K - 1)`.
+                        let lead = Lead::Within {
+                            name: "",
+                            what: "command substitution",
+                            line: e.line - outer_line + 1,
+                        };
+                        let said: Vec<String> = e
+                            .report(&lead)
+                            .lines()
+                            .map(|l| format!("\"$0\"{}", crate::commands::shell_quote(l)))
+                            .collect();
+                        list.extend(parse(&format!(
                             "printf '%s\\n' {} >&2; exit 2",
-                            crate::commands::shell_quote(&msg)
-                        ))?
+                            said.join(" ")
+                        ))?);
                     }
-                    Err(e) => return Err(e),
+                    list
                 };
                 self.depth -= 1;
                 flush(parts, lit);
@@ -2049,10 +2190,12 @@ impl Parser {
 
     /// `$'...'`: ANSI-C quoting.
     fn ansi_c(&mut self) -> Res<String> {
+        let open = self.i;
         let mut raw = String::new();
         loop {
             match self.peek() {
                 None => {
+                    self.opened.get_or_insert(open);
                     return Err("vfs-sh: unexpected EOF while looking for matching `''".to_owned());
                 }
                 Some('\'') => {
@@ -2165,7 +2308,7 @@ impl Parser {
             return Ok(mk(ParamOp::Length));
         }
         let Some(c) = self.peek() else {
-            return Err("vfs-sh: bad substitution: no closing `}'".to_owned());
+            return Err(UNCLOSED_BRACE.to_owned());
         };
         let word_until = |p: &mut Parser, until: Until| -> Res<Word> {
             Ok(Word {
@@ -2425,13 +2568,52 @@ mod tests {
             ("echo \"abc", "matching `\"'"),
             ("echo $(ls", "`)'"),
             ("fi", "`fi'"),
-            ("echo ${x", "bad substitution"),
+            ("echo ${x", "matching `}'"),
         ] {
             match parse(src) {
                 Ok(l) => panic!("{src:?} parsed: {l:?}"),
                 Err(e) => assert!(e.contains(want), "{src:?}: {e}"),
             }
         }
+    }
+
+    #[test]
+    fn a_line_error_names_its_line_as_bash_does() {
+        let report = |src: &str, lead: &Lead<'_>| {
+            let (_, e) = parse_lines(src, false);
+            e.expect("an error").report(lead)
+        };
+        let c = Lead::String("bash");
+        assert_eq!(
+            report("echo a\n  echo b; fi", &c),
+            "bash: -c: line 2: syntax error near unexpected token `fi'\n\
+             bash: -c: line 2: `  echo b; fi'"
+        );
+        // The end of the text is past its last line; an open quote is
+        // named where it opened.
+        assert_eq!(
+            report("if true; then\n echo x\n", &c),
+            "bash: -c: line 3: syntax error: unexpected end of file"
+        );
+        assert_eq!(
+            report("echo a\necho \"b\nc", &Lead::File("f.sh")),
+            "f.sh: line 2: unexpected EOF while looking for matching `\"'"
+        );
+        let eval = Lead::Within {
+            name: "bash",
+            what: "eval",
+            line: 4,
+        };
+        assert_eq!(
+            report("echo\nfi", &eval),
+            "bash: eval: line 5: syntax error near unexpected token `fi'\n\
+             bash: eval: line 5: `fi'"
+        );
+        let (_, e) = parse_lines("echo a\nfi", true);
+        assert_eq!(
+            e.expect("an error").report(&Lead::Dash("sh")),
+            "sh: 2: Syntax error: \"fi\" unexpected"
+        );
     }
 
     #[test]

@@ -564,7 +564,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "bash",
         run: bash,
-        usage: "bash [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell, speaking bash)",
+        usage: "bash [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | -s [ARG]... | FILE [ARG]...)  (a new vfs-sh shell, speaking bash; -s, or no FILE, reads the script from standard input)",
     },
     Command {
         name: "cat",
@@ -659,7 +659,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sh",
         run: sh,
-        usage: "sh [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | FILE [ARG]...)  (a new vfs-sh shell speaking POSIX sh, as dash does)",
+        usage: "sh [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | -s [ARG]... | FILE [ARG]...)  (a new vfs-sh shell speaking POSIX sh, as dash does)",
     },
     Command {
         name: "sort",
@@ -1130,6 +1130,8 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
     let mut prelude = String::new();
     let mut i = 0;
     let mut script = None;
+    // `-s`: the script is standard input, every operand a parameter.
+    let mut from_stdin = false;
     while let Some(a) = args.get(i) {
         i += 1;
         match a.as_str() {
@@ -1145,7 +1147,8 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
                 }
                 i += 1;
             }
-            "-s" | "-i" | "-l" | "--login" | "--norc" | "--noprofile" | "--posix" => {}
+            "-s" => from_stdin = true,
+            "-i" | "-l" | "--login" | "--norc" | "--noprofile" | "--posix" => {}
             f if (f.starts_with('-') || f.starts_with('+')) && f.len() > 1 => {
                 let flags: String = f[1..].chars().filter(|c| "eufxv".contains(*c)).collect();
                 if !flags.is_empty() {
@@ -1161,7 +1164,17 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
     let string = script.is_some();
     let (text, params) = match script {
         Some(s) => (s, args.get(i..).unwrap_or(&[]).to_vec()),
+        None if from_stdin => {
+            let mut p = vec![name.to_owned()];
+            p.extend(args.get(i..).unwrap_or(&[]).iter().cloned());
+            (String::from_utf8_lossy(&cx.stdin()).into_owned(), p)
+        }
         None => match args.get(i) {
+            Some(file) if file == "/dev/stdin" => {
+                let mut p = vec![file.clone()];
+                p.extend(args[i + 1..].iter().cloned());
+                (String::from_utf8_lossy(&cx.stdin()).into_owned(), p)
+            }
             Some(file) => match cx.fs.read(file) {
                 Ok(data) => {
                     let mut p = vec![file.clone()];

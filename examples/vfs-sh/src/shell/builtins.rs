@@ -328,7 +328,17 @@ impl Shell<'_> {
                 let args = args.strip_prefix(&["--".to_owned()][..]).unwrap_or(args);
                 let text = args.join(" ");
                 self.trace_level += 1;
-                let r = self.run_text(&text, io);
+                let whence = self.env.whence.clone();
+                let lead = if whence.dash {
+                    syntax::Lead::Dash(&whence.name)
+                } else {
+                    syntax::Lead::Within {
+                        name: &whence.name,
+                        what: "eval",
+                        line: whence.line,
+                    }
+                };
+                let r = self.run_text(&text, &lead, io);
                 self.trace_level -= 1;
                 r
             }
@@ -461,11 +471,16 @@ impl Shell<'_> {
             self.say(io, format_args!("{name}: filename argument required"));
             return Ok(2);
         };
-        let text = match self.read_file(path) {
-            Ok(t) => t,
-            Err(msg) => {
-                self.report(io, &msg);
-                return Ok(1);
+        // `source /dev/stdin <<< TEXT` reads the builtin's own input.
+        let text = if path == "/dev/stdin" {
+            io.input.borrow_mut().take_rest()
+        } else {
+            match self.read_file(path) {
+                Ok(t) => t,
+                Err(msg) => {
+                    self.report(io, &msg);
+                    return Ok(1);
+                }
             }
         };
         let saved =
@@ -480,7 +495,12 @@ impl Shell<'_> {
         };
         self.sourcing += 1;
         // A sourced file sees the RETURN trap of its caller.
-        let mut r = self.run_text(&String::from_utf8_lossy(&text), io);
+        let lead = if whence.dash {
+            syntax::Lead::Dash(&whence.name)
+        } else {
+            syntax::Lead::File(path)
+        };
+        let mut r = self.run_text(&String::from_utf8_lossy(&text), &lead, io);
         if let Err(flow) = self.returning(None, io) {
             r = Err(flow);
         }
@@ -498,18 +518,18 @@ impl Shell<'_> {
     /// Runs the text of `eval` or a sourced file a line at a time, as
     /// bash does: the lines before a syntax error run, then the error
     /// gives status 2.
-    fn run_text(&mut self, text: &str, io: &mut Io<'_>) -> R<u8> {
+    fn run_text(&mut self, text: &str, lead: &syntax::Lead<'_>, io: &mut Io<'_>) -> R<u8> {
         let (lines, error) = syntax::parse_lines(text, self.posix);
         let status = self.lines(&lines, io)?;
         match error {
             // bash 5.2 ends the whole shell on an unexpected token inside
             // `$(...)`, even from `eval` or `source`.
             Some(e) if e.status == Some(127) => {
-                self.report(io, &e.msg);
+                let _ = writeln!(io.err, "{}", e.report(lead));
                 Err(Flow::Exit(127))
             }
             Some(e) => {
-                self.report(io, &e.msg);
+                let _ = writeln!(io.err, "{}", e.report(lead));
                 self.status = 2;
                 Ok(2)
             }
