@@ -717,6 +717,10 @@ impl<'a> Shell<'a> {
             ("SHLVL", "1"),
             ("OPTERR", "1"),
             ("PS4", "+ "),
+            ("BASH_SUBSHELL", "0"),
+            // The last argument of the command before; at first the
+            // shell's own name, as it was started.
+            ("_", "bash"),
         ] {
             vars.insert(k.to_owned(), Value::Str(v.to_owned()));
         }
@@ -736,6 +740,22 @@ impl<'a> Shell<'a> {
         vars.insert(
             "GROUPS".to_owned(),
             Value::Array(vec![Some("0".to_owned())]),
+        );
+        vars.insert("DIRSTACK".to_owned(), Value::Array(vec![Some(fs.cwd())]));
+        // bash's bookkeeping of aliases, hashed commands and the call
+        // stack of files, empty in a command string's shell.
+        for name in ["BASH_ARGC", "BASH_ARGV", "BASH_LINENO", "BASH_SOURCE"] {
+            vars.insert(name.to_owned(), Value::Array(Vec::new()));
+        }
+        for name in ["BASH_ALIASES", "BASH_CMDS"] {
+            vars.insert(name.to_owned(), Value::Assoc(Vec::new()));
+        }
+        vars.insert(
+            "BASH_LOADABLES_PATH".to_owned(),
+            Value::Str(
+                "/usr/local/lib/bash:/usr/lib/bash:/opt/local/lib/bash:/usr/pkg/lib/bash:/opt/pkg/lib/bash:."
+                    .to_owned(),
+            ),
         );
         let seed = env.clock_seed();
         Shell {
@@ -762,10 +782,12 @@ impl<'a> Shell<'a> {
                     .collect(),
                 aliases: Default::default(),
                 umask: 0o022,
-                exported: ["HOME", "PATH", "SHELL", "LC_ALL", "TZ", "PWD", "OLDPWD"]
-                    .iter()
-                    .map(|s| (*s).to_owned())
-                    .collect(),
+                exported: [
+                    "HOME", "PATH", "SHELL", "LC_ALL", "TZ", "PWD", "OLDPWD", "SHLVL",
+                ]
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
             },
             status: 0,
             subst_status: None,
@@ -815,10 +837,23 @@ impl<'a> Shell<'a> {
             "OSTYPE",
             "SHLVL",
             "GROUPS",
+            "BASH_SUBSHELL",
+            "DIRSTACK",
+            "BASH_ARGC",
+            "BASH_ARGV",
+            "BASH_LINENO",
+            "BASH_SOURCE",
+            "BASH_ALIASES",
+            "BASH_CMDS",
+            "BASH_LOADABLES_PATH",
         ] {
             self.st.vars.remove(bash_own);
             self.st.attrs.remove(bash_own);
+            self.st.exported.remove(bash_own);
         }
+        self.st
+            .vars
+            .insert("_".to_owned(), Value::Str("sh".to_owned()));
     }
 
     /// `bash -c STRING`: the string, as `BASH_EXECUTION_STRING` holds it.
@@ -836,6 +871,49 @@ impl<'a> Shell<'a> {
             self.st.vars.insert(k.clone(), Value::Str(v));
             self.st.exported.insert(k);
         }
+        // bash counts itself one shell deeper than its parent (dash
+        // passes `SHLVL` on as it is); `$_` starts as the path the parent
+        // ran it by.
+        if !self.posix {
+            let level = self.scalar("SHLVL").and_then(|l| l.parse::<i64>().ok());
+            self.set_scalar("SHLVL", (level.unwrap_or(0) + 1).to_string());
+        }
+        let path = if self.posix {
+            "/usr/bin/sh"
+        } else {
+            "/usr/bin/bash"
+        };
+        self.set_scalar("_", path.to_owned());
+    }
+
+    /// `$_`: the last argument of the command just run (empty after
+    /// assignments alone).
+    fn set_last_arg(&mut self, arg: &str) {
+        self.st
+            .vars
+            .insert("_".to_owned(), Value::Str(arg.to_owned()));
+    }
+
+    /// `BASH_SUBSHELL` one deeper, in a subshell (restored with the
+    /// subshell's state).
+    fn count_subshell(&mut self) {
+        if let Some(Value::Str(n)) = self.st.vars.get_mut("BASH_SUBSHELL") {
+            *n = (n.parse::<i64>().unwrap_or(0) + 1).to_string();
+        }
+    }
+
+    /// `DIRSTACK`: the working directory, then the directory stack.
+    pub(super) fn sync_dirstack(&mut self) {
+        if self.posix {
+            return;
+        }
+        let all = std::iter::once(self.fs.cwd())
+            .chain(self.dir_stack.iter().cloned())
+            .map(Some)
+            .collect();
+        self.st
+            .vars
+            .insert("DIRSTACK".to_owned(), Value::Array(all));
     }
 
     /// Marks a variable exported (or not).
@@ -1393,7 +1471,10 @@ impl<'a> Shell<'a> {
             out: &mut *io.out,
             err: &mut *io.err,
         };
-        let done = self.subshell(|sh| flow_status(sh.and_or(ao, &mut sub), status));
+        let done = self.subshell(|sh| {
+            sh.count_subshell();
+            flow_status(sh.and_or(ao, &mut sub), status)
+        });
         self.jobs_started += 1;
         let pid = FIRST_JOB_PID + self.jobs_started;
         self.jobs.push((pid, done));
@@ -1504,6 +1585,18 @@ impl<'a> Shell<'a> {
         }
     }
 
+    /// A command of a pipeline, run in a subshell; bash counts it in
+    /// `BASH_SUBSHELL` when it is a compound command other than `( )`
+    /// (a simple command there still reads 0).
+    fn pipeline_part(&mut self, cmd: &Command, io: &mut Io<'_>, status: u8) -> u8 {
+        self.subshell(|sh| {
+            if matches!(cmd, Command::Compound(c, _) if !matches!(c, Compound::Subshell(_))) {
+                sh.count_subshell();
+            }
+            flow_status(sh.command(cmd, io), status)
+        })
+    }
+
     fn pipeline_untimed(&mut self, p: &Pipeline, io: &mut Io<'_>) -> R<u8> {
         if p.commands.len() == 1 {
             let r = self.command(&p.commands[0], io);
@@ -1538,7 +1631,7 @@ impl<'a> Shell<'a> {
                         }
                     }
                 } else {
-                    self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
+                    self.pipeline_part(cmd, &mut sub, status)
                 };
                 sigpipe(&mut statuses, fed.take());
                 statuses.push(s);
@@ -1554,14 +1647,14 @@ impl<'a> Shell<'a> {
                     out: &mut o,
                     err: &mut e,
                 };
-                self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
+                self.pipeline_part(cmd, &mut sub, status)
             } else {
                 let mut sub = Io {
                     input,
                     out: &mut pipe,
                     err: &mut *io.err,
                 };
-                self.subshell(|sh| flow_status(sh.command(cmd, &mut sub), status))
+                self.pipeline_part(cmd, &mut sub, status)
             };
             self.env.pipe = outer;
             sigpipe(&mut statuses, fed.take());
@@ -1759,6 +1852,7 @@ impl<'a> Shell<'a> {
                 }
             }
             self.flush_err(io);
+            self.set_last_arg("");
             let status = self.subst_status.unwrap_or(0);
             let r = self.with_redirs(redirs, io, |_, _| Ok(status))?;
             self.status = r;
@@ -1813,6 +1907,9 @@ impl<'a> Shell<'a> {
         }
         if let Some(before) = exported_before {
             self.st.exported = before;
+        }
+        if let Some(last) = argv.last() {
+            self.set_last_arg(last);
         }
         let s = r?;
         self.status = s;
@@ -1975,7 +2072,10 @@ impl<'a> Shell<'a> {
             Compound::Subshell(list) => {
                 let status = self.status;
                 let fatal = std::mem::replace(&mut self.fatal_status, 1);
-                let s = self.subshell(|sh| flow_status(sh.list(list, io), status));
+                let s = self.subshell(|sh| {
+                    sh.count_subshell();
+                    flow_status(sh.list(list, io), status)
+                });
                 self.fatal_status = fatal;
                 Ok(s)
             }
@@ -2732,6 +2832,7 @@ impl<'a> Shell<'a> {
         // Standard error of a substitution goes to the script's.
         let fatal = std::mem::replace(&mut self.fatal_status, 1);
         let s = self.subshell(|sh| {
+            sh.count_subshell();
             let mut sink = StderrProxy::default();
             let mut io = Io {
                 input,

@@ -606,6 +606,7 @@ impl Shell<'_> {
                 self.cd_log.push(before.clone());
                 self.set_scalar("OLDPWD", before);
                 self.set_scalar("PWD", now.clone());
+                self.sync_dirstack();
                 if print {
                     let _ = writeln!(io.out, "{now}");
                 }
@@ -649,6 +650,9 @@ impl Shell<'_> {
         }
         if name == "dirs" && args.iter().any(|a| a == "-c") {
             self.dir_stack.clear();
+        }
+        self.sync_dirstack();
+        if name == "dirs" && args.iter().any(|a| a == "-c") {
             return 0;
         }
         if quiet {
@@ -784,15 +788,37 @@ impl Shell<'_> {
 
     fn set(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
         if args.is_empty() {
-            let mut names: Vec<&String> = self.st.vars.keys().collect();
-            names.sort();
-            let mut s = String::new();
-            for n in names {
-                match self.st.vars.get(n) {
-                    Some(Value::Str(v)) => s.push_str(&format!("{n}={}\n", set_quote(v))),
-                    Some(v) => s.push_str(&format!("{n}={}\n", compound_text(v))),
-                    None => {}
+            // bash lists its dynamic variables with their values, except
+            // `BASH_SUBSHELL`, and `DIRSTACK` and `GROUPS` as they are
+            // before they are read.
+            let mut all: Vec<(String, String)> = self
+                .st
+                .vars
+                .iter()
+                .filter(|(n, _)| !matches!(n.as_str(), "BASH_SUBSHELL" | "DIRSTACK" | "GROUPS"))
+                .map(|(n, v)| {
+                    let shown = match v {
+                        Value::Str(v) => set_quote(v),
+                        v => compound_text(v),
+                    };
+                    (n.clone(), shown)
+                })
+                .collect();
+            if !self.posix {
+                for name in ["BASHOPTS", "SHELLOPTS", "PPID"] {
+                    if !self.st.vars.contains_key(name) {
+                        let v = self.scalar(name).unwrap_or_default();
+                        all.push((name.to_owned(), set_quote(&v)));
+                    }
                 }
+                for lazy in ["DIRSTACK", "GROUPS"] {
+                    all.push((lazy.to_owned(), "()".to_owned()));
+                }
+            }
+            all.sort();
+            let mut s = String::new();
+            for (n, v) in all {
+                s.push_str(&format!("{n}={v}\n"));
             }
             let _ = io.out.write_all(s.as_bytes());
             return 0;
