@@ -331,6 +331,12 @@ impl Matcher {
         self.re.ranges(line)
     }
 
+    /// The byte ranges of the pattern's matches in a line, inverted or
+    /// not (what `--color` marks).
+    pub(crate) fn pattern_ranges(&self, line: &[u8]) -> Vec<std::ops::Range<usize>> {
+        self.re.ranges(line)
+    }
+
     /// Searches a document as the host's search does: a binary one (with a
     /// NUL byte) with NUL ending a line as a newline does, its selected
     /// lines counted and not returned, as GNU grep counts them.

@@ -903,6 +903,21 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     if p.has("o") && syntax.is_some() && !backrefs && flavor == Flavor::Grep {
         search.printer.posix = Matcher::posix(&search.req).ok();
     }
+    // `--color=always` marks what the pattern matches, found again in
+    // each line printed as `-o` finds it (`auto` is off: the output is
+    // never a terminal).
+    let colored = matches!(p.value("color"), Some("always" | "yes" | "force"));
+    if colored && flavor == Flavor::Grep {
+        let pattern = if syntax.is_some() && !backrefs {
+            Matcher::posix(&search.req).ok()
+        } else {
+            match Matcher::perl(&search.req) {
+                Ok(Some(m)) => Some(m),
+                _ => Matcher::new(&search.req).ok(),
+            }
+        };
+        search.printer.color = pattern.map(|m| (m, search.req.invert));
+    }
     // `-b` needs each line's offset, which only the document's bytes give,
     // and `-z` other line ends: such a search reads the documents in the
     // guest.

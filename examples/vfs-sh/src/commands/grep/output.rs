@@ -48,6 +48,25 @@ pub(crate) struct Printer {
     /// `-o` with a POSIX pattern: the matches of each line found again
     /// with POSIX's longest-match rule (see [`Matcher::posix`]).
     pub(crate) posix: Option<Matcher>,
+    /// `--color=always`: the pattern, whose matches are marked, and
+    /// whether lines are selected by not matching it (`-v`, whose context
+    /// lines are the ones marked).
+    pub(crate) color: Option<(Matcher, bool)>,
+}
+
+/// GNU grep's default `GREP_COLORS`: matches bold red, file names
+/// magenta, line numbers and byte offsets green, separators cyan.
+const MATCH: &str = "01;31";
+const FILE_NAME: &str = "35";
+const LINE_NUMBER: &str = "32";
+const SEPARATOR: &str = "36";
+
+/// `text` between the SGR sequence `sgr` and the reset, each followed by
+/// erase-to-end-of-line, as GNU grep writes a coloured part.
+fn paint(out: &mut Vec<u8>, sgr: &str, text: &[u8]) {
+    out.extend_from_slice(format!("\x1b[{sgr}m\x1b[K").as_bytes());
+    out.extend_from_slice(text);
+    out.extend_from_slice(b"\x1b[m\x1b[K");
 }
 
 impl Printer {
@@ -72,22 +91,67 @@ impl Printer {
             null_data: false,
             skip_binary: false,
             posix: None,
+            color: None,
+        }
+    }
+
+    /// Writes `text` in the colour `sgr` under `--color`, else as it is.
+    fn part(&self, out: &mut Vec<u8>, sgr: &str, text: &[u8]) {
+        if self.color.is_some() {
+            paint(out, sgr, text);
+        } else {
+            out.extend_from_slice(text);
+        }
+    }
+
+    /// A file name and what follows it: `sep`, or NUL under `-Z` (never
+    /// coloured).
+    fn name(&self, out: &mut Vec<u8>, name: &str, sep: u8) {
+        self.part(out, FILE_NAME, name.as_bytes());
+        if self.null {
+            out.push(0);
+        } else if sep == b'\n' {
+            out.push(sep);
+        } else {
+            self.part(out, SEPARATOR, &[sep]);
         }
     }
 
     fn prefix(&self, out: &mut Vec<u8>, name: &str, number: u64, offset: Option<u64>, sep: u8) {
         if self.with_name {
-            out.extend_from_slice(name.as_bytes());
-            out.push(if self.null { 0 } else { sep });
+            self.name(out, name, sep);
         }
         if self.line_numbers {
-            out.extend_from_slice(number.to_string().as_bytes());
-            out.push(sep);
+            self.part(out, LINE_NUMBER, number.to_string().as_bytes());
+            self.part(out, SEPARATOR, &[sep]);
         }
         if let Some(at) = offset.filter(|_| self.byte_offset) {
-            out.extend_from_slice(at.to_string().as_bytes());
-            out.push(sep);
+            self.part(out, LINE_NUMBER, at.to_string().as_bytes());
+            self.part(out, SEPARATOR, &[sep]);
         }
+    }
+
+    /// A line's text, its non-empty matches marked under `--color` when
+    /// it is a line that matches (selected, or context under `-v`).
+    fn text(&self, out: &mut Vec<u8>, text: &[u8], is_match: bool) {
+        let Some((pattern, _)) = self
+            .color
+            .as_ref()
+            .filter(|(_, invert)| is_match != *invert)
+        else {
+            out.extend_from_slice(text);
+            return;
+        };
+        let mut at = 0;
+        for r in pattern.pattern_ranges(text) {
+            if r.is_empty() || r.start < at || r.end > text.len() {
+                continue;
+            }
+            out.extend_from_slice(&text[at..r.start]);
+            paint(out, MATCH, &text[r.clone()]);
+            at = r.end;
+        }
+        out.extend_from_slice(&text[at..]);
     }
 
     /// Prints one file's results under the name the user should see;
@@ -136,14 +200,12 @@ impl Printer {
             Mode::Quiet => {}
             Mode::FilesWith | Mode::FilesWithout => {
                 if selected == (self.mode == Mode::FilesWith) {
-                    out.extend_from_slice(name.as_bytes());
-                    out.push(if self.null { 0 } else { b'\n' });
+                    self.name(&mut out, name, b'\n');
                 }
             }
             Mode::Count => {
                 if self.with_name {
-                    out.extend_from_slice(name.as_bytes());
-                    out.push(if self.null { 0 } else { b':' });
+                    self.name(&mut out, name, b':');
                 }
                 out.extend_from_slice(format!("{}\n", hits.match_count).as_bytes());
             }
@@ -164,7 +226,8 @@ impl Printer {
                         if let Some((last_name, last_no)) = &self.last
                             && (last_name != name || line.line_number != last_no + 1)
                         {
-                            out.extend_from_slice(b"--\n");
+                            self.part(&mut out, SEPARATOR, b"--");
+                            out.push(b'\n');
                         }
                         self.last = Some((name.to_owned(), line.line_number));
                     }
@@ -178,14 +241,14 @@ impl Printer {
                             if let Some(text) = line.text.get(r.clone()).filter(|t| !t.is_empty()) {
                                 let at = line_start(line.line_number).map(|s| s + r.start as u64);
                                 self.prefix(&mut out, name, line.line_number, at, sep);
-                                out.extend_from_slice(text);
+                                self.part(&mut out, MATCH, text);
                                 out.push(eol);
                             }
                         }
                     } else {
                         let at = line_start(line.line_number);
                         self.prefix(&mut out, name, line.line_number, at, sep);
-                        out.extend_from_slice(&line.text);
+                        self.text(&mut out, &line.text, line.is_match);
                         out.push(eol);
                     }
                 }
