@@ -889,9 +889,18 @@ impl<'a> Shell<'a> {
     /// `$_`: the last argument of the command just run (empty after
     /// assignments alone).
     fn set_last_arg(&mut self, arg: &str) {
-        self.st
-            .vars
-            .insert("_".to_owned(), Value::Str(arg.to_owned()));
+        // Set after every command: the value's buffer is reused.
+        match self.st.vars.get_mut("_") {
+            Some(Value::Str(last)) => {
+                last.clear();
+                last.push_str(arg);
+            }
+            _ => {
+                self.st
+                    .vars
+                    .insert("_".to_owned(), Value::Str(arg.to_owned()));
+            }
+        }
     }
 
     /// `BASH_SUBSHELL` one deeper, in a subshell (restored with the

@@ -1266,3 +1266,20 @@ fn a_document_failing_part_way_as_standard_input_is_reported() {
         );
     }
 }
+
+#[test]
+fn stat_f_is_refused_by_name() {
+    // A file system's figures would be the host's: `stat -f` says what is
+    // missing and fails, as a refused option does, instead of GNU's
+    // "invalid option".
+    for script in ["stat -f /files", "stat --file-system -c %T /files"] {
+        let r = sh(script);
+        assert_eq!(r.status, 1, "{script}");
+        assert!(r.out.is_empty(), "{script}: {}", r.out);
+        assert!(
+            r.err.contains("-f (--file-system) is not available"),
+            "{script}: {}",
+            r.err
+        );
+    }
+}

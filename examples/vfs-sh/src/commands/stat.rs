@@ -150,11 +150,18 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         value('\0', "printf", "printf"),
         super::flag('L', "dereference", "L"),
         super::flag('t', "terse", "t"),
+        super::flag('f', "file-system", "f"),
     ];
     let p = match options(cx, "stat", args, SPEC, 1) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    // A file system's figures (blocks free, inodes, its type) would be the
+    // host's, which a script is not to see.
+    if p.has("f") {
+        cx.err("stat: -f (--file-system) is not available in vfs-sh: the documents' storage is not shown to scripts");
+        return 1;
+    }
     if p.operands.is_empty() {
         cx.err("stat: missing operand");
         cx.err("Try 'stat --help' for more information.");
