@@ -1283,3 +1283,24 @@ fn stat_f_is_refused_by_name() {
         );
     }
 }
+
+#[test]
+fn help_names_each_command_and_builtin_it_is_asked_for() {
+    // `help NAME` gives NAME's usage, as bash's `help -s` gives a
+    // builtin's; a name that is neither fails with bash's message.
+    let r = sh("help -s cd; help ls jq");
+    assert_eq!(r.status, 0);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert_eq!(lines[0], "cd: cd [-L|[-P [-e]] [-@]] [dir]");
+    assert!(lines[1].starts_with("ls: ls [-l "), "{}", lines[1]);
+    assert!(lines[2].starts_with("jq: jq [-r] "), "{}", lines[2]);
+    assert_eq!(lines.len(), 3);
+    let r = sh("help nosuch");
+    assert_eq!(r.status, 1);
+    assert!(r.out.is_empty());
+    assert!(
+        r.err.contains("help: no help topics match `nosuch'"),
+        "{}",
+        r.err
+    );
+}

@@ -629,7 +629,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "help",
         run: help,
-        usage: "help  (this list)",
+        usage: "help [-s] [NAME]...  (this list; with NAMEs, the usage of each)",
     },
     Command {
         name: "ls",
@@ -732,6 +732,11 @@ pub(crate) fn path_name(name: &str) -> &str {
 /// The names of the commands vfs-sh has.
 pub(crate) fn names() -> impl Iterator<Item = &'static str> {
     COMMANDS.iter().map(|c| c.name)
+}
+
+/// The usage line `help` shows for a command.
+pub(crate) fn usage_of(name: &str) -> Option<&'static str> {
+    find_command(name).map(|c| c.usage)
 }
 
 fn find_command(name: &str) -> Option<&'static Command> {

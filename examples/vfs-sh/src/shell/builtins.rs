@@ -448,7 +448,7 @@ impl Shell<'_> {
             "getopts" => Ok(self.getopts(args, io)),
             "bind" => Ok(self.bind(args, io)),
             "pushd" | "popd" | "dirs" => Ok(self.dir_stack_builtin(name, args, io)),
-            "help" => Ok(self.external(&["help".to_owned()], io)),
+            "help" => Ok(self.help(args, io)),
             "timeout" | "nice" | "ionice" | "nohup" | "stdbuf" | "time" => {
                 let rest = wrapped_command(name, args);
                 if rest.is_empty() {
@@ -464,6 +464,42 @@ impl Shell<'_> {
             "printenv" => self.printenv(args, io),
             _ => Ok(self.external(&[name.to_owned()], io)),
         }
+    }
+
+    /// `help`: the list of builtins and commands; `help NAME...` (or
+    /// `help -s NAME...`): each one's synopsis, as bash's `help -s` gives a
+    /// builtin's (vfs-sh has no long help texts).
+    fn help(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
+        let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        if names.is_empty() {
+            return self.external(&["help".to_owned()], io);
+        }
+        let mut status = 0;
+        for name in names {
+            let usage = BUILTIN_OPTIONS
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, _, usage)| *usage)
+                .or_else(|| commands::usage_of(name));
+            match usage {
+                Some(usage) => {
+                    let _ = writeln!(io.out, "{name}: {usage}");
+                }
+                None if super::is_builtin(name) => {
+                    let _ = writeln!(io.out, "{name}: {name} (a builtin; see `help`)");
+                }
+                None => {
+                    self.say(
+                        io,
+                        format_args!(
+                            "help: no help topics match `{name}'.  Try `help help' or `man -k {name}' or `info {name}'."
+                        ),
+                    );
+                    status = 1;
+                }
+            }
+        }
+        status
     }
 
     fn source(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> R<u8> {
