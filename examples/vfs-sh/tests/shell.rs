@@ -472,6 +472,21 @@ fn unsupported_commands() {
             "bash: line 1: git: command not found",
             "not a repository",
         ),
+        (
+            "man find",
+            "bash: line 1: man: command not found",
+            "`help NAME` gives its usage",
+        ),
+        (
+            "locate notes.txt",
+            "bash: line 1: locate: command not found",
+            "find / -name",
+        ),
+        (
+            "nproc",
+            "bash: line 1: nproc: command not found",
+            "one thread",
+        ),
     ] {
         let r = sh(script);
         assert_eq!(r.status, 127, "{script}");

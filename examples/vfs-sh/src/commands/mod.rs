@@ -967,6 +967,17 @@ fn missing_why(name: &str) -> Option<&'static str> {
         "bzip2" | "bunzip2" | "bzcat" | "xz" | "unxz" | "xzcat" | "zstd" | "7z" | "unrar" => {
             "it reads gzip (`zcat`, `gzip -dc`), tar and zip archives only"
         }
+        "man" | "info" | "whatis" | "apropos" => {
+            "no manual pages are installed; `help` lists every command and `help NAME` \
+             gives its usage"
+        }
+        "locate" | "mlocate" | "plocate" | "updatedb" => {
+            "there is no file index; `find / -name PATTERN` searches the documents"
+        }
+        "nproc" | "getconf" | "lscpu" => {
+            "the sandbox shows nothing of the host's processors or limits; a script runs \
+             on one thread"
+        }
         _ => return None,
     })
 }
