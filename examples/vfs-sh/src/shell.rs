@@ -680,6 +680,10 @@ pub(crate) fn is_bash_builtin(name: &str) -> bool {
         || matches!(name, "echo" | "true" | "false" | "pwd" | "test" | "[")
 }
 
+/// The longest last argument `$_` keeps (64 KiB); a longer one leaves
+/// it empty.
+const LAST_ARG_KEPT: usize = 64 << 10;
+
 /// Whether `name` is a builtin (for `type` and `command -v`).
 pub(crate) fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name) || matches!(name, "echo" | "true" | "false" | "pwd" | "test" | "[")
@@ -886,19 +890,14 @@ impl<'a> Shell<'a> {
         self.set_scalar("_", path.to_owned());
     }
 
-    /// `$_`: the last argument of the command just run (empty after
-    /// assignments alone).
-    fn set_last_arg(&mut self, arg: &str) {
-        // Set after every command: the value's buffer is reused.
+    /// `$_` after assignments alone: empty.
+    fn clear_last_arg(&mut self) {
         match self.st.vars.get_mut("_") {
-            Some(Value::Str(last)) => {
-                last.clear();
-                last.push_str(arg);
-            }
+            Some(Value::Str(last)) => *last = String::new(),
             _ => {
                 self.st
                     .vars
-                    .insert("_".to_owned(), Value::Str(arg.to_owned()));
+                    .insert("_".to_owned(), Value::Str(String::new()));
             }
         }
     }
@@ -1861,7 +1860,7 @@ impl<'a> Shell<'a> {
                 }
             }
             self.flush_err(io);
-            self.set_last_arg("");
+            self.clear_last_arg();
             let status = self.subst_status.unwrap_or(0);
             let r = self.with_redirs(redirs, io, |_, _| Ok(status))?;
             self.status = r;
@@ -1917,8 +1916,17 @@ impl<'a> Shell<'a> {
         if let Some(before) = exported_before {
             self.st.exported = before;
         }
-        if let Some(last) = argv.last() {
-            self.set_last_arg(last);
+        // The last argument itself becomes `$_`, moved rather than copied,
+        // and not kept at all past `LAST_ARG_KEPT`: a document passed as
+        // one (`echo "$x"`) is not held twice over, nor copied again into
+        // every subshell after it.
+        let mut argv = argv;
+        match argv.pop() {
+            Some(last) if last.len() <= LAST_ARG_KEPT => {
+                self.st.vars.insert("_".to_owned(), Value::Str(last));
+            }
+            Some(_) => self.clear_last_arg(),
+            None => {}
         }
         let s = r?;
         self.status = s;

@@ -1319,3 +1319,13 @@ fn help_names_each_command_and_builtin_it_is_asked_for() {
         r.err
     );
 }
+
+#[test]
+fn a_long_last_argument_is_not_kept_in_underscore() {
+    // `$_` is the last argument, but one past 64 KiB (a document passed as
+    // `echo "$x"`) is not kept: it would be a second copy of the document.
+    let r = sh(
+        "x=$(seq 100000); echo \"$x\" >/dev/null; echo \"[${#_}]\"; echo a b >/dev/null; echo \"$_\"",
+    );
+    assert_eq!((r.out.as_str(), r.status), ("[0]\nb\n", 0), "{}", r.err);
+}
