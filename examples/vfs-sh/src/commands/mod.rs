@@ -619,7 +619,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "grep",
         run: grep::grep,
-        usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s -Z -z -a -I -b] [--binary-files=binary|text|without-match] [-A N -B N -C N -NUM] [-m N] [-d read|skip|recurse] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] [--smart-case] [--color[=always|never|auto]] PATTERN [FILE]...  (back-references in -G and -E; -P: Perl syntax with look-around and \\K)",
+        usage: "grep [-i -n -r -R -E -F -G -P -w -x -v -l -L -c -o -h -H -q -s -Z -z -a -I -b -T] [--binary-files=binary|text|without-match] [-A N -B N -C N -NUM] [-m N] [-d read|skip|recurse] [-e PATTERN]... [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] [--smart-case] [--color[=always|never|auto]] PATTERN [FILE]...  (back-references in -G and -E; -P: Perl syntax with look-around and \\K)",
     },
     Command {
         name: "head",

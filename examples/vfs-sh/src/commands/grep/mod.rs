@@ -84,6 +84,7 @@ const GREP_SPEC: &[super::Spec] = &[
     flag('U', "binary", "U"),
     flag('Z', "null", "Z"),
     flag('z', "null-data", "z"),
+    flag('T', "initial-tab", "T"),
     value('d', "directories", "d"),
     value('D', "devices", "devices"),
     value('\0', "label", "label"),
@@ -369,6 +370,7 @@ impl Search {
                     let hits = self.search_data(&matcher, &path, &data);
                     if hits.match_count > 0 || self.req.include_non_matching {
                         let name = root.name(&path);
+                        self.printer.size = Some(data.len() as u64);
                         self.printer.file(cx, &name, &hits, Some(&data));
                     }
                 }
@@ -423,6 +425,8 @@ impl Search {
         let Some(matcher) = self.guest_matcher(cx) else {
             return;
         };
+        // Standard input is a pipe: it has no size.
+        self.printer.size = None;
         if self.streams() {
             // Standard input's pieces never fail: they are in memory, or
             // a document whose read failed is reported where it was read.
@@ -456,6 +460,7 @@ impl Search {
         if self.guest.is_none() && !self.host_finds_a_line(cx, root) {
             return;
         }
+        self.printer.size = Some(root.len);
         self.rest_in_pieces(cx, &name, &root.abs, 0);
     }
 
@@ -922,6 +927,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     // and `-z` other line ends: such a search reads the documents in the
     // guest.
     search.printer.byte_offset = p.has("b");
+    search.printer.initial_tab = p.has("T");
     search.null_data = p.has("z");
     search.printer.null_data = p.has("z");
     // `--binary-files=TYPE`; `-a` is `text`, `-I` is `without-match`.
@@ -944,7 +950,9 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     // with `-I`, whose printer knows a binary document by its having
     // selected lines and none returned.
     search.req.count_only = search.printer.mode != Mode::Lines && !search.printer.skip_binary;
-    let in_guest = !search.exclude_dirs.is_empty() || p.has("b") || p.has("z") || search.as_text;
+    // `-T` pads to a width from the document's size.
+    let in_guest =
+        !search.exclude_dirs.is_empty() || p.has("b") || p.has("z") || p.has("T") || search.as_text;
     if search.guest.is_none() && in_guest {
         match Matcher::new(&search.req) {
             Ok(m) => search.guest = Some(m),

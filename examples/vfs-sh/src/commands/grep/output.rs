@@ -52,6 +52,15 @@ pub(crate) struct Printer {
     /// whether lines are selected by not matching it (`-v`, whose context
     /// lines are the ones marked).
     pub(crate) color: Option<(Matcher, bool)>,
+    /// `-T`: line numbers and byte offsets are right-aligned and a tab
+    /// goes before each line's text.
+    pub(crate) initial_tab: bool,
+    /// The size of the document being printed, when it has one (not a
+    /// pipe): under `-T`, GNU grep pads numbers to the width of the
+    /// largest one the document could hold.
+    pub(crate) size: Option<u64>,
+    /// That width, for the document being printed.
+    width: usize,
 }
 
 /// GNU grep's default `GREP_COLORS`: matches bold red, file names
@@ -92,6 +101,9 @@ impl Printer {
             skip_binary: false,
             posix: None,
             color: None,
+            initial_tab: false,
+            size: None,
+            width: 0,
         }
     }
 
@@ -117,17 +129,33 @@ impl Printer {
         }
     }
 
-    fn prefix(&self, out: &mut Vec<u8>, name: &str, number: u64, offset: Option<u64>, sep: u8) {
+    /// What goes before a line's (or a match's) text: the file name, line
+    /// number and byte offset asked for, and under `-T` a tab when the
+    /// text is not empty.
+    fn prefix(
+        &self,
+        out: &mut Vec<u8>,
+        name: &str,
+        number: u64,
+        offset: Option<u64>,
+        sep: u8,
+        empty: bool,
+    ) {
+        let width = self.width;
         if self.with_name {
             self.name(out, name, sep);
         }
         if self.line_numbers {
-            self.part(out, LINE_NUMBER, number.to_string().as_bytes());
+            self.part(out, LINE_NUMBER, format!("{number:>width$}").as_bytes());
             self.part(out, SEPARATOR, &[sep]);
         }
-        if let Some(at) = offset.filter(|_| self.byte_offset) {
-            self.part(out, LINE_NUMBER, at.to_string().as_bytes());
+        let offset = offset.filter(|_| self.byte_offset);
+        if let Some(at) = offset {
+            self.part(out, LINE_NUMBER, format!("{at:>width$}").as_bytes());
             self.part(out, SEPARATOR, &[sep]);
+        }
+        if self.initial_tab && !empty && (self.with_name || self.line_numbers || offset.is_some()) {
+            out.push(b'\t');
         }
     }
 
@@ -193,6 +221,19 @@ impl Printer {
                 .ok()
                 .and_then(|k| starts.get(k).copied())
         };
+        // GNU grep's `-T` width: the digits of the document's size (one
+        // more under `-n`), or of the largest offset (`INTMAX_MAX`) for a
+        // pipe.
+        self.width = if self.initial_tab {
+            let most = match self.size {
+                Some(n) if self.line_numbers => n.saturating_add(1),
+                Some(n) => n,
+                None => i64::MAX.unsigned_abs(),
+            };
+            most.to_string().len()
+        } else {
+            0
+        };
         let selected = hits.match_count > 0;
         self.matched |= selected;
         let mut out = Vec::new();
@@ -240,14 +281,15 @@ impl Printer {
                         for r in &ranges {
                             if let Some(text) = line.text.get(r.clone()).filter(|t| !t.is_empty()) {
                                 let at = line_start(line.line_number).map(|s| s + r.start as u64);
-                                self.prefix(&mut out, name, line.line_number, at, sep);
+                                self.prefix(&mut out, name, line.line_number, at, sep, false);
                                 self.part(&mut out, MATCH, text);
                                 out.push(eol);
                             }
                         }
                     } else {
                         let at = line_start(line.line_number);
-                        self.prefix(&mut out, name, line.line_number, at, sep);
+                        let empty = line.text.is_empty();
+                        self.prefix(&mut out, name, line.line_number, at, sep, empty);
                         self.text(&mut out, &line.text, line.is_match);
                         out.push(eol);
                     }
