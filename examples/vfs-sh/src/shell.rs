@@ -207,6 +207,27 @@ fn xtrace_word(w: &str) -> String {
     }
 }
 
+/// A declaration builtin's `NAME=(...)` argument (its elements marked by
+/// the parser, see [`crate::syntax::ELEMENT`]) as bash traces it:
+/// `NAME=('a' 'b c')`, `NAME=(['k']='v')`; with the name (and `+` of `+=`)
+/// for the command line's own trace.
+fn compound_trace(word: &str) -> Option<(&str, String)> {
+    let (lhs, value) = word.split_once('=')?;
+    let inner = value.strip_prefix('(')?.strip_suffix(')')?;
+    let shown: Vec<String> = crate::syntax::elements(inner)?
+        .map(
+            |e| match e.strip_prefix('[').and_then(|r| r.split_once("]=")) {
+                Some((k, v)) => format!("[{}]={}", single_quote(k), single_quote(v)),
+                None => single_quote(e),
+            },
+        )
+        .collect();
+    Some((
+        lhs.trim_end_matches('+'),
+        format!("{lhs}=({})", shown.join(" ")),
+    ))
+}
+
 /// What a subshell copies and drops.
 #[derive(Debug, Clone)]
 struct State {
@@ -1340,6 +1361,35 @@ impl<'a> Shell<'a> {
         }
     }
 
+    /// `-v ARG` of `[[ ]]` and `test`: whether the variable (an array's
+    /// element 0), the element `NAME[KEY]`, any element (`NAME[@]`) or the
+    /// positional parameter is set.
+    fn is_set(&mut self, arg: &str) -> E<bool> {
+        if let Some((name, rest)) = arg.split_once('[')
+            && let Some(key) = rest.strip_suffix(']')
+        {
+            if key == "@" || key == "*" {
+                let name = self.resolve(name).into_owned();
+                return Ok(match self.st.vars.get(&name) {
+                    None => false,
+                    Some(Value::Str(_)) => true,
+                    Some(Value::Array(a)) => a.iter().any(Option::is_some),
+                    Some(Value::Assoc(m)) => !m.is_empty(),
+                });
+            }
+            return Ok(self.element(name, key)?.is_some());
+        }
+        if let Ok(n) = arg.parse::<usize>() {
+            return Ok(n <= self.st.positional.len());
+        }
+        let name = self.resolve(arg).into_owned();
+        Ok(match self.st.vars.get(&name) {
+            Some(Value::Array(a)) => a.first().is_some_and(Option::is_some),
+            Some(Value::Assoc(m)) => m.iter().any(|(k, _)| k == "0"),
+            _ => self.scalar(arg).is_some(),
+        })
+    }
+
     fn unset_var(&mut self, name: &str) {
         self.st.vars.remove(name);
         self.st.exported.remove(name);
@@ -1901,7 +1951,22 @@ impl<'a> Shell<'a> {
             for line in &traced {
                 self.trace(io, line);
             }
-            let words: Vec<String> = argv.iter().map(|w| xtrace_word(w)).collect();
+            let decl = matches!(
+                argv.first().map(String::as_str),
+                Some("export" | "local" | "declare" | "typeset" | "readonly")
+            );
+            let mut words = Vec::with_capacity(argv.len());
+            for w in &argv {
+                // bash traces a declaration's `NAME=(...)` as an assignment
+                // line of its own, then the command with the name alone.
+                match compound_trace(w).filter(|_| decl) {
+                    Some((name, line)) => {
+                        self.trace(io, &line);
+                        words.push(name.to_owned());
+                    }
+                    None => words.push(xtrace_word(w)),
+                }
+            }
             self.trace(io, &words.join(" "));
         }
         let r = self.with_redirs(redirs, io, |sh, io| sh.invoke(&argv, io, false));
@@ -1950,12 +2015,34 @@ impl<'a> Shell<'a> {
         if BUILTINS.contains(&name.as_str()) {
             return self.builtin(name, &argv[1..], io);
         }
+        if matches!(name.as_str(), "test" | "[") {
+            return Ok(self.test(name, &argv[1..], io));
+        }
         // `/usr/bin/env ls`: a utility that runs a command, named by its path.
         let utility = commands::path_name(name);
         if utility != name && IN_SHELL_UTILITIES.contains(&utility) {
             return self.builtin(utility, &argv[1..], io);
         }
         Ok(self.external(argv, io))
+    }
+
+    /// `test` and `[`: the command, with the shell answering `-v NAME`
+    /// and `-o OPTION` (answered before it runs, for each operand they
+    /// could apply to).
+    fn test(&mut self, name: &str, args: &[String], io: &mut Io<'_>) -> u8 {
+        let mut answers: HashMap<(bool, &str), bool> = HashMap::new();
+        for pair in args.windows(2) {
+            let answer = match pair[0].as_str() {
+                "-v" => self.is_set(&pair[1]).ok(),
+                "-o" => Some(self.set_option_on(&pair[1])),
+                _ => None,
+            };
+            if let Some(a) = answer {
+                answers.insert((pair[0] == "-v", &pair[1]), a);
+            }
+        }
+        let shell = |op: &str, arg: &str| answers.get(&(op == "-v", arg)).copied();
+        self.with_cx(io, |cx| commands::test::run(cx, name, args, &shell))
     }
 
     /// Runs one of the command table's commands with the shell's streams.
@@ -2819,6 +2906,30 @@ impl<'a> Shell<'a> {
                     let v = self.arith(&text)?;
                     Self::push_str(out, &v.to_string(), dq, !dq);
                 }
+                Part::Elements(items) => {
+                    // As an array assignment expands them (see
+                    // `AssignValue::Array`): `[KEY]=VALUE` whole, other
+                    // words into fields.
+                    let mut text = String::new();
+                    for w in items {
+                        let fields = match subscripted(w) {
+                            Some((key, value)) => vec![format!(
+                                "[{}]={}",
+                                self.expand_string(&key)?,
+                                self.expand_string(&value)?
+                            )],
+                            None => self.expand_fields(w)?,
+                        };
+                        for f in fields {
+                            text.push(crate::syntax::ELEMENT);
+                            text.push_str(&f);
+                        }
+                    }
+                    // One more mark ends the list, so that `()` and `("")`
+                    // are told apart.
+                    text.push(crate::syntax::ELEMENT);
+                    Self::push_string(out, text, true, false);
+                }
                 Part::ProcessIn(list) => {
                     let data = self.capture(list)?;
                     let path = format!("/dev/fd/{}", self.next_fd);
@@ -3311,10 +3422,10 @@ impl<'a> Shell<'a> {
             Cond::Unary(op, w) => {
                 let arg = self.expand_string(w)?;
                 if op == "-v" {
-                    return Ok(self.scalar(&arg).is_some() || self.st.vars.contains_key(&arg));
+                    return self.is_set(&arg);
                 }
                 if op == "-o" {
-                    return Ok(false);
+                    return Ok(self.set_option_on(&arg));
                 }
                 let mut fs = Overlay {
                     inner: &mut *self.fs,

@@ -35,6 +35,11 @@ pub(crate) enum Part {
     /// An unquoted `~` at the start of a word (or after `=`/`:` in an
     /// assignment), with the user name after it, if any.
     Tilde(String),
+    /// The elements of a declaration builtin's `NAME=(...)` argument
+    /// (`local a=("$@")`): each expands as in an array assignment (split,
+    /// globbed, `"$@"` a field per element), and all the fields go into
+    /// the one field the builtin receives, each after an [`ELEMENT`] mark.
+    Elements(Vec<Word>),
 }
 
 /// A word: parts that expand into zero or more fields.
@@ -2481,8 +2486,17 @@ fn plain_text(w: &Word) -> String {
 }
 
 /// What starts each element of a declaration builtin's `NAME=(...)`
-/// argument (see [`assignment_word`]).
+/// argument, and ends the list (see [`assignment_word`]): a NUL, which no
+/// shell value holds.
 pub(crate) const ELEMENT: char = '\0';
+
+/// The elements of a declaration builtin's `NAME=(...)` argument, from the
+/// text between its parentheses; `None` when the parser did not mark them
+/// (`declare -a x="(a b)"`).
+pub(crate) fn elements(inner: &str) -> Option<impl Iterator<Item = &str>> {
+    let body = inner.strip_prefix(ELEMENT)?.strip_suffix(ELEMENT);
+    Some(body.into_iter().flat_map(|b| b.split(ELEMENT)))
+}
 
 /// A declaration builtin's `NAME=value` argument as a word: its parts with
 /// the name and `=` in front, marked so expansion keeps it one field.
@@ -2498,10 +2512,7 @@ fn assignment_word(a: Assign) -> Word {
             // `declare -a x=(a "b c")`: kept as text for the builtin, each
             // element after a NUL, which no shell value holds.
             parts.push(Part::Quoted("(".to_owned()));
-            for w in items {
-                parts.push(Part::Quoted(ELEMENT.to_string()));
-                parts.push(Part::Double(w.parts));
-            }
+            parts.push(Part::Elements(items));
             parts.push(Part::Quoted(")".to_owned()));
         }
     }

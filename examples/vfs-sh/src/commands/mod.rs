@@ -34,7 +34,7 @@ mod size;
 mod sort;
 mod stat;
 mod sys;
-mod test;
+pub(crate) mod test;
 mod text;
 mod tr;
 mod tree;

@@ -97,7 +97,22 @@ fn is_binary(op: &str) -> bool {
 }
 
 fn is_unary(op: &str) -> bool {
-    op.len() == 2 && op.starts_with('-') && "abcdefghknoprstuwxzGLNOS".contains(&op[1..])
+    op.len() == 2 && op.starts_with('-') && "abcdefghknoprstuvwxzGLNOS".contains(&op[1..])
+}
+
+/// What only the shell can answer: `-v NAME` (is the variable, element or
+/// positional parameter set) and `-o OPTION` (is the option on). `None`
+/// outside the shell (`find -exec test`, `env test`), where, as with
+/// coreutils' `test`, they are not operators.
+pub(crate) type ShellQuery<'a> = &'a dyn Fn(&str, &str) -> Option<bool>;
+
+/// A unary test, the shell's own first.
+fn unary_in(fs: &mut dyn Fs, shell: ShellQuery<'_>, op: &str, arg: &str) -> Result<bool, String> {
+    let answer = match op {
+        "-v" | "-o" => shell(op, arg),
+        _ => unary(fs, op, arg),
+    };
+    answer.ok_or_else(|| format!("{op}: unary operator expected"))
 }
 
 /// The general expression parser, for more than four arguments.
@@ -105,6 +120,7 @@ struct Expr<'a, 'f> {
     args: &'a [String],
     pos: usize,
     fs: &'f mut dyn Fs,
+    shell: ShellQuery<'f>,
 }
 
 impl Expr<'_, '_> {
@@ -165,7 +181,7 @@ impl Expr<'_, '_> {
             && let Some(arg) = self.args.get(self.pos + 1).cloned()
         {
             self.pos += 2;
-            return unary(self.fs, &a, &arg).ok_or_else(|| format!("{a}: unary operator expected"));
+            return unary_in(self.fs, self.shell, &a, &arg);
         }
         self.pos += 1;
         Ok(!a.is_empty())
@@ -173,26 +189,33 @@ impl Expr<'_, '_> {
 }
 
 /// Evaluates a test's arguments: `Ok(true)` is status 0.
-pub(crate) fn evaluate(fs: &mut dyn Fs, args: &[String]) -> Result<bool, String> {
+pub(crate) fn evaluate(
+    fs: &mut dyn Fs,
+    shell: ShellQuery<'_>,
+    args: &[String],
+) -> Result<bool, String> {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     match a.as_slice() {
         [] => Ok(false),
         [x] => Ok(!x.is_empty()),
         ["!", x] => Ok(x.is_empty()),
-        [op, x] if is_unary(op) => {
-            unary(fs, op, x).ok_or_else(|| format!("{op}: unary operator expected"))
-        }
+        [op, x] if is_unary(op) => unary_in(fs, shell, op, x),
         [op, _] => Err(format!("{op}: unary operator expected")),
         [x, op, y] if is_binary(op) => binary(fs, op, x, y),
         [x, "-a", y] => Ok(!x.is_empty() && !y.is_empty()),
         [x, "-o", y] => Ok(!x.is_empty() || !y.is_empty()),
-        ["!", ..] if a.len() == 3 => evaluate(fs, &args[1..]).map(|v| !v),
+        ["!", ..] if a.len() == 3 => evaluate(fs, shell, &args[1..]).map(|v| !v),
         ["(", x, ")"] => Ok(!x.is_empty()),
         [_, op, _] => Err(format!("{op}: binary operator expected")),
-        ["!", ..] if a.len() == 4 => evaluate(fs, &args[1..]).map(|v| !v),
-        ["(", _, _, ")"] => evaluate(fs, &args[1..3]),
+        ["!", ..] if a.len() == 4 => evaluate(fs, shell, &args[1..]).map(|v| !v),
+        ["(", _, _, ")"] => evaluate(fs, shell, &args[1..3]),
         _ => {
-            let mut e = Expr { args, pos: 0, fs };
+            let mut e = Expr {
+                args,
+                pos: 0,
+                fs,
+                shell,
+            };
             let v = e.or()?;
             if e.pos < args.len() {
                 return Err("too many arguments".to_owned());
@@ -214,20 +237,28 @@ fn finish(cx: &mut Cx<'_>, name: &str, r: Result<bool, String>) -> u8 {
 
 /// `test EXPR`
 pub(crate) fn test(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    let r = evaluate(cx.fs, args);
-    finish(cx, "test", r)
+    run(cx, "test", args, &|_, _| None)
 }
 
 /// `[ EXPR ]`
 pub(crate) fn bracket(cx: &mut Cx<'_>, args: &[String]) -> u8 {
-    match args.split_last() {
-        Some((last, rest)) if last == "]" => {
-            let r = evaluate(cx.fs, rest);
-            finish(cx, "[", r)
+    run(cx, "[", args, &|_, _| None)
+}
+
+/// `test EXPR` or `[ EXPR ]` (`name`), the shell answering what `shell`
+/// can.
+pub(crate) fn run(cx: &mut Cx<'_>, name: &str, args: &[String], shell: ShellQuery<'_>) -> u8 {
+    let args = if name == "[" {
+        match args.split_last() {
+            Some((last, rest)) if last == "]" => rest,
+            _ => {
+                cx.err("vfs-sh: [: missing `]'");
+                return 2;
+            }
         }
-        _ => {
-            cx.err("vfs-sh: [: missing `]'");
-            2
-        }
-    }
+    } else {
+        args
+    };
+    let r = evaluate(cx.fs, shell, args);
+    finish(cx, name, r)
 }

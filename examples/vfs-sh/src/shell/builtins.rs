@@ -927,6 +927,12 @@ impl Shell<'_> {
         true
     }
 
+    /// `-o NAME` of `[[ ]]` and `test`: whether `set -o NAME` is on
+    /// (false for a name that is not one, shopt's included).
+    pub(super) fn set_option_on(&self, name: &str) -> bool {
+        SET_OPTIONS.iter().any(|(n, _)| *n == name) && self.option(name)
+    }
+
     fn option(&self, name: &str) -> bool {
         let o = &self.st.opts;
         match name {
@@ -1410,11 +1416,10 @@ impl Shell<'_> {
                 // `declare -a x=(a "b c")`: the elements the parser marked
                 // (or, in a value made otherwise, the words).
                 let inner = &value[1..value.len() - 1];
-                let marked = inner.contains(crate::syntax::ELEMENT);
-                let items: Vec<&str> = if marked {
-                    inner.split(crate::syntax::ELEMENT).skip(1).collect()
-                } else {
-                    inner.split_whitespace().collect()
+                let marked = crate::syntax::elements(inner).is_some();
+                let items: Vec<&str> = match crate::syntax::elements(inner) {
+                    Some(marked) => marked.collect(),
+                    None => inner.split_whitespace().collect(),
                 };
                 let unquote = |v: &str| {
                     if marked {
