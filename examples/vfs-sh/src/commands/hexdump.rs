@@ -424,7 +424,7 @@ fn pad(spec: &str, body: &[u8], out: &mut Vec<u8>) {
 
 /// One numeric conversion through the shell's `printf`.
 fn number_text(spec: &str, conv: char, value: &str, out: &mut Vec<u8>) {
-    if let Ok(b) = format_once(&format!("%{spec}{conv}"), &[value.to_owned()]) {
+    if let Ok(b) = format_once(&format!("%{spec}{conv}"), &[value.to_owned()], false) {
         out.extend_from_slice(&b);
     }
 }

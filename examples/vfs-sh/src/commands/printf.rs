@@ -292,6 +292,18 @@ fn pad(conv: &Conv, width: usize, lead: &str, body: &str, numeric: bool) -> Stri
 /// and whether `%b`'s `\c` asked to stop.
 /// Writes one pass of `pieces` over `args`; `now` (seconds since the
 /// epoch) is the time `%(...)T` shows for `-1`, `-2` or no argument.
+/// Whose printf runs a format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    /// bash's builtin: an integer beyond 64 bits is clamped, with a
+    /// warning, as `strtoimax` reads it.
+    Bash,
+    /// awk's `printf` and the commands that format a value: values as
+    /// given; `chars`: `%s` and `%c` count characters, not bytes, as gawk
+    /// does in a UTF-8 locale.
+    Other { chars: bool },
+}
+
 fn apply(
     pieces: &[Piece],
     args: &[String],
@@ -299,7 +311,7 @@ fn apply(
     errors: &mut Vec<String>,
     utf8: bool,
     now: i64,
-    bash: bool,
+    caller: Caller,
 ) -> (usize, bool) {
     let mut used = 0;
     let next = |used: &mut usize| -> Option<&String> {
@@ -332,15 +344,26 @@ fn apply(
         let text = match conv.kind {
             's' | 'c' => {
                 // A precision (and `%c`) cuts bytes, even inside a
-                // character, as the C library does.
+                // character, as the C library does; gawk in a UTF-8
+                // locale cuts and pads by characters.
                 let bytes = arg_s.as_bytes();
+                let chars = caller == Caller::Other { chars: true };
                 let keep = match (conv.kind, prec) {
                     ('c', _) => 1,
                     (_, Some(p)) => p,
                     _ => bytes.len(),
                 };
-                let body = &bytes[..keep.min(bytes.len())];
-                let fill = " ".repeat(width.saturating_sub(body.len()));
+                let (body, shown) = if chars {
+                    let end = arg_s
+                        .char_indices()
+                        .nth(keep)
+                        .map_or(bytes.len(), |(at, _)| at);
+                    (&bytes[..end], arg_s[..end].chars().count())
+                } else {
+                    let body = &bytes[..keep.min(bytes.len())];
+                    (body, body.len())
+                };
+                let fill = " ".repeat(width.saturating_sub(shown));
                 if conv.left {
                     out.extend_from_slice(body);
                     out.extend_from_slice(fill.as_bytes());
@@ -402,7 +425,7 @@ fn apply(
                 } else {
                     -i128::from(u64::MAX)..=i128::from(u64::MAX)
                 };
-                let v = if !bash || range.contains(&v) {
+                let v = if caller != Caller::Bash || range.contains(&v) {
                     v
                 } else {
                     errors.push(format!(
@@ -510,12 +533,21 @@ pub(crate) fn argument_kinds(format: &str) -> Result<Vec<char>, String> {
 }
 
 /// Formats once (awk's rule: extra arguments are ignored), with the
-/// arguments already converted to the text each conversion reads.
-pub(crate) fn format_once(format: &str, args: &[String]) -> Result<Vec<u8>, String> {
+/// arguments already converted to the text each conversion reads; `chars`:
+/// `%s` and `%c` count characters (gawk in a UTF-8 locale).
+pub(crate) fn format_once(format: &str, args: &[String], chars: bool) -> Result<Vec<u8>, String> {
     let pieces = compile(&escape_backslashes(format), true)?;
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    apply(&pieces, args, &mut out, &mut errors, true, 0, false);
+    apply(
+        &pieces,
+        args,
+        &mut out,
+        &mut errors,
+        true,
+        0,
+        Caller::Other { chars },
+    );
     Ok(out)
 }
 
@@ -551,7 +583,15 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         let mut out = Vec::new();
         let mut errors = Vec::new();
         let now = crate::time::epoch_seconds(cx.env.now);
-        let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, utf8, now, true);
+        let (used, stop) = apply(
+            &pieces,
+            rest,
+            &mut out,
+            &mut errors,
+            utf8,
+            now,
+            Caller::Bash,
+        );
         // A value out of range is a warning: it is clamped, the status stays.
         failed |= errors.iter().any(|e| !e.starts_with("printf: warning:"));
         for e in errors {
@@ -618,7 +658,7 @@ mod tests {
         let mut out = Vec::new();
         let mut errors = Vec::new();
         loop {
-            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, true, 0, true);
+            let (used, stop) = apply(&pieces, rest, &mut out, &mut errors, true, 0, Caller::Bash);
             rest = &rest[used.min(rest.len())..];
             if stop || used == 0 || rest.is_empty() {
                 break;

@@ -1096,7 +1096,7 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         .unwrap_or(0);
     let render = |v: f64| -> String {
         match &fmt {
-            Some(f) => super::printf::format_once(f, &[format!("{v}")])
+            Some(f) => super::printf::format_once(f, &[format!("{v}")], false)
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default(),
             None => format!("{v:.prec$}"),

@@ -262,7 +262,7 @@ pub(crate) fn format_g6(n: f64) -> String {
 
 /// Formats one number with a `printf` conversion.
 pub(crate) fn sprintf_num(fmt: &str, n: f64) -> String {
-    super::printf::format_once(fmt, &[float_text(n)])
+    super::printf::format_once(fmt, &[float_text(n)], false)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default()
 }
@@ -1206,6 +1206,16 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         }
     }
 
+    /// A string's length as gawk counts it: in characters in a UTF-8
+    /// locale, in bytes in the C locale.
+    fn units(&self, s: &str) -> usize {
+        if self.utf8 {
+            s.chars().count()
+        } else {
+            s.len()
+        }
+    }
+
     fn builtin(&mut self, name: &str, args: &[Expr]) -> Flow<Val> {
         let n = |x: f64| Ok(Val::Num(x));
         match name {
@@ -1221,15 +1231,14 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 } else {
                     self.str_arg(args, 0)?
                 };
-                n(s.chars().count() as f64)
+                n(self.units(&s) as f64)
             }
             "substr" => {
                 let s = self.str_arg(args, 0)?;
-                let chars: Vec<char> = s.chars().collect();
                 // gawk: a start before 1 is 1, the length is kept;
                 // fractions are truncated.
                 let m = self.num_arg(args, 1)?.trunc();
-                let len = chars.len() as f64;
+                let len = self.units(&s) as f64;
                 let start = m.max(1.0);
                 let end = if args.len() > 2 {
                     let l = self.num_arg(args, 2)?;
@@ -1244,16 +1253,21 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 if end <= start || start > len {
                     return Ok(Val::str(""));
                 }
-                let out: String = chars[(start as usize - 1)..(end as usize - 1)]
-                    .iter()
-                    .collect();
+                let (from, to) = (start as usize - 1, end as usize - 1);
+                let out: String = if self.utf8 {
+                    s.chars().skip(from).take(to - from).collect()
+                } else {
+                    // Bytes, as gawk in the C locale; a character cut in
+                    // two cannot be held, and becomes U+FFFD.
+                    String::from_utf8_lossy(&s.as_bytes()[from..to]).into_owned()
+                };
                 Ok(Val::Str(out.into()))
             }
             "index" => {
                 let s = self.str_arg(args, 0)?;
                 let t = self.str_arg(args, 1)?;
                 n(match s.find(t.as_ref()) {
-                    Some(b) => (s[..b].chars().count() + 1) as f64,
+                    Some(b) => (self.units(&s[..b]) + 1) as f64,
                     None => 0.0,
                 })
             }
@@ -1333,10 +1347,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 };
                 let caps = re.captures_at(&s, 0);
                 let (start, len) = match caps.as_ref().and_then(|c| c.first().cloned().flatten()) {
-                    Some(m) => (
-                        s[..m.start].chars().count() + 1,
-                        s[m].chars().count() as f64,
-                    ),
+                    Some(m) => (self.units(&s[..m.start]) + 1, self.units(&s[m]) as f64),
                     None => (0, -1.0),
                 };
                 if args.len() > 2 {
@@ -1348,12 +1359,10 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                             if let Some(g) = g {
                                 let text = &s[g.clone()];
                                 a.insert(i.to_string().into(), Val::input(text));
-                                let gs = s[..g.start].chars().count() + 1;
+                                let gs = self.units(&s[..g.start]) + 1;
+                                let glen = self.units(text);
                                 a.insert(format!("{i}\u{1c}start").into(), Val::Num(gs as f64));
-                                a.insert(
-                                    format!("{i}\u{1c}length").into(),
-                                    Val::Num(text.chars().count() as f64),
-                                );
+                                a.insert(format!("{i}\u{1c}length").into(), Val::Num(glen as f64));
                             }
                         }
                     }
@@ -1569,7 +1578,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 _ => self.sval(&v).to_string(),
             });
         }
-        super::printf::format_once(&fmt, &texts).or_else(|e| fatal(format!("awk: {e}")))
+        super::printf::format_once(&fmt, &texts, self.utf8).or_else(|e| fatal(format!("awk: {e}")))
     }
 
     fn write(&mut self, dest: &Dest, bytes: &[u8]) -> Flow<()> {
