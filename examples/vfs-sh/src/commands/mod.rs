@@ -202,7 +202,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "file",
         run: sys::file,
-        usage: "file [-b] [-i] [--mime-type] [--mime-encoding] PATH...  (text, empty, directory, scripts and common binary formats)",
+        usage: "file [-b] [-i] [-r] [--mime-type] [--mime-encoding] PATH...  (text, empty, directory, scripts and common binary formats)",
     },
     Command {
         name: "yes",

@@ -274,23 +274,60 @@ fn describe(data: &[u8]) -> String {
             p => format!("{p} script, {kind} executable"),
         };
     }
-    let long = text.lines().any(|l| l.len() > 300);
     let crlf = text.contains("\r\n");
     let mut extras = Vec::new();
-    if long {
-        extras.push("with very long lines");
+    if let Some(n) = longest_line(text) {
+        extras.push(format!("with very long lines ({n})"));
     }
     if crlf {
-        extras.push("with CRLF line terminators");
+        extras.push("with CRLF line terminators".to_owned());
     }
     if !text.contains('\n') {
-        extras.push("with no line terminators");
+        extras.push("with no line terminators".to_owned());
     }
     if !extras.is_empty() {
         kind.push_str(", ");
         kind.push_str(&extras.join(", "));
     }
     kind
+}
+
+/// libmagic's "very long lines": the longest line over 300 characters (a
+/// line ends at a newline or a carriage return), if there is one.
+fn longest_line(text: &str) -> Option<usize> {
+    let mut len = 0;
+    let mut longest = 0;
+    for c in text.chars() {
+        if matches!(c, '\n' | '\r') {
+            len = 0;
+        } else {
+            len += 1;
+            longest = longest.max(len);
+        }
+    }
+    (longest > 300).then_some(longest)
+}
+
+/// A file name as `file` prints it: a byte that is not printable (a
+/// control character; in the C locale, any byte outside ASCII) as `\ooo`.
+fn printable_name(name: &str, utf8: bool) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        let shown = if utf8 {
+            !c.is_control()
+        } else {
+            c.is_ascii() && !c.is_ascii_control()
+        };
+        if shown {
+            out.push(c);
+        } else {
+            let mut buf = [0; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("\\{b:03o}"));
+            }
+        }
+    }
+    out
 }
 
 /// What libmagic's text rules name a document's language: the common
@@ -511,14 +548,25 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         .filter(|a| !a.starts_with('-') || *a == "-")
         .collect();
     if ops.is_empty() {
-        cx.err("Usage: file [-bi] [--mime-type] [--mime-encoding] FILE...");
+        cx.err("Usage: file [-bir] [--mime-type] [--mime-encoding] FILE...");
         return 1;
     }
-    // Standard input is named as file names it.
-    let name = |op: &str| if op == "-" { "/dev/stdin" } else { op }.to_owned();
+    // Standard input is named as file names it; a name's unprintable
+    // bytes (in the C locale, every byte outside ASCII) are shown as
+    // `\ooo`, but under `-r`. The names line up as if escaped, even then.
+    let raw = short('r') || long("--raw");
+    let utf8 = super::utf8_locale(cx);
+    let named = |op: &str| if op == "-" { "/dev/stdin" } else { op }.to_owned();
+    let shown = |op: &str| {
+        if raw {
+            op.to_owned()
+        } else {
+            printable_name(op, utf8)
+        }
+    };
     let width = ops
         .iter()
-        .map(|o| name(o).chars().count())
+        .map(|o| printable_name(&named(o), utf8).chars().count())
         .max()
         .unwrap_or(0)
         + 1;
@@ -536,7 +584,12 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         };
         let what = match cx.fs.metadata(op) {
-            _ if op == "-" => kind(describe(&cx.stdin())),
+            _ if op == "-" => {
+                // As of a document, the first 64 KiB.
+                let mut data = cx.stdin();
+                data.truncate(64 << 10);
+                kind(describe(&data))
+            }
             Ok(m) if m.is_dir() => {
                 if mime {
                     kind("directory".to_owned())
@@ -546,14 +599,17 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
             Ok(_) => match cx.fs.read_range(op, 0, 64 << 10) {
                 Ok(d) => kind(describe(&d)),
-                Err(e) => format!("cannot open `{op}' ({})", e.strerror()),
+                Err(e) => format!("cannot open `{}' ({})", shown(op), e.strerror()),
             },
-            Err(e) => format!("cannot open `{op}' ({})", e.strerror()),
+            Err(e) => format!("cannot open `{}' ({})", shown(op), e.strerror()),
         };
         if brief {
             out.push_str(&format!("{what}\n"));
         } else {
-            out.push_str(&format!("{:<width$} {what}\n", format!("{}:", name(op))));
+            let shown = printable_name(&named(op), utf8);
+            let fill = width.saturating_sub(shown.chars().count() + 1);
+            let name = if raw { named(op) } else { shown };
+            out.push_str(&format!("{name}:{:fill$} {what}\n", ""));
         }
     }
     cx.outs(&out);
