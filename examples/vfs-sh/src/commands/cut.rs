@@ -7,38 +7,50 @@ use crate::exec::Cx;
 /// Inclusive 1-based ranges; `usize::MAX` for an open end.
 type List = Vec<(usize, usize)>;
 
+/// A `-f` (`what` is `field`) or `-b`/`-c` list, with coreutils 9's
+/// messages for what is wrong with it.
 fn parse_list(s: &str, what: &str) -> Result<List, String> {
+    let fields = what == "field";
+    let numbered = if fields {
+        "cut: fields are numbered from 1"
+    } else {
+        "cut: byte/character positions are numbered from 1"
+    };
     let mut list = Vec::new();
     for part in s.split([',', ' ']) {
-        if part.is_empty() {
-            return Err(format!("cut: invalid {what} list"));
+        // GNU names the list from its first bad character on.
+        if let Some(k) = part.find(|c: char| !c.is_ascii_digit() && c != '-') {
+            let value = if fields {
+                "field value"
+            } else {
+                "byte/character position"
+            };
+            return Err(format!("cut: invalid {value} '{}'", &part[k..]));
         }
-        let num = |t: &str| -> Result<usize, String> {
-            let n: usize = t
-                .parse()
-                .map_err(|_| format!("cut: invalid {what} value: '{t}'"))?;
-            if n == 0 {
-                return Err(format!("cut: {what}s are numbered from 1"));
-            }
-            Ok(n)
-        };
-        let range = match part.split_once('-') {
-            None => {
-                let n = num(part)?;
-                (n, n)
-            }
+        if part.matches('-').count() > 1 {
+            let range = if fields {
+                "field range"
+            } else {
+                "byte or character range"
+            };
+            return Err(format!("cut: invalid {range}"));
+        }
+        // Only digits are left: an empty number is 0.
+        let num = |t: &str| t.parse::<usize>().unwrap_or(0);
+        let (lo, hi) = match part.split_once('-') {
+            None => (num(part), num(part)),
             Some(("", "")) => return Err("cut: invalid range with no endpoint: -".to_owned()),
-            Some(("", hi)) => (1, num(hi)?),
-            Some((lo, "")) => (num(lo)?, usize::MAX),
-            Some((lo, hi)) => {
-                let (lo, hi) = (num(lo)?, num(hi)?);
-                if hi < lo {
-                    return Err("cut: invalid decreasing range".to_owned());
-                }
-                (lo, hi)
-            }
+            Some(("", hi)) => (1, num(hi)),
+            Some((lo, "")) => (num(lo), usize::MAX),
+            Some((lo, hi)) => (num(lo), num(hi)),
         };
-        list.push(range);
+        if lo == 0 {
+            return Err(numbered.to_owned());
+        }
+        if hi < lo {
+            return Err("cut: invalid decreasing range".to_owned());
+        }
+        list.push((lo, hi));
     }
     Ok(list)
 }

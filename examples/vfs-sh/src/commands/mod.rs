@@ -1229,8 +1229,10 @@ fn script_unreadable(cx: &mut Cx<'_>, shell: &str, file: &str, e: &crate::fs::Fs
             cx.err(format_args!("sh: 0: cannot open {file}: No such file"));
             2
         }
+        // The shell that could not open its script says so under its own
+        // name, not the caller's line; a directory, under the file's.
         (_, FsError::IsADirectory(_)) => {
-            cx.err(format_args!("vfs-sh: {file}: {file}: Is a directory"));
+            cx.err(format_args!("{file}: {file}: Is a directory"));
             126
         }
         (_, FsError::NotFound(_)) if !file.contains('/') => match paths_of(file).first() {
@@ -1239,12 +1241,12 @@ fn script_unreadable(cx: &mut Cx<'_>, shell: &str, file: &str, e: &crate::fs::Fs
                 126
             }
             None => {
-                cx.err(format_args!("vfs-sh: {file}: No such file or directory"));
+                cx.err(format_args!("{shell}: {file}: No such file or directory"));
                 127
             }
         },
         _ => {
-            cx.err(format_args!("vfs-sh: {file}: {}", e.strerror()));
+            cx.err(format_args!("{shell}: {file}: {}", e.strerror()));
             127
         }
     }

@@ -1085,6 +1085,7 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             "seq: invalid Zero increment value: '{}'",
             nums.get(1).map_or("0", String::as_str)
         ));
+        cx.err("Try 'seq --help' for more information.");
         return 1;
     }
     let prec = nums[..nums.len().saturating_sub(1)]
