@@ -97,7 +97,10 @@ pub(crate) enum ArgError {
     Bad(String),
 }
 
-fn find_long<'a>(cmd: &str, name: &str, spec: &'a [Spec]) -> Result<&'a Spec, ArgError> {
+/// The spec of `--NAME` (or of the one long option it abbreviates); `arg`
+/// is the whole argument, which GNU getopt names, `=VALUE` and all, when
+/// it is no option.
+fn find_long<'a>(cmd: &str, name: &str, arg: &str, spec: &'a [Spec]) -> Result<&'a Spec, ArgError> {
     if let Some(s) = spec.iter().find(|s| s.long == Some(name)) {
         return Ok(s);
     }
@@ -107,9 +110,7 @@ fn find_long<'a>(cmd: &str, name: &str, spec: &'a [Spec]) -> Result<&'a Spec, Ar
         .collect();
     match candidates.as_slice() {
         [one] => Ok(one),
-        [] => Err(ArgError::Bad(format!(
-            "{cmd}: unrecognized option '--{name}'"
-        ))),
+        [] => Err(ArgError::Bad(format!("{cmd}: unrecognized option '{arg}'"))),
         many => {
             let names: Vec<String> = many
                 .iter()
@@ -156,7 +157,7 @@ pub(crate) fn parse(
             if name == "help" {
                 return Err(ArgError::Help);
             }
-            let s = find_long(cmd, name, spec)?;
+            let s = find_long(cmd, name, arg, spec)?;
             let full = s.long.unwrap_or(name);
             let v = match (s.val, inline) {
                 (Val::No, Some(_)) => {

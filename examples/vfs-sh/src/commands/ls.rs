@@ -102,6 +102,9 @@ struct Opts<'a> {
     /// `-I`/`--ignore` patterns, with `--hide` ones unless `-a`/`-A`, and
     /// `*~` for `-B`: the directory entries not listed (operands always are).
     ignore: &'a [Pattern],
+    /// `--color=always`: names are coloured; the cell says whether the
+    /// reset GNU writes before the first coloured name has been written.
+    color: Option<&'a std::cell::Cell<bool>>,
 }
 
 /// Whether `-I`, `--hide` or `-B` leaves a directory entry out: GNU matches
@@ -232,6 +235,10 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
         p
     };
     let marks: Vec<&str> = items.iter().map(|it| indicator(cx, it, o)).collect();
+    let colors: Vec<Option<&str>> = items
+        .iter()
+        .map(|it| o.color.and_then(|_| color_of(cx, it)))
+        .collect();
     // GNU lines names up when some need quotes and others not, in long
     // listings and columns, for the shell styles: a bare name gets a space
     // where the others have their opening quote.
@@ -249,7 +256,14 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
         } else {
             ""
         };
-        format!("{pad}{}{}", o.quoting.apply(&it.name), marks[k])
+        match colors[k] {
+            Some(c) => format!(
+                "{pad}\x1b[{c}m{}\x1b[0m{}",
+                o.quoting.apply(&it.name),
+                marks[k]
+            ),
+            None => format!("{pad}{}{}", o.quoting.apply(&it.name), marks[k]),
+        }
     };
     if matches!(o.layout, Layout::Columns | Layout::Across) && !o.long {
         if total && o.blocks {
@@ -260,7 +274,13 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
         let cells: Vec<String> = (0..items.len())
             .map(|k| format!("{}{}", prefix(&items[k]), label(k)))
             .collect();
-        s.push_str(&columns(&cells, o.width, o.layout == Layout::Across));
+        s.push_str(&columns(
+            &cells,
+            o.width,
+            o.layout == Layout::Across,
+            o.color.is_none(),
+        ));
+        first_reset(o, &mut s);
         cx.outs(&s);
         return;
     }
@@ -270,7 +290,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
         let mut pos = 0usize;
         for (i, it) in items.iter().enumerate() {
             let text = format!("{}{}", prefix(it), label(i));
-            let len = text.chars().count();
+            let len = visible_len(&text);
             if i > 0 {
                 if pos + len + 2 < 80 {
                     s.push_str(", ");
@@ -286,6 +306,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
         if !items.is_empty() {
             s.push('\n');
         }
+        first_reset(o, &mut s);
         cx.outs(&s);
         return;
     }
@@ -300,6 +321,7 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
             s.push_str(&label(k));
             s.push('\n');
         }
+        first_reset(o, &mut s);
         cx.outs(&s);
         return;
     }
@@ -353,7 +375,103 @@ fn print_block(cx: &mut Cx<'_>, items: &[Item], also: &[Item], o: Opts<'_>, tota
             label(k)
         ));
     }
+    first_reset(o, &mut s);
     cx.outs(&s);
+}
+
+/// The colour GNU ls gives a name without `LS_COLORS` (its built-in
+/// defaults: the documents have no links, devices, pipes or sockets), by
+/// its kind and mode bits; `None` for a plain document.
+fn color_of(cx: &mut Cx<'_>, it: &Item) -> Option<&'static str> {
+    let bits = cx.fs.mode(&it.path).unwrap_or(it.kind.default_mode());
+    let (sticky, other_writes) = (bits & 0o1000 != 0, bits & 0o002 != 0);
+    match it.kind {
+        Kind::Dir if sticky && other_writes => Some("30;42"),
+        Kind::Dir if other_writes => Some("34;42"),
+        Kind::Dir if sticky => Some("37;44"),
+        Kind::Dir => Some("01;34"),
+        Kind::File if bits & 0o4000 != 0 => Some("37;41"),
+        Kind::File if bits & 0o2000 != 0 => Some("30;43"),
+        Kind::File if bits & 0o111 != 0 => Some("01;32"),
+        Kind::File => None,
+    }
+}
+
+/// Whether GNU ls would colour at all: without `LS_COLORS` it colours only
+/// for `COLORTERM` or a `TERM` its colour database knows (`xterm*`,
+/// `*color*`, `screen*`, `linux`...), so a script without a terminal type
+/// gets no colours even from `--color=always`. (`LS_COLORS` itself is not
+/// read: its colours are taken to be the built-in ones.)
+fn color_terminal(cx: &Cx<'_>) -> bool {
+    let env = (cx.environ)();
+    let get = |k: &str| {
+        env.iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty())
+    };
+    if get("LS_COLORS").is_some() || get("COLORTERM").is_some() {
+        return true;
+    }
+    let Some(term) = get("TERM") else {
+        return false;
+    };
+    // The `TERM` lines of coreutils 9's `dircolors --print-database`.
+    const TERMS: &[&str] = &[
+        "Eterm",
+        "ansi",
+        "*color*",
+        "con[0-9]*x[0-9]*",
+        "cons25",
+        "console",
+        "cygwin",
+        "*direct*",
+        "dtterm",
+        "gnome",
+        "hurd",
+        "jfbterm",
+        "konsole",
+        "kterm",
+        "linux",
+        "linux-c",
+        "mlterm",
+        "putty",
+        "rxvt*",
+        "screen*",
+        "st",
+        "terminator",
+        "tmux*",
+        "vt100",
+        "xterm*",
+    ];
+    TERMS.iter().any(|t| Pattern::new(t).matches(term, false))
+}
+
+/// GNU ls writes a reset (`ESC[0m`) once, before the first coloured name
+/// of its whole output.
+fn first_reset(o: Opts<'_>, s: &mut String) {
+    if let Some(done) = o.color
+        && !done.get()
+        && let Some(at) = s.find('\x1b')
+    {
+        s.insert_str(at, "\x1b[0m");
+        done.set(true);
+    }
+}
+
+/// A cell's width on the screen: its characters, less colour sequences.
+fn visible_len(text: &str) -> usize {
+    let mut n = 0;
+    let mut in_escape = false;
+    for c in text.chars() {
+        match c {
+            '\x1b' => in_escape = true,
+            'm' if in_escape => in_escape = false,
+            _ if in_escape => {}
+            _ => n += 1,
+        }
+    }
+    n
 }
 
 /// The mark `-p`, `--file-type` or `-F` puts after a name.
@@ -372,13 +490,13 @@ fn indicator(cx: &mut Cx<'_>, it: &Item, o: Opts<'_>) -> &'static str {
 /// GNU's `-C` (down) and `-x` (across) layouts when output is not a
 /// terminal: the most columns whose widths fit in `width`, each column as
 /// wide as its widest name plus two, padded with tabs to 8-column stops.
-fn columns(cells: &[String], width: usize, across: bool) -> String {
+fn columns(cells: &[String], width: usize, across: bool, tabs: bool) -> String {
     const MIN_COLUMN_WIDTH: usize = 3;
     let n = cells.len();
     if n == 0 {
         return String::new();
     }
-    let lens: Vec<usize> = cells.iter().map(|c| c.chars().count()).collect();
+    let lens: Vec<usize> = cells.iter().map(|c| visible_len(c)).collect();
     let most = if width == 0 {
         n
     } else {
@@ -411,10 +529,11 @@ fn columns(cells: &[String], width: usize, across: bool) -> String {
     let w = &widths[cols - 1];
     let rows = n.div_ceil(cols);
     let mut out = String::new();
-    // GNU's indent: tabs to each 8-column stop that fits, then spaces.
+    // GNU's indent: tabs to each 8-column stop that fits, then spaces;
+    // spaces alone with colours (GNU sets its tab size to 0 then).
     let indent = |out: &mut String, mut from: usize, to: usize| {
         while from < to {
-            if to / 8 > (from + 1) / 8 {
+            if tabs && to / 8 > (from + 1) / 8 {
                 out.push('\t');
                 from += 8 - from % 8;
             } else {
@@ -843,6 +962,27 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             _ => {}
         }
     }
+    // `--color` alone is `always`; the output is never a terminal, so
+    // `auto` colours nothing.
+    let colored = match p.value("color") {
+        None if p.has("color") && color_terminal(cx) => Some(std::cell::Cell::new(false)),
+        None => None,
+        Some(when) => match super::argmatch(
+            cx,
+            "ls",
+            "--color",
+            when,
+            &[
+                (&["always", "yes", "force"], "on"),
+                (&["never", "no", "none"], "off"),
+                (&["auto", "tty", "if-tty"], "off"),
+            ],
+        ) {
+            Some("on") if color_terminal(cx) => Some(std::cell::Cell::new(false)),
+            Some(_) => None,
+            None => return 1,
+        },
+    };
     let o = Opts {
         all: p.has("a") || p.has("f"),
         almost_all: p.has("A"),
@@ -876,6 +1016,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         numeric: p.has("n"),
         quoting,
         ignore: &ignore,
+        color: colored.as_ref(),
         reverse: p.has("r"),
         recursive: p.has("R") && !p.has("d"),
         size_scale,
@@ -950,7 +1091,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     status
 }
 
-/// `--color[=WHEN]` is accepted and ignored (output is never colored).
+/// `--color[=WHEN]`.
 const fn optional_color() -> super::Spec {
     super::optional("color", "color")
 }

@@ -634,7 +634,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "ls",
         run: ls::run,
-        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -p -F] [-Q -b -N -q] [--quoting-style=literal|shell|shell-always|shell-escape|shell-escape-always|c|c-maybe|escape|locale|clocale] [-w N] [--format=long|commas|across|vertical|single-column] [--file-type] [--indicator-style=none|slash|file-type|classify] [--group-directories-first] [--sort=none|time|size|extension|version|width] [--time=atime|ctime|birth] [--full-time] [--time-style=long-iso|full-iso|iso|+FORMAT] [-I PATTERN] [--hide=PATTERN] [-B] [PATH]...  (-U, -f: the directory's own order; -C, -x: 80 columns or $COLUMNS)",
+        usage: "ls [-l -g -o -n -a -A -f -U -t -S -X -v -c -u -r -1 -m -C -x -R -h -d -s -i -p -F] [-Q -b -N -q] [--quoting-style=literal|shell|shell-always|shell-escape|shell-escape-always|c|c-maybe|escape|locale|clocale] [-w N] [--format=long|commas|across|vertical|single-column] [--file-type] [--indicator-style=none|slash|file-type|classify] [--group-directories-first] [--sort=none|time|size|extension|version|width] [--time=atime|ctime|birth] [--full-time] [--time-style=long-iso|full-iso|iso|+FORMAT] [-I PATTERN] [--hide=PATTERN] [-B] [--color[=always|never|auto]] [PATH]...  (-U, -f: the directory's own order; -C, -x: 80 columns or $COLUMNS)",
     },
     Command {
         name: "printf",
