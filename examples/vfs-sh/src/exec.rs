@@ -1016,7 +1016,9 @@ impl Cx<'_> {
         let list = match lines_then_error(script, posix, &lead) {
             Ok(l) => l,
             Err((msg, status)) => {
-                self.err(msg);
+                if !msg.is_empty() {
+                    self.err(msg);
+                }
                 return status;
             }
         };
@@ -1207,15 +1209,24 @@ fn lines_then_error(
 ) -> Result<Vec<syntax::List>, (String, u8)> {
     match syntax::parse_lines(script, posix) {
         (lines, None) => Ok(lines),
-        (lines, Some(e)) if lines.is_empty() => Err((e.report(lead), e.status.unwrap_or(2))),
+        (lines, Some(e)) if lines.is_empty() => {
+            Err((e.report(lead), e.status.unwrap_or(e.otherwise)))
+        }
         (mut lines, Some(e)) => {
             let said = e.report(lead);
+            let print = if said.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "printf '%s\\n' {} >&2; ",
+                    crate::commands::shell_quote(&said)
+                )
+            };
             let report = format!(
-                "{{ vfs_sh_status=$?; printf '%s\\n' {} >&2; exit {}; }}",
-                crate::commands::shell_quote(&said),
+                "{{ vfs_sh_status=$?; {print}exit {}; }}",
                 match e.status {
                     Some(status) => status.to_string(),
-                    None => "$(( vfs_sh_status ? vfs_sh_status : 2 ))".to_owned(),
+                    None => format!("$(( vfs_sh_status ? vfs_sh_status : {} ))", e.otherwise),
                 }
             );
             lines.push(syntax::parse(&report).map_err(|_| (said, 2))?);
@@ -1237,7 +1248,9 @@ pub fn run(
     let list = match lines_then_error(script, false, &syntax::Lead::String("bash")) {
         Ok(l) => l,
         Err((msg, status)) => {
-            let _ = writeln!(err, "{msg}");
+            if !msg.is_empty() {
+                let _ = writeln!(err, "{msg}");
+            }
             return status;
         }
     };

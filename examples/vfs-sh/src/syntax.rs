@@ -364,6 +364,17 @@ fn unexpected(tok: &str) -> String {
     format!("{UNEXPECTED_TOKEN} `{tok}'")
 }
 
+/// What starts an error inside `[[ ]]`, which bash words its own way,
+/// without repeating the line, and which ends it with the last command's
+/// status (0 if it succeeded).
+const COND_ERROR: &str = "vfs-sh: \u{1}";
+
+/// An error inside `[[ ]]` (see [`COND_ERROR`]); bash says nothing at all
+/// for some (`[[ ]]`, `[[ a && ]]`): `msg` is empty then.
+fn cond_error(msg: &str) -> String {
+    format!("{COND_ERROR}{msg}")
+}
+
 /// A line of a script that does not parse.
 #[derive(Debug)]
 pub(crate) struct LineError {
@@ -378,8 +389,12 @@ pub(crate) struct LineError {
     /// The status the shell ends with: 2, or 127 for an unexpected token
     /// inside `$(...)` or `<(...)` (bash 5.2 ends `echo $(fi)` with 127).
     /// `None` for a quote left open to the end of the text, which ends
-    /// bash with the last command's status if it failed, else 2.
+    /// bash with the last command's status if it failed, else
+    /// `otherwise`.
     pub(crate) status: Option<u8>,
+    /// The status a `None` status ends with after a command that
+    /// succeeded: 2, or 0 for an error inside `[[ ]]` (bash 5.2's).
+    pub(crate) otherwise: u8,
 }
 
 const UNEXPECTED_END: &str = "vfs-sh: syntax error: unexpected end of file";
@@ -449,9 +464,10 @@ fn parse_lines_from(src: &str, posix: bool, first: u32) -> (Vec<List>, Option<Li
             && ["`''", "`\"'", "``'"]
                 .iter()
                 .any(|q| msg.ends_with(&format!("looking for matching {q}")));
+        let cond = msg.strip_prefix(COND_ERROR).map(str::to_owned);
         let status = if p.in_substitution {
             Some(127)
-        } else if open_quote {
+        } else if open_quote || cond.is_some() {
             None
         } else {
             Some(2)
@@ -487,9 +503,10 @@ fn parse_lines_from(src: &str, posix: bool, first: u32) -> (Vec<List>, Option<Li
         } else {
             msg
         };
-        let msg = match msg.strip_prefix(crate::exec::SHELL) {
-            Some(rest) => rest.to_owned(),
-            None => msg,
+        let msg = match (&cond, msg.strip_prefix(crate::exec::SHELL)) {
+            (Some(said), _) => said.clone(),
+            (None, Some(rest)) => rest.to_owned(),
+            (None, None) => msg,
         };
         return (
             all,
@@ -498,6 +515,7 @@ fn parse_lines_from(src: &str, posix: bool, first: u32) -> (Vec<List>, Option<Li
                 line,
                 echo,
                 status,
+                otherwise: if cond.is_some() { 0 } else { 2 },
             }),
         );
     }
@@ -507,6 +525,10 @@ impl LineError {
     /// The error as bash prints it, each line led by `lead` for the line
     /// it names: `bash: -c: line 2: ` (see [`Lead`]).
     pub(crate) fn report(&self, lead: &Lead<'_>) -> String {
+        if self.msg.is_empty() {
+            // An error bash says nothing of (see [`cond_error`]).
+            return String::new();
+        }
         let at = lead.at(self.line);
         match &self.echo {
             Some(text) => format!("{at}{}\n{at}`{text}'", self.msg),
@@ -918,7 +940,15 @@ impl Parser {
                 let cond = self.cond_or()?;
                 self.skip_space(true);
                 if !self.eat_reserved("]]") {
-                    return Err(self.unexpected_here());
+                    return Err(match self.peek_token() {
+                        Some(t) if t == ")" => cond_error(
+                            "syntax error in conditional expression: unexpected token `)'",
+                        ),
+                        Some(t) if !t.starts_with(['&', '|', ';', '<', '>', '(', '\n']) => {
+                            cond_error("syntax error in conditional expression")
+                        }
+                        _ => self.unexpected_here(),
+                    });
                 }
                 let redirs = self.redirs_after()?;
                 Ok(Command::Compound(Compound::Cond(cond), redirs))
@@ -1245,10 +1275,18 @@ impl Parser {
             self.depth -= 1;
             self.skip_space(true);
             if self.peek() != Some(')') {
+                if self.starts("]]") {
+                    return Err(cond_error("unexpected token `]]', expected `)'"));
+                }
                 return Err(self.unexpected_here());
             }
             self.i += 1;
             return Ok(inner);
+        }
+        // A primary missing where one must be (`[[ ]]`, `[[ ! ]]`,
+        // `[[ a && ]]`): bash 5.2 ends without a word.
+        if self.at_cond_end() {
+            return Err(cond_error(""));
         }
         let first = self.cond_word()?;
         let first_text = first.as_lit().map(str::to_owned);
@@ -1257,6 +1295,12 @@ impl Parser {
         let op = self.cond_binary_op();
         if let Some(op) = op {
             self.skip_space(false);
+            if self.at_cond_end() {
+                let tok = self.peek_token().unwrap_or_default();
+                return Err(cond_error(&format!(
+                    "unexpected argument `{tok}' to conditional binary operator"
+                )));
+            }
             let right = if op == "=~" {
                 self.cond_regex_word()?
             } else if matches!(op.as_str(), "==" | "!=" | "=") && self.extglob_ahead() {
@@ -1269,10 +1313,21 @@ impl Parser {
         if let Some(t) = first_text
             && t.len() == 2
             && t.starts_with('-')
-            && !self.at_cond_end()
         {
-            let operand = self.cond_word()?;
-            return Ok(Cond::Unary(t, operand));
+            if !self.at_cond_end() {
+                let operand = self.cond_word()?;
+                return Ok(Cond::Unary(t, operand));
+            }
+            if "abcdefghknoprstuvwxzGLNORS".contains(&t[1..]) && self.peek().is_some() {
+                let tok = self.peek_token().unwrap_or_default();
+                return Err(cond_error(&format!(
+                    "unexpected argument `{tok}' to conditional unary operator"
+                )));
+            }
+        }
+        // A word then another: bash wanted an operator between them.
+        if !self.at_cond_end() && self.peek().is_some_and(|c| c != '\n') {
+            return Err(cond_error("conditional binary operator expected"));
         }
         Ok(Cond::Word(first))
     }
@@ -2026,10 +2081,12 @@ impl Parser {
                             .lines()
                             .map(|l| format!("\"$0\"{}", crate::commands::shell_quote(l)))
                             .collect();
-                        list.extend(parse(&format!(
-                            "printf '%s\\n' {} >&2; exit 2",
-                            said.join(" ")
-                        ))?);
+                        let print = if said.is_empty() {
+                            String::new()
+                        } else {
+                            format!("printf '%s\\n' {} >&2; ", said.join(" "))
+                        };
+                        list.extend(parse(&format!("{print}exit 2"))?);
                     }
                     list
                 };

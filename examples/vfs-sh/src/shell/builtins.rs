@@ -565,7 +565,10 @@ impl Shell<'_> {
                 Err(Flow::Exit(127))
             }
             Some(e) => {
-                let _ = writeln!(io.err, "{}", e.report(lead));
+                let said = e.report(lead);
+                if !said.is_empty() {
+                    let _ = writeln!(io.err, "{said}");
+                }
                 self.status = 2;
                 Ok(2)
             }
