@@ -215,12 +215,10 @@ fn compound_trace(word: &str) -> Option<(&str, String)> {
     let (lhs, value) = word.split_once('=')?;
     let inner = value.strip_prefix('(')?.strip_suffix(')')?;
     let shown: Vec<String> = crate::syntax::elements(inner)?
-        .map(
-            |e| match e.strip_prefix('[').and_then(|r| r.split_once("]=")) {
-                Some((k, v)) => format!("[{}]={}", single_quote(k), single_quote(v)),
-                None => single_quote(e),
-            },
-        )
+        .map(|e| match crate::syntax::keyed_element(e) {
+            Some((k, v)) => format!("[{}]={}", single_quote(k), single_quote(v)),
+            None => single_quote(e),
+        })
         .collect();
     Some((
         lhs.trim_end_matches('+'),
@@ -1951,10 +1949,9 @@ impl<'a> Shell<'a> {
             for line in &traced {
                 self.trace(io, line);
             }
-            let decl = matches!(
-                argv.first().map(String::as_str),
-                Some("export" | "local" | "declare" | "typeset" | "readonly")
-            );
+            let decl = argv
+                .first()
+                .is_some_and(|w| crate::syntax::is_declaration(w));
             let mut words = Vec::with_capacity(argv.len());
             for w in &argv {
                 // bash traces a declaration's `NAME=(...)` as an assignment

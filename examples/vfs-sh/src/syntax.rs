@@ -1498,9 +1498,10 @@ impl Parser {
                     self.keep_subscript_whole()?;
                 }
             }
-            let decl = words.first().and_then(Word::as_lit).is_some_and(|w| {
-                matches!(w, "export" | "local" | "declare" | "typeset" | "readonly")
-            });
+            let decl = words
+                .first()
+                .and_then(Word::as_lit)
+                .is_some_and(is_declaration);
             if decl && let Some(a) = self.try_assignment()? {
                 // Declaration builtins take assignments as words that are
                 // not split; they are kept as words holding one field.
@@ -2546,6 +2547,21 @@ fn plain_text(w: &Word) -> String {
 /// argument, and ends the list (see [`assignment_word`]): a NUL, which no
 /// shell value holds.
 pub(crate) const ELEMENT: char = '\0';
+
+/// Whether a command is a declaration builtin, whose `NAME=value` and
+/// `NAME=(...)` arguments are assignments.
+pub(crate) fn is_declaration(name: &str) -> bool {
+    matches!(
+        name,
+        "export" | "local" | "declare" | "typeset" | "readonly"
+    )
+}
+
+/// An element `[KEY]=VALUE` of a declaration builtin's `NAME=(...)`
+/// argument, as its key and value; `None` for a plain element.
+pub(crate) fn keyed_element(item: &str) -> Option<(&str, &str)> {
+    item.strip_prefix('[')?.split_once("]=")
+}
 
 /// The elements of a declaration builtin's `NAME=(...)` argument, from the
 /// text between its parentheses; `None` when the parser did not mark them

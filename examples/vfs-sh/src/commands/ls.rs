@@ -404,12 +404,7 @@ fn color_of(cx: &mut Cx<'_>, it: &Item) -> Option<&'static str> {
 /// read: its colours are taken to be the built-in ones.)
 fn color_terminal(cx: &Cx<'_>) -> bool {
     let env = (cx.environ)();
-    let get = |k: &str| {
-        env.iter()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.as_str())
-            .filter(|v| !v.is_empty())
-    };
+    let get = |k: &str| super::env_value(&env, k);
     if get("LS_COLORS").is_some() || get("COLORTERM").is_some() {
         return true;
     }

@@ -1382,17 +1382,22 @@ pub(crate) fn lf_lines(text: &str) -> impl Iterator<Item = &str> {
     body.split('\n').filter(move |_| !empty)
 }
 
+/// A variable's value in `environ` (the shell's, from `Cx::environ`),
+/// when it is set and not empty.
+pub(crate) fn env_value<'e>(environ: &'e [(String, String)], name: &str) -> Option<&'e str> {
+    environ
+        .iter()
+        .find(|(n, v)| n == name && !v.is_empty())
+        .map(|(_, v)| v.as_str())
+}
+
 /// Whether the shell's locale (`LC_ALL`, else `LC_CTYPE`, else `LANG`, as
 /// the C library picks it) is a UTF-8 one. vfs-sh starts in the C locale,
 /// as a fresh container does; `export LC_ALL=C.UTF-8` switches the
 /// commands that look (`tree`'s branches, `wc -m`) to UTF-8.
 pub(crate) fn utf8_locale(cx: &Cx<'_>) -> bool {
     let env = (cx.environ)();
-    let get = |k: &str| {
-        env.iter()
-            .find(|(n, v)| n == k && !v.is_empty())
-            .map(|(_, v)| v.clone())
-    };
+    let get = |k: &str| env_value(&env, k);
     get("LC_ALL")
         .or_else(|| get("LC_CTYPE"))
         .or_else(|| get("LANG"))

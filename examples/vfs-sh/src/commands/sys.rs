@@ -606,14 +606,13 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             printable_name(op, utf8)
         }
     };
-    let width = ops
+    let escaped: Vec<String> = ops
         .iter()
-        .map(|o| printable_name(&named(o), utf8).chars().count())
-        .max()
-        .unwrap_or(0)
-        + 1;
+        .map(|o| printable_name(&named(o), utf8))
+        .collect();
+    let width = escaped.iter().map(|e| e.chars().count()).max().unwrap_or(0) + 1;
     let mut out = String::new();
-    for op in ops {
+    for (op, escaped) in ops.into_iter().zip(escaped) {
         let kind = |k: String| {
             if !mime {
                 return k;
@@ -631,8 +630,7 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 // to read a gzip size from.
                 let mut data = cx.stdin();
                 data.truncate(64 << 10);
-                let last4 = None;
-                kind(describe(&data, last4))
+                kind(describe(&data, None))
             }
             Ok(m) if m.is_dir() => {
                 if mime {
@@ -661,9 +659,8 @@ pub(crate) fn file(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         if brief {
             out.push_str(&format!("{what}\n"));
         } else {
-            let shown = printable_name(&named(op), utf8);
-            let fill = width.saturating_sub(shown.chars().count() + 1);
-            let name = if raw { named(op) } else { shown };
+            let fill = width.saturating_sub(escaped.chars().count() + 1);
+            let name = if raw { named(op) } else { escaped };
             out.push_str(&format!("{name}:{:fill$} {what}\n", ""));
         }
     }

@@ -1432,9 +1432,7 @@ impl Shell<'_> {
                     }
                 };
                 let keyed = |item: &str| {
-                    item.strip_prefix('[')
-                        .and_then(|r| r.split_once("]="))
-                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    crate::syntax::keyed_element(item).map(|(k, v)| (k.to_owned(), v.to_owned()))
                 };
                 if matches!(self.st.vars.get(&base), Some(Value::Assoc(_))) {
                     let mut m: Vec<(String, String)> = Vec::new();
