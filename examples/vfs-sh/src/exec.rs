@@ -725,13 +725,15 @@ impl Cx<'_> {
 
     /// Writes a string to standard output.
     pub(crate) fn outs(&mut self, s: &str) {
-        self.out(s.as_bytes());
+        self.out(&crate::lossless::encode(s));
     }
 
     /// Writes one line (a newline is added) to standard error.
     pub(crate) fn err(&mut self, msg: impl Display) {
         let msg = msg.to_string();
-        let _ = writeln!(self.err, "{}", self.env.whence.message(&msg));
+        let mut line = self.env.whence.message(&msg).into_owned();
+        line.push('\n');
+        let _ = self.err.write_all(&crate::lossless::encode(&line));
     }
 
     /// Reads a whole operand: `-` is standard input, anything else a

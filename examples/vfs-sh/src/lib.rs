@@ -34,6 +34,7 @@ pub mod fs;
 mod glob;
 mod lex;
 mod longest;
+mod lossless;
 mod pattern;
 mod search;
 mod shell;

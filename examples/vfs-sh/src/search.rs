@@ -34,7 +34,7 @@ impl Engine {
             // A line that hits the backtrack limit does not match, as PCRE's
             // grep reports a resource error and goes on.
             Engine::Backtracking(re) => re
-                .is_match(String::from_utf8_lossy(line).as_ref())
+                .is_match(crate::lossless::decode(line).as_ref())
                 .unwrap_or(false),
         }
     }

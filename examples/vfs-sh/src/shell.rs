@@ -160,10 +160,18 @@ fn subscripted(w: &Word) -> Option<(Word, Word)> {
     Some((Word { parts: key }, Word { parts: value }))
 }
 
+/// Whether bash shows `s` in `$'...'`: it holds a control character or
+/// a byte outside valid UTF-8.
+fn needs_ansi_c(s: &str) -> bool {
+    s.chars()
+        .any(|c| c.is_control() || crate::lossless::raw_byte(c).is_some())
+}
+
 /// `${x@Q}`: the value quoted for reuse as bash quotes it, in single
-/// quotes, or in `$'...'` when it holds control characters.
+/// quotes, or in `$'...'` when it holds control characters or bytes
+/// outside valid UTF-8.
 fn bash_quote(s: &str) -> String {
-    if !s.chars().any(|c| c.is_control()) {
+    if !needs_ansi_c(s) {
         return single_quote(s);
     }
     let mut out = String::from("$'");
@@ -182,7 +190,10 @@ fn bash_quote(s: &str) -> String {
             c if c.is_control() && (c as u32) < 0x100 => {
                 out.push_str(&format!("\\{:03o}", c as u32));
             }
-            c => out.push(c),
+            c => match crate::lossless::raw_byte(c) {
+                Some(b) => out.push_str(&format!("\\{b:03o}")),
+                None => out.push(c),
+            },
         }
     }
     out.push('\'');
@@ -200,7 +211,7 @@ fn xtrace_word(w: &str) -> String {
         "''".to_string()
     } else if first_special || tilde_after || w.chars().any(|c| METAS.contains(c)) {
         single_quote(w)
-    } else if w.chars().any(char::is_control) {
+    } else if needs_ansi_c(w) {
         bash_quote(w)
     } else {
         w.to_string()
@@ -1471,17 +1482,17 @@ impl<'a> Shell<'a> {
         self.loops += 1;
         let r = loop {
             if show {
-                let _ = io.err.write_all(menu.as_bytes());
+                let _ = io.err.write_all(&crate::lossless::encode(&menu));
             }
             let prompt = self.scalar("PS3").unwrap_or_else(|| "#? ".to_owned());
-            let _ = io.err.write_all(prompt.as_bytes());
+            let _ = io.err.write_all(&crate::lossless::encode(&prompt));
             let Some(line) = io.input.borrow_mut().read_until(b'\n') else {
                 // The end of input ends the loop, with status 1, after a
                 // newline on standard output (bash's `putchar`).
                 let _ = io.out.write_all(b"\n");
                 break Ok(1);
             };
-            let line = String::from_utf8_lossy(&line);
+            let line = crate::lossless::decode(&line);
             let reply = line.strip_suffix('\n').unwrap_or(&line).to_owned();
             if reply.trim().is_empty() {
                 show = true;
@@ -2507,8 +2518,10 @@ impl<'a> Shell<'a> {
                     text.push('\n');
                 }
                 match fd_of(r.fd, 0)? {
-                    0 => *input = InBuf::bytes(text.into_bytes()),
-                    n if n > 2 => self.in_fds[n] = Some(InBuf::bytes(text.into_bytes())),
+                    0 => *input = InBuf::bytes(crate::lossless::encode_owned(text)),
+                    n if n > 2 => {
+                        self.in_fds[n] = Some(InBuf::bytes(crate::lossless::encode_owned(text)));
+                    }
                     _ => {}
                 }
             }
@@ -3028,8 +3041,7 @@ impl<'a> Shell<'a> {
             }
         }
         // Valid UTF-8 (the usual case) becomes the string without a copy.
-        let mut text = String::from_utf8(data)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let mut text = crate::lossless::decode_owned(data);
         while text.ends_with('\n') {
             text.pop();
         }
@@ -3097,7 +3109,7 @@ impl<'a> Shell<'a> {
                 // Characters in a UTF-8 locale, bytes in the C one.
                 let n = match value {
                     PVal::Unset => 0,
-                    PVal::One(s) if !self.utf8_locale() => s.len(),
+                    PVal::One(s) if !self.utf8_locale() => crate::lossless::byte_len(&s),
                     PVal::One(s) => s.chars().count(),
                     PVal::Many(v, _) => v.len(),
                 };
@@ -3176,9 +3188,10 @@ impl<'a> Shell<'a> {
                     PVal::Unset => PVal::Unset,
                     PVal::One(s) => {
                         // Characters in a UTF-8 locale, bytes in the C one
-                        // (a piece of a character shows as U+FFFD).
+                        // (a piece of a character is carried as its bytes).
                         let utf8 = self.utf8_locale() && !s.is_ascii();
-                        let len = if utf8 { s.chars().count() } else { s.len() };
+                        let bytes = crate::lossless::encode(&s);
+                        let len = if utf8 { s.chars().count() } else { bytes.len() };
                         // The byte where character `k` starts.
                         let byte = |k: usize| s.char_indices().nth(k).map_or(s.len(), |(i, _)| i);
                         match slice_range(len, offset, length) {
@@ -3192,7 +3205,7 @@ impl<'a> Shell<'a> {
                                 PVal::One(s[start..end].to_owned())
                             }
                             Some((a, b)) => {
-                                PVal::One(String::from_utf8_lossy(&s.as_bytes()[a..b]).into_owned())
+                                PVal::One(crate::lossless::decode(&bytes[a..b]).into_owned())
                             }
                             None if length.is_some_and(|l| l < 0) => {
                                 return Err(ExpError::Command(format!(
@@ -3239,7 +3252,7 @@ impl<'a> Shell<'a> {
                     }),
                     'Q' | 'K' => map_val(value, bash_quote),
                     'E' => map_val(value, |s: &str| {
-                        String::from_utf8_lossy(&commands::unescape_ansi(s, utf8).0).into_owned()
+                        crate::lossless::decode_owned(commands::unescape_ansi(s, utf8).0)
                     }),
                     _ => {
                         // `a`: the attribute letters, in bash's order.

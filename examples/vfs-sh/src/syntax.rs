@@ -2287,7 +2287,7 @@ impl Parser {
         if let Some(nul) = bytes.iter().position(|&b| b == 0) {
             bytes.truncate(nul);
         }
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
+        Ok(crate::lossless::decode_owned(bytes))
     }
 
     /// The inside of `${...}` after the `{`, up to and past the `}`.

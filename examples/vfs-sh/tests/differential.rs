@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Outcome, compare, gnu, installed};
+use common::{Outcome, compare, gnu, installed, shown};
 use vfs_sh::cases::{Case, cases};
 use vfs_sh::dirfs::DirFs;
 
@@ -30,8 +30,8 @@ fn run_in(root: &Path, script: &str) -> Outcome {
         &mut err,
     );
     Outcome {
-        stdout: String::from_utf8_lossy(&out).into_owned(),
-        stderr: String::from_utf8_lossy(&err).into_owned(),
+        stdout: shown(&out),
+        stderr: shown(&err),
         status,
     }
 }

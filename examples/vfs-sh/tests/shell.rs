@@ -1329,3 +1329,35 @@ fn a_long_last_argument_is_not_kept_in_underscore() {
     );
     assert_eq!((r.out.as_str(), r.status), ("[0]\nb\n", 0), "{}", r.err);
 }
+
+#[test]
+fn date_set_is_refused_as_gnu_refuses_an_unprivileged_user() {
+    // No differential case: bash run as root on a test machine would set
+    // its clock. GNU date without the privilege says why, prints the date
+    // it would have set, and ends with 1.
+    let r = sh("date -u -s '2120-12-01 10:00'; echo \"status $?\"; date --set=@0 +%F");
+    assert_eq!(
+        r.out, "Sun Dec  1 10:00:00 UTC 2120\nstatus 1\n1970-01-01\n",
+        "{}",
+        r.err
+    );
+    assert_eq!(
+        r.err
+            .matches("date: cannot set date: Operation not permitted")
+            .count(),
+        2
+    );
+    let r = sh("date -s; date -s 'not a date'");
+    assert_eq!((r.out.as_str(), r.status), ("", 1));
+    assert!(
+        r.err
+            .contains("date: option requires an argument -- 's'\nTry 'date --help'"),
+        "{}",
+        r.err
+    );
+    assert!(
+        r.err.contains("date: invalid date 'not a date'"),
+        "{}",
+        r.err
+    );
+}

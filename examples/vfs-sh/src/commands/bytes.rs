@@ -220,7 +220,7 @@ fn sum(cx: &mut Cx<'_>, cmd: &str, algo: &str, args: &[String]) -> u8 {
         let mut out = String::new();
         for op in &ops {
             let list = match read(cx, op) {
-                Ok(d) => String::from_utf8_lossy(&d).into_owned(),
+                Ok(d) => crate::lossless::decode(&d).into_owned(),
                 Err(why) => {
                     cx.err(format_args!("{cmd}: {}: {why}", quote(op, false)));
                     status = 1;

@@ -139,14 +139,14 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 "cut: an input delimiter may be specified only when operating on fields",
             );
         }
-        Some(d) if d.len() == 1 => d.as_bytes()[0],
+        Some(d) if crate::lossless::encode(d).len() == 1 => crate::lossless::encode(d)[0],
         Some("") => b'\n',
         Some(_) => return fail(cx, "cut: the delimiter must be a single character"),
     };
     let complement = p.has("complement");
     let only_delimited = p.has("s");
     let out_delim: Vec<u8> = match p.value("od") {
-        Some(d) => d.as_bytes().to_vec(),
+        Some(d) => crate::lossless::encode(d).into_owned(),
         None if mode == "f" => vec![delim],
         None => Vec::new(),
     };

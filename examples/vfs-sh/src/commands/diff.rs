@@ -219,11 +219,11 @@ fn line_format(fmt: &str, line: &str, n: usize, open: bool, out: &mut Vec<u8>) {
         let rest = &b[i + 1..];
         match rest.first() {
             Some(b'l') => {
-                out.extend_from_slice(line.as_bytes());
+                out.extend_from_slice(&crate::lossless::encode(line));
                 i += 2;
             }
             Some(b'L') => {
-                out.extend_from_slice(line.as_bytes());
+                out.extend_from_slice(&crate::lossless::encode(line));
                 if !open {
                     out.push(b'\n');
                 }
@@ -382,7 +382,7 @@ fn formatted(o: &Opts, ops: &[DiffOp], a: (&[String], bool), b: (&[String], bool
 /// before it with `--strip-trailing-cr`); and whether the last one lacked
 /// it.
 fn split(data: &[u8], strip_cr: bool) -> (Vec<String>, bool) {
-    let text = String::from_utf8_lossy(data);
+    let text = crate::lossless::decode(data);
     let missing = !text.is_empty() && !text.ends_with('\n');
     let lines = super::lf_lines(&text).map(|l| {
         let l = if strip_cr {

@@ -44,7 +44,10 @@ pub(crate) fn unescape(s: &str, dialect: Dialect, utf8: bool) -> (Vec<u8>, bool)
     while let Some(&c) = chars.get(i) {
         i += 1;
         if c != '\\' {
-            push_char(&mut out, u32::from(c));
+            match crate::lossless::raw_byte(c) {
+                Some(b) => out.push(b),
+                None => push_char(&mut out, u32::from(c)),
+            }
             continue;
         }
         let Some(&e) = chars.get(i) else {
@@ -163,9 +166,9 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 cx.out(&out);
                 out.clear();
             }
-            cx.out(a.as_bytes());
+            cx.out(&crate::lossless::encode(a));
         } else {
-            out.extend_from_slice(a.as_bytes());
+            out.extend_from_slice(&crate::lossless::encode(a));
         }
     }
     if newline {

@@ -582,7 +582,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             other_indent: 0,
             last_line_length: 0,
         };
-        f.run(&String::from_utf8_lossy(d));
+        f.run(&crate::lossless::decode(d));
         cx.outs(&f.out);
     });
     u8::from(failed)

@@ -812,7 +812,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String], hd: bool) -> u8 {
                 let file = v.clone().unwrap_or_default();
                 match cx.read_file_operand(&file) {
                     Ok(d) => {
-                        for line in String::from_utf8_lossy(&d).lines() {
+                        for line in crate::lossless::decode(&d).lines() {
                             let line = line.trim_start();
                             if !line.is_empty() && !line.starts_with('#') {
                                 texts.push(line.to_owned());

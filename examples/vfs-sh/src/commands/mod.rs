@@ -883,7 +883,7 @@ pub(crate) fn files0_from(
     let names = data
         .split(|&b| b == 0)
         .filter(|n| !n.is_empty())
-        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .map(|n| crate::lossless::decode(n).into_owned())
         .collect();
     Ok((names, stream))
 }
@@ -1009,7 +1009,7 @@ fn run_script_file(cx: &mut Cx<'_>, path: &str, args: &[String]) -> u8 {
         return 126;
     }
     let text = match cx.fs.read(path) {
-        Ok(d) => String::from_utf8_lossy(&d).into_owned(),
+        Ok(d) => crate::lossless::decode(&d).into_owned(),
         Err(e) => {
             cx.err(format_args!("vfs-sh: {path}: {}", e.strerror()));
             return 126;
@@ -1183,24 +1183,24 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
         None if from_stdin => {
             let mut p = vec![name.to_owned()];
             p.extend(args.get(i..).unwrap_or(&[]).iter().cloned());
-            (String::from_utf8_lossy(&cx.stdin()).into_owned(), p)
+            (crate::lossless::decode(&cx.stdin()).into_owned(), p)
         }
         None => match args.get(i) {
             Some(file) if file == "/dev/stdin" => {
                 let mut p = vec![file.clone()];
                 p.extend(args[i + 1..].iter().cloned());
-                (String::from_utf8_lossy(&cx.stdin()).into_owned(), p)
+                (crate::lossless::decode(&cx.stdin()).into_owned(), p)
             }
             Some(file) => match cx.fs.read(file) {
                 Ok(data) => {
                     let mut p = vec![file.clone()];
                     p.extend(args[i + 1..].iter().cloned());
-                    (String::from_utf8_lossy(&data).into_owned(), p)
+                    (crate::lossless::decode(&data).into_owned(), p)
                 }
                 Err(e) => return script_unreadable(cx, name, file, &e),
             },
             None => (
-                String::from_utf8_lossy(&cx.stdin()).into_owned(),
+                crate::lossless::decode(&cx.stdin()).into_owned(),
                 Vec::new(),
             ),
         },

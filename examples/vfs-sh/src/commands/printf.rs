@@ -346,7 +346,7 @@ fn apply(
                 // A precision (and `%c`) cuts bytes, even inside a
                 // character, as the C library does; gawk in a UTF-8
                 // locale cuts and pads by characters.
-                let bytes = arg_s.as_bytes();
+                let bytes = crate::lossless::encode(arg_s);
                 let chars = caller == Caller::Other { chars: true };
                 let keep = match (conv.kind, prec) {
                     ('c', _) => 1,
@@ -357,19 +357,22 @@ fn apply(
                     let end = arg_s
                         .char_indices()
                         .nth(keep)
-                        .map_or(bytes.len(), |(at, _)| at);
-                    (&bytes[..end], arg_s[..end].chars().count())
+                        .map_or(arg_s.len(), |(at, _)| at);
+                    (
+                        crate::lossless::encode(&arg_s[..end]),
+                        arg_s[..end].chars().count(),
+                    )
                 } else {
                     let body = &bytes[..keep.min(bytes.len())];
-                    (body, body.len())
+                    (std::borrow::Cow::Borrowed(body), body.len())
                 };
                 let fill = " ".repeat(width.saturating_sub(shown));
                 if conv.left {
-                    out.extend_from_slice(body);
+                    out.extend_from_slice(&body);
                     out.extend_from_slice(fill.as_bytes());
                 } else {
                     out.extend_from_slice(fill.as_bytes());
-                    out.extend_from_slice(body);
+                    out.extend_from_slice(&body);
                 }
                 continue;
             }
@@ -509,7 +512,7 @@ fn apply(
                 pad(conv, width, sign, &body, v.is_finite())
             }
         };
-        out.extend_from_slice(text.as_bytes());
+        out.extend_from_slice(&crate::lossless::encode(&text));
     }
     (used, false)
 }
@@ -613,9 +616,10 @@ pub(crate) fn shell_quote(s: &str) -> String {
     if s.is_empty() {
         return "''".to_owned();
     }
-    if s.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
+    let bytes = crate::lossless::encode(s);
+    if bytes.iter().any(|b| !(0x20..0x7f).contains(b)) {
         let mut out = String::from("$'");
-        for b in s.bytes() {
+        for &b in bytes.iter() {
             match b {
                 b'\t' => out.push_str("\\t"),
                 b'\n' => out.push_str("\\n"),

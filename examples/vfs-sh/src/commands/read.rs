@@ -73,7 +73,7 @@ impl TextWindow {
     /// Text already in memory, whole.
     pub(crate) fn whole(data: &[u8]) -> TextWindow {
         TextWindow {
-            text: String::from_utf8_lossy(data).into_owned(),
+            text: crate::lossless::decode(data).into_owned(),
             ..TextWindow::default()
         }
     }
@@ -131,7 +131,7 @@ impl TextWindow {
             self.carry.extend_from_slice(&piece);
             let keep = if last { 0 } else { utf8_tail(&self.carry) };
             let whole = self.carry.len() - keep;
-            let text = String::from_utf8_lossy(&self.carry[..whole]).into_owned();
+            let text = crate::lossless::decode(&self.carry[..whole]).into_owned();
             self.carry.drain(..whole);
             self.text.drain(..self.pos);
             self.pos = 0;

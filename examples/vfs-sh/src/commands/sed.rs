@@ -197,7 +197,10 @@ fn char_escape(s: &[char]) -> Option<(char, usize)> {
                 .take_while(|c| c.is_digit(radix))
                 .collect();
             let n = u32::from_str_radix(&digits, radix).ok()?;
-            Some((char::from_u32(n & 0xff)?, 1 + digits.len()))
+            Some((
+                crate::lossless::byte_char((n & 0xff) as u8),
+                1 + digits.len(),
+            ))
         }
         _ => None,
     }
@@ -239,6 +242,7 @@ fn compile(src: &str, syntax: Syntax, fold: bool, multi: bool) -> Res<SedRegex> 
             None => pre.push('\\'),
         }
     }
+    let pre = crate::lossless::normalize(&pre);
     let t = translate(&pre, syntax).map_err(|e| format!("sed: -e expression #1, char 0: {e}"))?;
     if t.backrefs {
         return fancy_regex::RegexBuilder::new(&t.regex)
@@ -557,6 +561,11 @@ impl Parser {
         }
         if !lit.is_empty() {
             parts.push(Repl::Lit(lit));
+        }
+        for part in &mut parts {
+            if let Repl::Lit(text) = part {
+                *text = crate::lossless::normalize(text).into_owned();
+            }
         }
         Ok(parts)
     }
@@ -1042,7 +1051,7 @@ impl Run<'_, '_> {
             self.out.push(b'\n');
             self.pending_nl = false;
         }
-        self.out.extend_from_slice(text.as_bytes());
+        self.out.extend_from_slice(&crate::lossless::encode(text));
         if nl {
             self.out.push(b'\n');
         } else {
@@ -1062,12 +1071,12 @@ impl Run<'_, '_> {
     /// What `cmd` prints, less one trailing newline (`e`, `s///e`).
     fn command_output(&mut self, cmd: &str) -> String {
         let (out, _) = self.cx.shell_output(cmd);
-        let text = String::from_utf8_lossy(&out);
+        let text = crate::lossless::decode(&out);
         text.strip_suffix('\n').unwrap_or(&text).to_owned()
     }
 
     fn emit_err(&mut self, text: &str) {
-        self.err.extend_from_slice(text.as_bytes());
+        self.err.extend_from_slice(&crate::lossless::encode(text));
         self.err.push(b'\n');
     }
 
@@ -1290,7 +1299,7 @@ fn expand(repl: &[Repl], ps: &str, caps: &Groups, out: &mut String) {
 /// `l`: the pattern space with escapes, wrapped at `width`.
 fn list(ps: &str, width: usize) -> String {
     let mut s = String::new();
-    for b in ps.bytes() {
+    for &b in crate::lossless::encode(ps).iter() {
         match b {
             b'\\' => s.push_str("\\\\"),
             b'\x07' => s.push_str("\\a"),
@@ -1486,7 +1495,7 @@ fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
                     }
                     Kind::ReadFile(f) => {
                         if let Ok(d) = run.cx.fs.read(f) {
-                            let t = String::from_utf8_lossy(&d);
+                            let t = crate::lossless::decode(&d);
                             let t = t.strip_suffix('\n').unwrap_or(&t).to_owned();
                             if !d.is_empty() {
                                 run.append.push(t);
@@ -1498,7 +1507,7 @@ fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
                             let lines = run.cx.fs.read(f).map_or_else(
                                 |_| Vec::new(),
                                 |d| {
-                                    crate::commands::lf_lines(&String::from_utf8_lossy(&d))
+                                    crate::commands::lf_lines(&crate::lossless::decode(&d))
                                         .map(str::to_owned)
                                         .collect()
                                 },
@@ -1750,7 +1759,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     for f in p.values("f") {
         // `-f -` reads the script from standard input.
         match cx.read_operand(f) {
-            Ok(d) => pieces.push(String::from_utf8_lossy(&d).into_owned()),
+            Ok(d) => pieces.push(crate::lossless::decode(&d).into_owned()),
             Err(e) => {
                 cx.err(format_args!(
                     "sed: couldn't open file {f}: {}",

@@ -330,7 +330,7 @@ fn human_cmp(a: &[u8], b: &[u8]) -> Ordering {
 /// `sort -g`: as floating point numbers; text that is none sorts first.
 fn general_cmp(a: &[u8], b: &[u8]) -> Ordering {
     let parse = |s: &[u8]| -> Option<f64> {
-        let t = String::from_utf8_lossy(s);
+        let t = crate::lossless::decode(s);
         let t = t.trim_start();
         let end = t
             .char_indices()
@@ -783,7 +783,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                         "sort: {}:{}: disorder: {}",
                         operands[0],
                         i + 2,
-                        String::from_utf8_lossy(w[1])
+                        crate::lossless::decode(w[1])
                     ));
                 }
                 return 1;

@@ -184,7 +184,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     (Some("printf"), _, Some(f)) => {
                         // `--printf`: backslash escapes, no newline added.
                         let f = super::echo::unescape(f, super::echo::Dialect::Format, true).0;
-                        let line = custom(&String::from_utf8_lossy(&f), op, &m, &a, links);
+                        let line = custom(&crate::lossless::decode(&f), op, &m, &a, links);
                         line.strip_suffix('\n').unwrap_or(&line).to_owned()
                     }
                     (_, Some(f), _) => custom(f, op, &m, &a, links),

@@ -6,7 +6,7 @@ use crate::time::{epoch_seconds, strftime};
 
 pub(crate) use crate::datestr::parse_date;
 
-/// `date [-u] [-d STRING] [-r FILE] [-I[FMT]] [-R] [+FORMAT]`, in UTC.
+/// `date [-u] [-d STRING] [-s STRING] [-r FILE] [-I[FMT]] [-R] [+FORMAT]`, in UTC.
 pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let (now, nanos) = {
         let d = cx
@@ -18,6 +18,9 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let mut when = (now, nanos);
     let mut format = "%a %b %e %H:%M:%S %Z %Y".to_owned();
+    // `-s`: the sandbox may not set the clock, so GNU date's failure as
+    // an unprivileged user: the refusal, then the date it would have set.
+    let mut set = false;
     let mut i = 0;
     while let Some(a) = args.get(i) {
         i += 1;
@@ -28,18 +31,28 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                 v
             })
         };
-        // `-d STRING` in its spellings: `--date=S`, `-dS`, `-ud S`.
-        let date_text = match a.as_str() {
-            "-d" | "--date" | "-ud" | "-du" => match value(&mut i, None) {
-                Some(v) => Some(v),
-                None => {
-                    cx.err("date: option requires an argument -- 'd'");
-                    return 1;
+        // `-d STRING` in its spellings (`--date=S`, `-dS`, `-ud S`), and
+        // `-s STRING` in the same ones.
+        let (date_text, setting) = match a.as_str() {
+            "-d" | "--date" | "-ud" | "-du" | "-s" | "--set" | "-us" | "-su" => {
+                let setting = a.contains('s');
+                match value(&mut i, None) {
+                    Some(v) => (Some(v), setting),
+                    None => {
+                        let letter = if setting { 's' } else { 'd' };
+                        cx.err(format_args!(
+                            "date: option requires an argument -- '{letter}'"
+                        ));
+                        cx.err("Try 'date --help' for more information.");
+                        return 1;
+                    }
                 }
-            },
-            s if s.starts_with("--date=") => Some(s[7..].to_owned()),
-            s if s.starts_with("-d") && s.len() > 2 => Some(s[2..].to_owned()),
-            _ => None,
+            }
+            s if s.starts_with("--date=") => (Some(s[7..].to_owned()), false),
+            s if s.starts_with("--set=") => (Some(s[6..].to_owned()), true),
+            s if s.starts_with("-d") && s.len() > 2 => (Some(s[2..].to_owned()), false),
+            s if s.starts_with("-s") && s.len() > 2 => (Some(s[2..].to_owned()), true),
+            _ => (None, false),
         };
         if let Some(v) = date_text {
             match parse_date(&v, now) {
@@ -49,6 +62,7 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     return 1;
                 }
             }
+            set |= setting;
             continue;
         }
         match a.as_str() {
@@ -118,8 +132,11 @@ pub(crate) fn date(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     }
+    if set {
+        cx.err("date: cannot set date: Operation not permitted");
+    }
     cx.outs(&format!("{}\n", strftime(&format, when.0, when.1)));
-    0
+    u8::from(set)
 }
 
 /// Whether `arg` is the long option `name` (or an abbreviation of it at
@@ -185,8 +202,10 @@ pub(crate) fn which(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 /// `last4`, its last four bytes, where a gzip file keeps its original size
 /// (`None` for standard input, whose end libmagic cannot seek to).
 fn describe(data: &[u8], last4: Option<[u8; 4]>) -> String {
-    if data.is_empty() {
-        return "empty".to_owned();
+    match data.len() {
+        0 => return "empty".to_owned(),
+        1 => return "very short file (no magic)".to_owned(),
+        _ => {}
     }
     let starts = |m: &[u8]| data.starts_with(m);
     if starts(&[0x1f, 0x8b]) {
@@ -210,21 +229,39 @@ fn describe(data: &[u8], last4: Option<[u8; 4]>) -> String {
     if starts(b"PK\x03\x04") {
         return "Zip archive data".to_owned();
     }
-    let Ok(text) = std::str::from_utf8(data) else {
-        return "data".to_owned();
-    };
-    if text
-        .bytes()
-        .any(|b| b < 0x20 && !matches!(b, b'\n' | b'\t' | b'\r' | 0x0c | 0x1b | 0x08))
+    if data
+        .iter()
+        .any(|&b| b < 0x20 && !matches!(b, b'\n' | b'\t' | b'\r' | 0x0c | 0x1b | 0x08))
     {
         return "data".to_owned();
     }
+    // UTF-8 (a character cut at the end of what was read still counts,
+    // after a whole one), else libmagic's 8-bit encodings: ISO-8859 when no byte is in
+    // 0x80..=0x9F (C1 controls there), "Non-ISO extended-ASCII" when one is.
+    let decoded;
+    let (text, encoding) = match std::str::from_utf8(data) {
+        Ok(t) if t.is_ascii() => (t, "ASCII"),
+        Ok(t) => (t, "Unicode text, UTF-8"),
+        Err(e) if e.error_len().is_none() && !data[..e.valid_up_to()].is_ascii() => (
+            std::str::from_utf8(&data[..e.valid_up_to()]).unwrap_or_default(),
+            "Unicode text, UTF-8",
+        ),
+        Err(_) => {
+            decoded = crate::lossless::decode(data);
+            // 0x85 is NEL, a line terminator to libmagic, not a C1 byte.
+            let c1 = data.iter().any(|&b| (0x80..0xa0).contains(&b) && b != 0x85);
+            let name = if c1 {
+                "Non-ISO extended-ASCII"
+            } else {
+                "ISO-8859"
+            };
+            (&*decoded, name)
+        }
+    };
     let mut kind = if looks_like_csv(text.as_bytes()) {
         "CSV text".to_owned()
-    } else if text.is_ascii() {
-        "ASCII text".to_owned()
     } else {
-        "Unicode text, UTF-8 text".to_owned()
+        format!("{encoding} text")
     };
     let trimmed = text.trim_start();
     if (trimmed.starts_with('{') || trimmed.starts_with('['))
@@ -269,22 +306,49 @@ fn describe(data: &[u8], last4: Option<[u8; 4]>) -> String {
             p => format!("{p} script, {kind} executable"),
         };
     }
-    let crlf = text.contains("\r\n");
     let mut extras = Vec::new();
     if let Some(n) = longest_line(text) {
         extras.push(format!("with very long lines ({n})"));
     }
-    if crlf {
-        extras.push("with CRLF line terminators".to_owned());
-    }
-    if !text.contains('\n') {
-        extras.push("with no line terminators".to_owned());
-    }
+    extras.extend(terminators(text));
     if !extras.is_empty() {
         kind.push_str(", ");
         kind.push_str(&extras.join(", "));
     }
     kind
+}
+
+/// libmagic's line terminators: named when there are none or when one
+/// is not LF (`with CRLF, LF line terminators`); NEL is U+0085 or, in an
+/// 8-bit encoding, the byte 0x85.
+fn terminators(text: &str) -> Option<String> {
+    let (mut crlf, mut cr, mut lf, mut nel) = (0, 0, 0, 0);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {
+                chars.next();
+                crlf += 1;
+            }
+            '\r' => cr += 1,
+            '\n' => lf += 1,
+            '\u{85}' => nel += 1,
+            c if crate::lossless::raw_byte(c) == Some(0x85) => nel += 1,
+            _ => {}
+        }
+    }
+    if crlf + cr + nel == 0 && lf > 0 {
+        return None;
+    }
+    if crlf + cr + lf + nel == 0 {
+        return Some("with no line terminators".to_owned());
+    }
+    let names: Vec<&str> = [(crlf, "CRLF"), (cr, "CR"), (lf, "LF"), (nel, "NEL")]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(_, name)| name)
+        .collect();
+    Some(format!("with {} line terminators", names.join(", ")))
 }
 
 /// libmagic's gzip line: the original name and time the header keeps, the

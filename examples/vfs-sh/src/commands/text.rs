@@ -59,16 +59,6 @@ pub(crate) fn each_input(
     failed
 }
 
-/// How a tool's standard output meets its error messages: written in
-/// 4096-byte blocks (stdio's buffer on a pipe), and before each message
-/// too with GNU's `error()`, which flushes standard output first;
-/// util-linux's `warn()` does not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stdio {
-    FlushedByErrors,
-    Buffered,
-}
-
 /// Like [`each_input`], a record at a time: each operand's records (each
 /// with its `delim`; the last one may have none) go to `f` as they are
 /// read, with the output buffer to write to, so a command that works line
@@ -80,7 +70,6 @@ pub(crate) fn each_input_record(
     ops: &[String],
     why: impl Fn(&str, &FsError) -> String,
     delim: u8,
-    stdio: Stdio,
     mut f: impl FnMut(&[u8], &mut Vec<u8>),
 ) -> bool {
     let stdin = ["-".to_owned()];
@@ -95,10 +84,11 @@ pub(crate) fn each_input_record(
             })
         });
         if let Err(e) = streamed {
-            if stdio == Stdio::FlushedByErrors {
-                cx.out(&out);
-                out.clear();
-            }
+            // Written in 4096-byte blocks (stdio's buffer on a pipe), and
+            // before each message too: GNU's `error()` flushes standard
+            // output first.
+            cx.out(&out);
+            out.clear();
             cx.err(why(op, &e));
             failed = true;
         }
@@ -149,34 +139,74 @@ pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         FsError::IsADirectory(_) => format!("rev: {op}: 0: Is a directory"),
         e => format!("rev: cannot open {op}: {}", e.strerror()),
     };
-    // rev writes through stdio, so a short output reaches a pipe only at
-    // exit, after the errors.
+    // util-linux reads each line as wide characters: in the C locale only
+    // ASCII decodes, in a UTF-8 one only valid UTF-8. A line that does not
+    // ends its file there, named with how many lines came before it.
+    let utf8 = super::utf8_locale(cx);
+    let decodes = |text: &[u8]| {
+        if utf8 {
+            std::str::from_utf8(text).is_ok()
+        } else {
+            text.is_ascii()
+        }
+    };
     let reversed = |text: &[u8], out: &mut Vec<u8>| {
-        let s: String = String::from_utf8_lossy(text).chars().rev().collect();
+        let s: String = crate::lossless::decode(text).chars().rev().collect();
         out.extend_from_slice(s.as_bytes());
     };
+    let stdin = ["-".to_owned()];
+    let ops = if args.is_empty() { &stdin[..] } else { args };
+    let mut failed = false;
+    // rev writes through stdio, so a short output reaches a pipe only at
+    // exit, after the errors.
+    let mut out = Vec::new();
     // util-linux reads a line as a C wide string: a NUL ends it there, and
     // as no newline ends what it read, the next line is read onto it (a
     // line that starts with a NUL, with nothing before it, is dropped).
     let mut pending: Vec<u8> = Vec::new();
-    let failed = each_input_record(cx, args, why, b'\n', Stdio::Buffered, |line, out| {
-        let body = chomp(line);
-        if let Some(nul) = body.iter().position(|&b| b == 0) {
-            pending.extend_from_slice(&body[..nul]);
-            return;
+    for op in ops {
+        let (mut done, mut undecodable) = (0usize, false);
+        let streamed = cx.refuse_directory(op).and_then(|()| {
+            cx.stream_records(op, b'\n', |cx, line| {
+                if undecodable {
+                    return;
+                }
+                let body = chomp(line);
+                if let Some(nul) = body.iter().position(|&b| b == 0) {
+                    pending.extend_from_slice(&body[..nul]);
+                    return;
+                }
+                pending.extend_from_slice(body);
+                if !decodes(&pending) {
+                    undecodable = true;
+                    pending.clear();
+                    return;
+                }
+                reversed(&pending, &mut out);
+                pending.clear();
+                if body.len() < line.len() {
+                    out.push(b'\n');
+                }
+                done += 1;
+                cx.out_stdio(&mut out);
+            })
+        });
+        if undecodable {
+            let name = if op == "-" { "stdin" } else { op };
+            cx.err(format_args!(
+                "rev: {name}: {done}: Invalid or incomplete multibyte or wide character"
+            ));
+            failed = true;
         }
-        pending.extend_from_slice(body);
-        reversed(&pending, out);
-        pending.clear();
-        if body.len() < line.len() {
-            out.push(b'\n');
+        if let Err(e) = streamed {
+            cx.err(why(op, &e));
+            failed = true;
         }
-    });
-    if !pending.is_empty() {
-        let mut out = Vec::new();
-        reversed(&pending, &mut out);
-        cx.out(&out);
     }
+    if !pending.is_empty() && decodes(&pending) {
+        reversed(&pending, &mut out);
+    }
+    cx.out(&out);
     u8::from(failed)
 }
 
@@ -347,7 +377,6 @@ fn tabs(cx: &mut Cx<'_>, cmd: &str, args: &[String], to_spaces: bool) -> u8 {
         &p.operands,
         plain_why(cmd),
         b'\n',
-        Stdio::FlushedByErrors,
         // A byte is a column, as GNU counts them in every locale; the
         // bytes go out as they came.
         |line, out| {
@@ -608,7 +637,7 @@ pub(crate) fn numfmt(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     };
     let delim = p.value("d").and_then(|d| d.chars().next());
     let data = cx.stdin();
-    for (i, line) in super::lf_lines(&String::from_utf8_lossy(&data)).enumerate() {
+    for (i, line) in super::lf_lines(&crate::lossless::decode(&data)).enumerate() {
         if i < headers {
             out.push_str(line);
             out.push('\n');
@@ -674,7 +703,7 @@ pub(crate) fn numfmt(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 /// standard input when there are none).
 pub(crate) fn factor(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let words: Vec<String> = if args.is_empty() {
-        String::from_utf8_lossy(&cx.stdin())
+        crate::lossless::decode(&cx.stdin())
             .split_whitespace()
             .map(str::to_owned)
             .collect()
@@ -903,56 +932,49 @@ pub(crate) fn nl(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let mut n = start;
     let mut section = 1;
     let mut blanks = 0;
-    let failed = each_input_record(
-        cx,
-        &p.operands,
-        plain_why("nl"),
-        b'\n',
-        Stdio::FlushedByErrors,
-        |line, out| {
-            let body = line.strip_suffix(b"\n").unwrap_or(line);
-            if !delim.is_empty()
-                && let Some(k) = sections.iter().position(|d| d.as_bytes() == body)
-            {
-                section = k;
-                if renumber {
-                    n = start;
-                }
-                out.push(b'\n');
-                return;
+    let failed = each_input_record(cx, &p.operands, plain_why("nl"), b'\n', |line, out| {
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        if !delim.is_empty()
+            && let Some(k) = sections.iter().position(|d| d.as_bytes() == body)
+        {
+            section = k;
+            if renumber {
+                n = start;
             }
-            let numbered = match &styles[section] {
-                NlStyle::All if join > 1 => {
-                    blanks += 1;
-                    let yes = !body.is_empty() || blanks == join;
-                    if yes {
-                        blanks = 0;
-                    }
-                    yes
-                }
-                NlStyle::All => true,
-                NlStyle::Text => !body.is_empty(),
-                NlStyle::None => false,
-                // The line goes out as it came; only `pRE` reads it as text.
-                NlStyle::Matching(re) => re.is_match(&String::from_utf8_lossy(body)),
-            };
-            if numbered {
-                let num = match format.as_str() {
-                    "ln" => format!("{n:<width$}"),
-                    "rz" if n < 0 => format!("-{:0w$}", n.unsigned_abs(), w = width - 1),
-                    "rz" => format!("{n:0width$}"),
-                    _ => format!("{n:>width$}"),
-                };
-                out.extend_from_slice(num.as_bytes());
-                out.extend_from_slice(sep.as_bytes());
-                n = n.wrapping_add(incr);
-            } else {
-                out.extend_from_slice(blank.as_bytes());
-            }
-            out.extend_from_slice(body);
             out.push(b'\n');
-        },
-    );
+            return;
+        }
+        let numbered = match &styles[section] {
+            NlStyle::All if join > 1 => {
+                blanks += 1;
+                let yes = !body.is_empty() || blanks == join;
+                if yes {
+                    blanks = 0;
+                }
+                yes
+            }
+            NlStyle::All => true,
+            NlStyle::Text => !body.is_empty(),
+            NlStyle::None => false,
+            // The line goes out as it came; only `pRE` reads it as text.
+            NlStyle::Matching(re) => re.is_match(&crate::lossless::decode(body)),
+        };
+        if numbered {
+            let num = match format.as_str() {
+                "ln" => format!("{n:<width$}"),
+                "rz" if n < 0 => format!("-{:0w$}", n.unsigned_abs(), w = width - 1),
+                "rz" => format!("{n:0width$}"),
+                _ => format!("{n:>width$}"),
+            };
+            out.extend_from_slice(num.as_bytes());
+            out.extend_from_slice(sep.as_bytes());
+            n = n.wrapping_add(incr);
+        } else {
+            out.extend_from_slice(blank.as_bytes());
+        }
+        out.extend_from_slice(body);
+        out.push(b'\n');
+    });
     u8::from(failed)
 }
 
@@ -1098,7 +1120,7 @@ pub(crate) fn seq(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let render = |v: f64| -> String {
         match &fmt {
             Some(f) => super::printf::format_once(f, &[format!("{v}")], false)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .map(|b| crate::lossless::decode(&b).into_owned())
                 .unwrap_or_default(),
             None => format!("{v:.prec$}"),
         }
@@ -1382,51 +1404,43 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     // newline does, or, the last one of a file, where the file does.
     let mut line: Vec<u8> = Vec::new();
     let mut col = 0usize;
-    let failed = each_input_record(
-        cx,
-        &p.operands,
-        plain_why("fold"),
-        b'\n',
-        Stdio::FlushedByErrors,
-        |record, out| {
-            for &c in record {
-                if c == b'\n' {
-                    out.extend_from_slice(&line);
+    let failed = each_input_record(cx, &p.operands, plain_why("fold"), b'\n', |record, out| {
+        for &c in record {
+            if c == b'\n' {
+                out.extend_from_slice(&line);
+                out.push(b'\n');
+                line.clear();
+                col = 0;
+                continue;
+            }
+            loop {
+                col = adjust(col, c);
+                if col <= width {
+                    line.push(c);
+                    break;
+                }
+                if spaces && let Some(k) = line.iter().rposition(|b| *b == b' ' || *b == b'\t') {
+                    out.extend_from_slice(&line[..=k]);
                     out.push(b'\n');
-                    line.clear();
-                    col = 0;
+                    line.drain(..=k);
+                    col = line.iter().fold(0, |col, &b| adjust(col, b));
                     continue;
                 }
-                loop {
-                    col = adjust(col, c);
-                    if col <= width {
-                        line.push(c);
-                        break;
-                    }
-                    if spaces && let Some(k) = line.iter().rposition(|b| *b == b' ' || *b == b'\t')
-                    {
-                        out.extend_from_slice(&line[..=k]);
-                        out.push(b'\n');
-                        line.drain(..=k);
-                        col = line.iter().fold(0, |col, &b| adjust(col, b));
-                        continue;
-                    }
-                    if line.is_empty() {
-                        line.push(c);
-                        break;
-                    }
-                    out.extend_from_slice(&line);
-                    out.push(b'\n');
-                    line.clear();
-                    col = 0;
+                if line.is_empty() {
+                    line.push(c);
+                    break;
                 }
-            }
-            if record.last() != Some(&b'\n') {
-                out.append(&mut line);
+                out.extend_from_slice(&line);
+                out.push(b'\n');
+                line.clear();
                 col = 0;
             }
-        },
-    );
+        }
+        if record.last() != Some(&b'\n') {
+            out.append(&mut line);
+            col = 0;
+        }
+    });
     u8::from(failed)
 }
 
@@ -2109,9 +2123,14 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Err(c) => return c,
     };
     let (ins, failed) = inputs(cx, "column", &p.operands);
+    // util-linux shows a byte outside valid UTF-8 as `\xHH`, four columns.
     let text: String = ins
         .iter()
-        .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
+        .flat_map(|(_, d)| d.utf8_chunks())
+        .flat_map(|chunk| {
+            let bad = chunk.invalid().iter().map(|b| format!("\\x{b:02x}"));
+            std::iter::once(chunk.valid().to_owned()).chain(bad)
+        })
         .collect();
     // util-linux reads each line as a wide string: a NUL ends it there.
     let lines: Vec<&str> = super::lf_lines(&text)
@@ -2542,7 +2561,7 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         }
     };
     let rows = |d: &[u8]| -> Vec<Vec<String>> {
-        super::lf_lines(&String::from_utf8_lossy(d))
+        super::lf_lines(&crate::lossless::decode(d))
             .map(split)
             .collect()
     };

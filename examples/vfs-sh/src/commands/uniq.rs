@@ -28,15 +28,15 @@ fn same(
         let rest = rest.get(skip_chars.min(rest.len())..).unwrap_or(&[]);
         let rest = match width {
             Some(w) => {
-                let s = String::from_utf8_lossy(rest);
+                let s = crate::lossless::decode(rest);
                 let end = s.char_indices().nth(w).map_or(s.len(), |(i, _)| i);
-                s[..end].as_bytes().to_vec()
+                crate::lossless::encode(&s[..end]).into_owned()
             }
             None => rest.to_vec(),
         };
         let rest = rest.as_slice();
         if fold {
-            String::from_utf8_lossy(rest).to_lowercase().into_bytes()
+            crate::lossless::encode(&crate::lossless::decode(rest).to_lowercase()).into_owned()
         } else {
             rest.to_vec()
         }

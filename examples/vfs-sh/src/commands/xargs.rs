@@ -52,7 +52,7 @@ fn optional_values(args: &[String]) -> Vec<String> {
 /// `-L`'s input lines, each split into items; a line ending in a blank
 /// goes on to the next, blank lines do not count.
 fn split_lines(input: &[u8]) -> Result<Vec<Vec<String>>, String> {
-    let text = String::from_utf8_lossy(input);
+    let text = crate::lossless::decode(input);
     let mut lines = Vec::new();
     let mut pending = String::new();
     for line in text.split_inclusive('\n') {
@@ -112,7 +112,7 @@ fn long_takes_value(a: &str) -> bool {
 /// Splits input into items the default way; `lines` keeps blanks inside a
 /// line (for `-I`).
 fn split_quoted(input: &[u8], lines: bool) -> Result<Vec<String>, String> {
-    let text = String::from_utf8_lossy(input);
+    let text = crate::lossless::decode(input);
     let mut items = Vec::new();
     let mut cur = String::new();
     let mut have = false;
@@ -177,7 +177,7 @@ fn split_on(input: &[u8], delim: u8) -> Vec<String> {
         return Vec::new();
     }
     body.split(|&b| b == delim)
-        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .map(|s| crate::lossless::decode(s).into_owned())
         .collect()
 }
 

@@ -226,7 +226,7 @@ impl Shell<'_> {
                 }
             }
         }
-        let _ = io.out.write_all(out.as_bytes());
+        let _ = io.out.write_all(&crate::lossless::encode(&out));
         let mut status = 0;
         if let Some(name) = &query {
             match funcs.iter().find(|(n, _)| n == name) {

@@ -2,7 +2,7 @@
 //! (`cd`, `read`, `set`, `local`, `eval`, `source`...), and the wrappers
 //! that run another command (`command`, `timeout`, `env`...).
 
-use super::{Attrs, ExpError, Flow, Io, R, Shell, Value, bash_quote, single_quote};
+use super::{Attrs, ExpError, Flow, Io, R, Shell, Value, bash_quote, needs_ansi_c, single_quote};
 use crate::commands;
 use crate::exec::Whence;
 use crate::fs::FsError;
@@ -204,13 +204,15 @@ impl Shell<'_> {
     /// Writes one of the shell's messages, begun as bash begins them
     /// (`bash: line 3: `).
     pub(super) fn say(&self, io: &mut Io<'_>, msg: impl std::fmt::Display) {
-        let _ = writeln!(io.err, "{}{msg}", self.env.whence.prefix());
+        let line = format!("{}{msg}\n", self.env.whence.prefix());
+        let _ = io.err.write_all(&crate::lossless::encode(&line));
     }
 
     /// Writes a message made with [`crate::exec::SHELL`] before it (an
     /// expansion's or a redirection's error), begun as bash begins it.
     pub(super) fn report(&self, io: &mut Io<'_>, msg: &str) {
-        let _ = writeln!(io.err, "{}", self.env.whence.message(msg));
+        let line = format!("{}\n", self.env.whence.message(msg));
+        let _ = io.err.write_all(&crate::lossless::encode(&line));
     }
 
     /// Runs a builtin. Kept out of line (as are the shell's other ways to
@@ -536,7 +538,7 @@ impl Shell<'_> {
         } else {
             syntax::Lead::File(path)
         };
-        let mut r = self.run_text(&String::from_utf8_lossy(&text), &lead, io);
+        let mut r = self.run_text(&crate::lossless::decode(&text), &lead, io);
         if let Err(flow) = self.returning(None, io) {
             r = Err(flow);
         }
@@ -757,7 +759,7 @@ impl Shell<'_> {
         } else {
             format!("{}\n", shown.join(" "))
         };
-        let _ = io.out.write_all(text.as_bytes());
+        let _ = io.out.write_all(&crate::lossless::encode(&text));
         0
     }
 
@@ -776,7 +778,7 @@ impl Shell<'_> {
                 .iter()
                 .map(|(n, v)| format!("alias {n}={}\n", single_quote(v)))
                 .collect();
-            let _ = io.out.write_all(text.as_bytes());
+            let _ = io.out.write_all(&crate::lossless::encode(&text));
         }
         let mut status = 0;
         for a in names {
@@ -859,7 +861,7 @@ impl Shell<'_> {
             for (n, v) in all {
                 s.push_str(&format!("{n}={v}\n"));
             }
-            let _ = io.out.write_all(s.as_bytes());
+            let _ = io.out.write_all(&crate::lossless::encode(&s));
             return 0;
         }
         let mut i = 0;
@@ -984,7 +986,7 @@ impl Shell<'_> {
                 text.push_str(&format!("{n:<15}\t{}\n", if on { "on" } else { "off" }));
             }
         }
-        let _ = io.out.write_all(text.as_bytes());
+        let _ = io.out.write_all(&crate::lossless::encode(&text));
     }
 
     fn shopt(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
@@ -1041,7 +1043,7 @@ impl Shell<'_> {
                 text.push_str(&format!("{n:<15}\t{}\n", if on { "on" } else { "off" }));
             }
         }
-        let _ = io.out.write_all(text.as_bytes());
+        let _ = io.out.write_all(&crate::lossless::encode(&text));
         status
     }
 
@@ -1213,13 +1215,13 @@ impl Shell<'_> {
                         status = 1;
                     }
                 }
-                let _ = io.out.write_all(text.as_bytes());
+                let _ = io.out.write_all(&crate::lossless::encode(&text));
                 return Ok(status);
             }
             let mut names: Vec<&String> = self.st.funcs.keys().collect();
             names.sort();
             let text: String = names.iter().map(|n| format!("declare -f {n}\n")).collect();
-            let _ = io.out.write_all(text.as_bytes());
+            let _ = io.out.write_all(&crate::lossless::encode(&text));
             return Ok(0);
         }
         if print || (operands.is_empty() && name != "local") {
@@ -1298,7 +1300,7 @@ impl Shell<'_> {
                     None => {}
                 }
             }
-            let _ = io.out.write_all(text.as_bytes());
+            let _ = io.out.write_all(&crate::lossless::encode(&text));
             return Ok(status);
         }
         for op in operands {
@@ -1609,7 +1611,7 @@ impl Shell<'_> {
             let mut input = source.borrow_mut();
             if let Some(n) = count {
                 let data = input.read_n(n);
-                let text = String::from_utf8_lossy(&data).into_owned();
+                let text = crate::lossless::decode(&data).into_owned();
                 let text = match text.find(char::from(delim)) {
                     Some(p) => {
                         found_delim = true;
@@ -1623,7 +1625,7 @@ impl Shell<'_> {
                 chars.extend(text.chars().map(|c| (c, false)));
             } else {
                 while let Some(line) = input.read_until(delim) {
-                    let mut text = String::from_utf8_lossy(&line).into_owned();
+                    let mut text = crate::lossless::decode(&line).into_owned();
                     let ended = text.ends_with(char::from(delim));
                     if ended {
                         text.pop();
@@ -1801,7 +1803,7 @@ impl Shell<'_> {
             if strip && line.last() == Some(&delim) {
                 line.pop();
             }
-            items.push(Some(String::from_utf8_lossy(&line).into_owned()));
+            items.push(Some(crate::lossless::decode(&line).into_owned()));
         }
         drop(input);
         let mut values = Vec::with_capacity(items.len());
@@ -1981,7 +1983,7 @@ impl Shell<'_> {
                 };
                 self.with_cx(&mut sub, |cx| commands::printf(cx, &args[2..]))
             };
-            let value = String::from_utf8_lossy(&buf).into_owned();
+            let value = crate::lossless::decode(&buf).into_owned();
             let base = var.split_once('[').map_or(var.as_str(), |(base, _)| base);
             let Some(value) = self.builtin_value(base, value, io)? else {
                 return Ok(1);
@@ -2116,7 +2118,7 @@ impl Shell<'_> {
                 _ => status = 1,
             }
         }
-        let _ = io.out.write_all(text.as_bytes());
+        let _ = io.out.write_all(&crate::lossless::encode(&text));
         Ok(status)
     }
 
@@ -2180,7 +2182,7 @@ impl Shell<'_> {
                     text.push_str(&format!("{n}={v}\n"));
                 }
             }
-            let _ = io.out.write_all(text.as_bytes());
+            let _ = io.out.write_all(&crate::lossless::encode(&text));
             Ok(0)
         } else {
             self.invoke(&args[i..], io, true)
@@ -2247,7 +2249,7 @@ fn has_shell_metas(s: &str) -> bool {
 /// character, double-quoted when it holds a character the shell would
 /// take specially, bare otherwise.
 fn assoc_key(k: &str) -> String {
-    if k.chars().any(char::is_control) {
+    if needs_ansi_c(k) {
         bash_quote(k)
     } else if has_shell_metas(k) {
         format!("\"{}\"", dq_escape(k))
@@ -2259,7 +2261,7 @@ fn assoc_key(k: &str) -> String {
 /// A value as `declare -p` shows it: in `$'...'` when it holds a control
 /// character, double-quoted otherwise.
 fn declare_quote(v: &str) -> String {
-    if v.chars().any(char::is_control) {
+    if needs_ansi_c(v) {
         bash_quote(v)
     } else {
         format!("\"{}\"", dq_escape(v))
@@ -2270,7 +2272,7 @@ fn declare_quote(v: &str) -> String {
 /// it holds a control character, single-quoted when it holds a character
 /// the shell would take specially, bare otherwise (nothing when empty).
 fn set_quote(v: &str) -> String {
-    if v.chars().any(char::is_control) {
+    if needs_ansi_c(v) {
         bash_quote(v)
     } else if has_shell_metas(v) {
         single_quote(v)

@@ -231,7 +231,7 @@ impl Shell<'_> {
             out.push_str(&suffix);
             out.push('\n');
         }
-        let _ = io.out.write_all(out.as_bytes());
+        let _ = io.out.write_all(&crate::lossless::encode(&out));
         Ok(u8::from(found.is_empty()))
     }
 

@@ -272,7 +272,9 @@ impl Shell<'_> {
     /// each name's number.
     fn list_signals(&mut self, args: &[String], io: &mut Io<'_>) -> u8 {
         if args.is_empty() {
-            let _ = io.out.write_all(table(self.posix).as_bytes());
+            let _ = io
+                .out
+                .write_all(&crate::lossless::encode(&table(self.posix)));
             return 0;
         }
         let mut status = 0;

@@ -267,6 +267,20 @@ impl Drop for Fixture {
     }
 }
 
+/// Output as text to compare, byte for byte: each byte outside valid UTF-8
+/// is shown as `\x{HH}`, so that a tool that turned 0xE9 into U+FFFD (or
+/// into anything else) differs from one that kept it.
+pub(crate) fn shown(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{{{b:02X}}}"));
+        }
+    }
+    out
+}
+
 /// What one side of a differential comparison produced.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Outcome {
@@ -311,8 +325,8 @@ pub(crate) fn gnu(root: &Path, script: &str) -> Outcome {
     };
     let out = out.expect("bash runs");
     Outcome {
-        stdout: String::from_utf8_lossy(&out.stdout).replace(real, "/files"),
-        stderr: String::from_utf8_lossy(&out.stderr).replace(real, "/files"),
+        stdout: shown(&out.stdout).replace(real, "/files"),
+        stderr: shown(&out.stderr).replace(real, "/files"),
         status: shell_status(out.status),
     }
 }

@@ -263,7 +263,7 @@ pub(crate) fn format_g6(n: f64) -> String {
 /// Formats one number with a `printf` conversion.
 pub(crate) fn sprintf_num(fmt: &str, n: f64) -> String {
     super::printf::format_once(fmt, &[float_text(n)], false)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map(|b| crate::lossless::decode(&b).into_owned())
         .unwrap_or_default()
 }
 
@@ -1212,7 +1212,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
         if self.utf8 {
             s.chars().count()
         } else {
-            s.len()
+            crate::lossless::byte_len(s)
         }
     }
 
@@ -1257,9 +1257,9 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 let out: String = if self.utf8 {
                     s.chars().skip(from).take(to - from).collect()
                 } else {
-                    // Bytes, as gawk in the C locale; a character cut in
-                    // two cannot be held, and becomes U+FFFD.
-                    String::from_utf8_lossy(&s.as_bytes()[from..to]).into_owned()
+                    // Bytes, as gawk in the C locale; the pieces of a
+                    // character cut in two are carried as bytes.
+                    crate::lossless::decode(&crate::lossless::encode(&s)[from..to]).into_owned()
                 };
                 Ok(Val::Str(out.into()))
             }
@@ -1373,7 +1373,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
             }
             "sprintf" => {
                 let out = self.format(args)?;
-                Ok(Val::Str(String::from_utf8_lossy(&out).into_owned().into()))
+                Ok(Val::Str(crate::lossless::decode(&out).into_owned().into()))
             }
             "tolower" => {
                 let s = self.str_arg(args, 0)?;
@@ -1652,7 +1652,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                     }
                 }
                 line.push_str(&self.global_str(ORS));
-                self.write(dest, line.as_bytes())?;
+                self.write(dest, &crate::lossless::encode(&line))?;
             }
             Stmt::Printf(args, dest) => {
                 let out = self.format(args)?;
@@ -1941,7 +1941,7 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                         None => {
                             let mut line = self.record.to_string();
                             line.push_str(&self.global_str(ORS));
-                            self.write(&Dest::Stdout, line.as_bytes())
+                            self.write(&Dest::Stdout, &crate::lossless::encode(&line))
                         }
                     };
                     match r {
@@ -2195,7 +2195,7 @@ fn unescape(s: &str, warnings: &mut Vec<String>) -> String {
             cs.next();
         }
     }
-    out
+    crate::lossless::normalize(&out).into_owned()
 }
 
 /// gawk names a program file where it names the command line.
@@ -2292,7 +2292,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             },
             "-f" | "--file" => match cx.read_operand(&value) {
                 Ok(d) => {
-                    sources.push(String::from_utf8_lossy(&d).into_owned());
+                    sources.push(crate::lossless::decode(&d).into_owned());
                     program_files.push(value.clone());
                 }
                 // gawk counts a directory as an error, not a fatal one,

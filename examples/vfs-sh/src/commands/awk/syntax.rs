@@ -283,12 +283,15 @@ pub(crate) fn unescape_one(e: char, rest: &str, mut warn: impl FnMut(String)) ->
                 v = v * 8 + d;
                 used += 1;
             }
-            (plain(char::from_u32(v & 0xff).unwrap_or('?')), used)
+            (plain(crate::lossless::byte_char((v & 0xff) as u8)), used)
         }
         'x' if rest.starts_with(|c: char| c.is_ascii_hexdigit()) => {
             let digits: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
             let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
-            (plain(char::from_u32(v).unwrap_or('?')), digits.len())
+            (
+                plain(crate::lossless::byte_char((v & 0xff) as u8)),
+                digits.len(),
+            )
         }
         other => {
             warn(format!(
@@ -454,7 +457,7 @@ impl Lexer {
             };
             self.i += 1;
             match c {
-                '"' => return Ok(out),
+                '"' => return Ok(crate::lossless::normalize(&out).into_owned()),
                 '\n' => return Err(located(&self.s, self.start, "unterminated string")),
                 '\\' => {
                     let Some(&e) = self.s.get(self.i) else {

@@ -704,10 +704,10 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     for f in p.values("f") {
         match cx.read_operand(f) {
             Ok(d) => {
-                let text = String::from_utf8_lossy(&d).into_owned();
+                let text = crate::lossless::decode(&d).into_owned();
                 patterns.extend(
                     crate::search::lines(text.as_bytes())
-                        .map(|l| String::from_utf8_lossy(l).into_owned()),
+                        .map(|l| crate::lossless::decode(l).into_owned()),
                 );
             }
             Err(e) => {
@@ -736,7 +736,7 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     if none && flavor == Flavor::Grep && !p.has("v") && !p.has("L") {
         return 1;
     }
-    let fixed =
+    let mut fixed =
         p.has("F") && (flavor == Flavor::Rg || p.last_of(&["E", "F", "G", "P"]) == Some("F"));
     let syntax = match (flavor, p.last_of(&["E", "F", "G", "P"])) {
         (Flavor::Rg, _) | (_, Some("P")) => None,
@@ -773,6 +773,27 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
             rx = format!("^(?:{body})$");
         }
         translated.push(rx);
+    }
+    // A byte outside valid UTF-8 in a pattern (`grep $'\xe9'`) matches
+    // that byte: the regex says so as `(?-u:\xE9)`, and fixed strings
+    // become regexes to say it.
+    let raw = |c: char| crate::lossless::raw_byte(c);
+    if translated
+        .iter()
+        .any(|t| t.chars().any(|c| raw(c).is_some()))
+    {
+        for t in &mut translated {
+            let text = if fixed && !p.has("x") {
+                regex::escape(t)
+            } else {
+                std::mem::take(t)
+            };
+            *t = text
+                .chars()
+                .map(|c| raw(c).map_or_else(|| c.to_string(), |b| format!("(?-u:\\x{b:02X})")))
+                .collect();
+        }
+        fixed = false;
     }
     if none {
         // A class nothing is in: a regex that never matches.
