@@ -111,6 +111,14 @@ pub mod fuzzing {
         crate::arith::eval(expr, &mut Vars(Default::default())).ok()
     }
 
+    /// Whether `bytes` come back from vfs-sh's text as themselves (see
+    /// `src/lossless.rs`): decoded, encoded again, and counted in bytes.
+    pub fn lossless_round_trip(bytes: &[u8]) -> bool {
+        use crate::lossless::{byte_len, decode, encode, normalize};
+        let text = decode(bytes);
+        *encode(&text) == *bytes && byte_len(&text) == bytes.len() && normalize(&text) == text
+    }
+
     /// Reads a `date -d` string, as GNU date would at a fixed clock.
     pub fn date(text: &str) -> Option<i64> {
         crate::datestr::parse_date(text, 1_700_000_000)

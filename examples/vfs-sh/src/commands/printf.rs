@@ -154,14 +154,18 @@ fn compile(format: &str, utf8: bool) -> Result<Vec<Piece>, String> {
 }
 
 /// Parses an integer argument like bash (`0x1f`, `017`, `'A`); on error
-/// returns the value parsed so far and the message.
-fn int_arg(s: &str) -> (i128, Option<String>) {
+/// returns the value parsed so far and the message. A quoted character's
+/// value is its code point in a UTF-8 locale, its first byte in the C one
+/// (`'é` is 195), and a byte outside valid UTF-8 that byte in both.
+fn int_arg(s: &str, utf8: bool) -> (i128, Option<String>) {
     let t = s.trim_start();
     if let Some(rest) = t.strip_prefix(['\'', '"']) {
-        return (
-            rest.chars().next().map_or(0, |c| i128::from(u32::from(c))),
-            None,
-        );
+        let value = match rest.chars().next() {
+            None => 0,
+            Some(c) if utf8 && crate::lossless::raw_byte(c).is_none() => u32::from(c),
+            Some(_) => u32::from(crate::lossless::encode(rest)[0]),
+        };
+        return (i128::from(value), None);
     }
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b),
@@ -334,7 +338,7 @@ fn apply(
             Some(Some(n)) => Some(n),
             Some(None) => {
                 let a = next(used).map(String::as_str).unwrap_or("0");
-                let (v, _) = int_arg(a);
+                let (v, _) = int_arg(a, utf8);
                 Some(usize::try_from(v.unsigned_abs()).unwrap_or(0).min(1 << 16))
             }
         };
@@ -381,7 +385,7 @@ fn apply(
                 let secs = match arg_s.trim() {
                     "" | "-1" | "-2" => now,
                     a => {
-                        let (v, err) = int_arg(a);
+                        let (v, err) = int_arg(a, utf8);
                         errors.extend(err);
                         i64::try_from(v).unwrap_or(now)
                     }
@@ -418,7 +422,7 @@ fn apply(
                 continue;
             }
             'd' | 'i' | 'u' | 'o' | 'x' | 'X' => {
-                let (v, err) = int_arg(arg_s);
+                let (v, err) = int_arg(arg_s, utf8);
                 errors.extend(err);
                 // bash reads with strtoimax/strtoumax: beyond 64 bits the
                 // value is clamped, with a warning (awk's values, given
@@ -704,7 +708,7 @@ mod tests {
 
     #[test]
     fn bad_input() {
-        let (v, e) = int_arg("12abc");
+        let (v, e) = int_arg("12abc", false);
         assert_eq!(v, 12);
         assert_eq!(e.as_deref(), Some("printf: 12abc: invalid number"));
         assert!(compile("%k", true).is_err());

@@ -1565,12 +1565,11 @@ impl<'p, 'c, 'x> Awk<'p, 'c, 'x> {
                 'c' => match &v {
                     Val::Num(x) | Val::StrNum(_, x) => {
                         // The C locale prints the low byte, as gawk does.
-                        let code = if self.utf8 {
-                            *x as u32
+                        if self.utf8 {
+                            char::from_u32(*x as u32).map_or(String::new(), String::from)
                         } else {
-                            (*x as u32) & 0xff
-                        };
-                        char::from_u32(code).map_or(String::new(), String::from)
+                            crate::lossless::byte_char((*x as u32 & 0xff) as u8).to_string()
+                        }
                     }
                     other => self.sval(other).chars().take(1).collect(),
                 },

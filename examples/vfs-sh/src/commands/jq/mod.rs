@@ -310,8 +310,10 @@ fn natives() -> Box<[Filter<RunPtr<Kind>>]> {
             Box::new(core::iter::empty())
         }),
         ("__halt_message", v(0), |cv| {
+            // jq 1.6: a string raw, null nothing, anything else as JSON.
             let text = match &cv.1 {
                 Val::TStr(s) | Val::BStr(s) => s.to_vec(),
+                Val::Null => Vec::new(),
                 other => {
                     let mut t = compact(other);
                     t.push(b'\n');
