@@ -354,13 +354,16 @@ fn parse(cx: &mut Cx<'_>, args: &[String]) -> Result<(Opts, Vec<String>), u8> {
     let mut width_given = false;
     let mut files = Vec::new();
     let mut i = 0;
+    // `spelled`: the option as given (`-N`, `--read-bytes`), which GNU's
+    // messages name.
     let mut apply = |cx: &mut Cx<'_>,
                      o: &mut Opts,
                      opt: &str,
+                     spelled: &str,
                      val: Option<&str>|
      -> Result<(), u8> {
         let bad_count = |cx: &mut Cx<'_>, v: &str| {
-            cx.err(format_args!("od: invalid {opt} argument '{v}'"));
+            cx.err(format_args!("od: invalid {spelled} argument '{v}'"));
             1
         };
         match opt {
@@ -404,9 +407,11 @@ fn parse(cx: &mut Cx<'_>, args: &[String]) -> Result<(Opts, Vec<String>), u8> {
                 width_given = true;
                 o.width = match val {
                     None => 32,
+                    // Zero is taken, and then warned about as a width
+                    // that holds no whole block.
                     Some(v) => match count(v) {
-                        Some(n) if n > 0 => usize::try_from(n).unwrap_or(usize::MAX),
-                        _ => return Err(bad_count(cx, v)),
+                        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+                        None => return Err(bad_count(cx, v)),
                     },
                 };
             }
@@ -463,7 +468,7 @@ fn parse(cx: &mut Cx<'_>, args: &[String]) -> Result<(Opts, Vec<String>), u8> {
                 },
                 (_, v) => v,
             };
-            apply(cx, &mut o, opt, val.as_deref())?;
+            apply(cx, &mut o, opt, &format!("--{opt}"), val.as_deref())?;
             continue;
         }
         if a.len() < 2 || !a.starts_with('-') {
@@ -525,7 +530,8 @@ fn parse(cx: &mut Cx<'_>, args: &[String]) -> Result<(Opts, Vec<String>), u8> {
                         b'S' => "strings",
                         _ => "width",
                     };
-                    apply(cx, &mut o, opt, val.as_deref())?;
+                    let spelled = format!("-{}", char::from(c));
+                    apply(cx, &mut o, opt, &spelled, val.as_deref())?;
                 }
                 _ => {
                     return Err(usage_error(
@@ -545,7 +551,7 @@ fn parse(cx: &mut Cx<'_>, args: &[String]) -> Result<(Opts, Vec<String>), u8> {
     }
     // The block holds a whole number of every type's fields.
     let lcm = o.types.iter().fold(1, |l, t| l / gcd(l, t.size) * t.size);
-    if !o.width.is_multiple_of(lcm) {
+    if o.width == 0 || !o.width.is_multiple_of(lcm) {
         if width_given {
             cx.err(format_args!(
                 "od: warning: invalid width {}; using {lcm} instead",

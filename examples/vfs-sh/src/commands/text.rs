@@ -1345,12 +1345,28 @@ pub(crate) fn paste(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     0
 }
 
+/// Whether `a` is a group of fold's short options that ends in `w`, whose
+/// value is then the next word (`-w`, `-bsw`).
+fn is_short_group_ending_in_w(a: &str) -> bool {
+    a.strip_prefix('-')
+        .and_then(|g| g.strip_suffix('w'))
+        .is_some_and(|g| g.bytes().all(|b| b == b'b' || b == b's'))
+}
+
 /// `fold [-w N] [-s] [-b] [FILE]...`
 pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     // The digits of a group of short options are the width (GNU fold's
     // obsolete `-N`, also inside `-b16`).
     let mut args: Vec<String> = args.to_vec();
+    // The word after `-w` (or `-sw`, `--width`) is its value, even `-1`.
+    let mut is_value = false;
     for a in args.iter_mut().take_while(|a| *a != "--") {
+        if std::mem::replace(
+            &mut is_value,
+            a == "--width" || is_short_group_ending_in_w(a),
+        ) {
+            continue;
+        }
         let Some(group) = a.strip_prefix('-') else {
             continue;
         };
@@ -1375,12 +1391,18 @@ pub(crate) fn fold(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let width: usize = match p.value("w").map(str::parse) {
+    let width: usize = match p.value("w").map(str::parse::<usize>) {
         None => 80,
         Some(Ok(w)) if w > 0 => w,
-        Some(_) => {
+        Some(r) => {
+            // Zero parses but is out of range, as GNU's xdectoumax says.
+            let range = if r.is_ok() {
+                ": Numerical result out of range"
+            } else {
+                ""
+            };
             cx.err(format_args!(
-                "fold: invalid number of columns: '{}'",
+                "fold: invalid number of columns: '{}'{range}",
                 p.value("w").unwrap_or("")
             ));
             return 1;
@@ -2122,6 +2144,31 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         Ok(p) => p,
         Err(c) => return c,
     };
+    // util-linux reads `-c` as an unsigned number before anything else.
+    let width: usize = match p.value("c") {
+        None => 80,
+        Some(v) => match v.trim_start().parse::<i64>() {
+            Ok(n) if n >= 0 => usize::try_from(n).unwrap_or(usize::MAX),
+            r => {
+                let range = match r {
+                    Ok(_) => true,
+                    Err(e) => matches!(
+                        e.kind(),
+                        std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow
+                    ),
+                };
+                let range = if range {
+                    ": Numerical result out of range"
+                } else {
+                    ""
+                };
+                cx.err(format_args!(
+                    "column: invalid columns argument: '{v}'{range}"
+                ));
+                return 1;
+            }
+        },
+    };
     let (ins, failed) = inputs(cx, "column", &p.operands);
     // util-linux shows a byte outside valid UTF-8 as `\xHH`, four columns.
     let text: String = ins
@@ -2252,7 +2299,6 @@ pub(crate) fn column(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             }
         }
     } else {
-        let width: usize = p.value("c").and_then(|c| c.parse().ok()).unwrap_or(80);
         let maxlen = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
         let colw = (maxlen / 8 + 1) * 8;
         let cols = (width / colw).max(1);
