@@ -1295,6 +1295,13 @@ impl Parser {
         let op = self.cond_binary_op();
         if let Some(op) = op {
             self.skip_space(false);
+            // A newline is no operand: bash skips newlines only where a
+            // term or `]]` may start.
+            if self.peek() == Some('\n') {
+                return Err(cond_error(
+                    "unexpected argument `newline' to conditional binary operator",
+                ));
+            }
             if self.at_cond_end() {
                 let tok = self.peek_token().unwrap_or_default();
                 return Err(cond_error(&format!(
@@ -1314,6 +1321,11 @@ impl Parser {
             && t.len() == 2
             && t.starts_with('-')
         {
+            if self.peek() == Some('\n') {
+                return Err(cond_error(
+                    "unexpected argument `newline' to conditional unary operator",
+                ));
+            }
             if !self.at_cond_end() {
                 let operand = self.cond_word()?;
                 return Ok(Cond::Unary(t, operand));
@@ -1325,8 +1337,14 @@ impl Parser {
                 )));
             }
         }
-        // A word then another: bash wanted an operator between them.
-        if !self.at_cond_end() && self.peek().is_some_and(|c| c != '\n') {
+        // A word then another: bash wanted an operator between them. A
+        // newline there is a token too (`[[ a` newline `]]`).
+        if self.peek() == Some('\n') {
+            return Err(cond_error(
+                "unexpected token `newline', conditional binary operator expected",
+            ));
+        }
+        if !self.at_cond_end() && self.peek().is_some() {
             return Err(cond_error("conditional binary operator expected"));
         }
         Ok(Cond::Word(first))
@@ -1341,7 +1359,7 @@ impl Parser {
             if self.starts(op)
                 && self
                     .peek_at(op.len())
-                    .is_some_and(|c| c == ' ' || c == '\t')
+                    .is_some_and(|c| matches!(c, ' ' | '\t' | '\n'))
             {
                 self.i += op.len();
                 return Some(op.to_owned());
@@ -1350,7 +1368,11 @@ impl Parser {
         for op in [
             "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
         ] {
-            if self.starts(op) && self.peek_at(3).is_some_and(|c| c == ' ' || c == '\t') {
+            if self.starts(op)
+                && self
+                    .peek_at(3)
+                    .is_some_and(|c| matches!(c, ' ' | '\t' | '\n'))
+            {
                 self.i += 3;
                 return Some(op.to_owned());
             }

@@ -55,9 +55,11 @@ enum Kind {
     Block(usize),
     EndBlock,
     LineNumber,
-    Append(String),
-    Insert(String),
-    Change(String),
+    /// `a`, `i`, `c` and their text; `None` for `a\` at the end of the
+    /// script, which GNU sed takes as no text at all, not an empty line.
+    Append(Option<String>),
+    Insert(Option<String>),
+    Change(Option<String>),
     /// `b`, `t`, `T`: the label's index (`None`: the end of the script).
     Branch(char, Option<usize>),
     Label,
@@ -440,13 +442,25 @@ impl Parser {
     }
 
     /// The text of `a`, `i`, `c`: GNU's one-line form or `\` and lines.
-    fn text(&mut self) -> String {
+    fn text(&mut self) -> Res<Option<String>> {
         self.skip_blanks();
-        if self.peek() == Some('\\') {
-            self.i += 1;
-            if self.peek() == Some('\n') {
-                self.i += 1;
+        match self.peek() {
+            // The end of the script, counted as read (GNU's position).
+            None => {
+                return Err(format!(
+                    "sed: -e expression #1, char {}: expected \\ after `a', `c' or `i'",
+                    self.i
+                ));
             }
+            Some('\\') => {
+                self.i += 1;
+                match self.peek() {
+                    None => return Ok(None),
+                    Some('\n') => self.i += 1,
+                    Some(_) => {}
+                }
+            }
+            Some(_) => {}
         }
         let mut out = String::new();
         while let Some(c) = self.peek() {
@@ -475,7 +489,7 @@ impl Parser {
                 c => out.push(c),
             }
         }
-        out
+        Ok(Some(out))
     }
 
     /// A label, as GNU sed reads one: up to white space, `;` or a newline
@@ -621,9 +635,9 @@ impl Parser {
                     Kind::EndBlock
                 }
                 '=' => Kind::LineNumber,
-                'a' => Kind::Append(self.text()),
-                'i' => Kind::Insert(self.text()),
-                'c' => Kind::Change(self.text()),
+                'a' => Kind::Append(self.text()?),
+                'i' => Kind::Insert(self.text()?),
+                'c' => Kind::Change(self.text()?),
                 'b' | 't' | 'T' => {
                     let l = self.label();
                     if !l.is_empty() {
@@ -1384,12 +1398,18 @@ fn execute(run: &mut Run<'_, '_>, cmds: &mut [Cmd], quiet: bool) -> i32 {
                         let n = run.line_no.to_string();
                         run.emit(&n, true);
                     }
-                    Kind::Append(t) => run.append.push(t.clone()),
-                    Kind::Insert(t) => run.emit(t, true),
+                    Kind::Append(t) => run.append.extend(t.clone()),
+                    Kind::Insert(t) => {
+                        if let Some(t) = t {
+                            run.emit(t, true);
+                        }
+                    }
                     Kind::Change(t) => {
                         // In a range, the text once, at its end.
                         let in_range = c.a2.is_some() && cmds[pc - 1].active;
-                        if !in_range || c.negate {
+                        if let Some(t) = t
+                            && (!in_range || c.negate)
+                        {
                             run.emit(t, true);
                         }
                         run.flush_appends();
