@@ -704,10 +704,8 @@ fn run(cx: &mut Cx<'_>, args: &[String], flavor: Flavor) -> u8 {
     for f in p.values("f") {
         match cx.read_operand(f) {
             Ok(d) => {
-                let text = crate::lossless::decode(&d).into_owned();
                 patterns.extend(
-                    crate::search::lines(text.as_bytes())
-                        .map(|l| crate::lossless::decode(l).into_owned()),
+                    crate::search::lines(&d).map(|l| crate::lossless::decode(l).into_owned()),
                 );
             }
             Err(e) => {
