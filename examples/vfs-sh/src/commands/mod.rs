@@ -187,7 +187,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "date",
         run: sys::date,
-        usage: "date [-u] [-d STRING] [-r FILE] [-I[FMT]] [--rfc-3339=FMT] [-R] [+FORMAT]  (UTC; -d takes GNU date strings: @SECONDS, 2024-01-31 [10:30[:15]] [+0100], 01/31/2024, Jan 31 2024, monday, last fri, 3 days ago, +1 month, yesterday)",
+        usage: "date [-u] [-d STRING] [-s STRING (refused, as for a user who may not set the clock)] [-r FILE] [-I[FMT]] [--rfc-3339=FMT] [-R] [+FORMAT]  (UTC; -d takes GNU date strings: @SECONDS, 2024-01-31 [10:30[:15]] [+0100], 01/31/2024, Jan 31 2024, monday, last fri, 3 days ago, +1 month, yesterday)",
     },
     Command {
         name: "cal",
