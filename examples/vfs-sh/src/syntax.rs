@@ -343,8 +343,9 @@ struct Parser {
     /// The POSIX language of `sh` (Debian's dash): no `[[ ]]`, `(( ))`,
     /// arrays, `$'...'`, brace expansion, `<<<`, `<(...)`, `&>` or `|&`.
     posix: bool,
-    /// Whether the error being returned is an unexpected token inside
-    /// `$(...)` or `<(...)`, which bash 5.2 reports with status 127.
+    /// Whether the error being returned is an unexpected token or an
+    /// error inside `[[ ]]`, inside `$(...)` or `<(...)`, which bash 5.2
+    /// reports with status 127.
     in_substitution: bool,
     /// The last position whose line was asked for, and that line: the
     /// parser moves forward, so lines are counted from there.
@@ -2149,7 +2150,9 @@ impl Parser {
                 Ok(list)
             }
             Err(e) => {
-                self.in_substitution |= !self.posix && e.starts_with(UNEXPECTED_TOKEN);
+                // An error inside `[[ ]]` there too (`$( [[ a b ]] )`).
+                self.in_substitution |=
+                    !self.posix && (e.starts_with(UNEXPECTED_TOKEN) || e.starts_with(COND_ERROR));
                 Err(e)
             }
         }
