@@ -33,7 +33,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::limits::Limits;
-use crate::vfs::{LocalBackend, Mount, S3Backend, S3Config, VPath, Vfs};
+#[cfg(feature = "s3")]
+use crate::vfs::S3Backend;
+use crate::vfs::{LocalBackend, Mount, S3Config, VPath, Vfs};
 
 /// The whole config file.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -264,8 +266,15 @@ impl TenantConfig {
                 (Some(local), None) => Arc::new(LocalBackend::open(&local.dir).map_err(|e| {
                     ConfigError(format!("{at}: cannot open {}: {e}", local.dir.display()))
                 })?),
+                #[cfg(feature = "s3")]
                 (None, Some(s3)) => {
                     Arc::new(S3Backend::new(s3).map_err(|e| ConfigError(format!("{at}: {e}")))?)
+                }
+                #[cfg(not(feature = "s3"))]
+                (None, Some(_)) => {
+                    return Err(ConfigError(format!(
+                        "{at}: this build has no S3 backend (the `s3` feature)"
+                    )));
                 }
                 _ => return Err(ConfigError(format!("tenants.mounts[{i}]: no backend"))),
             };

@@ -23,8 +23,10 @@
 //! - `imports` (private): the host side of the WIT world in `wit/`.
 //!
 //! Everything that needs wasmtime or the HTTP stack is behind the default
-//! `runtime` feature; without it the crate is the path resolution, VFS,
-//! config and limits alone (what the fuzz targets build).
+//! `runtime` feature, and S3 (`object_store` and its HTTP and TLS clients)
+//! behind `s3`, which `runtime` turns on. Without them the crate is the
+//! path resolution, VFS, config and limits alone: what the fuzz targets
+//! build, without an HTTP or TLS stack.
 #![deny(missing_docs)]
 
 pub mod audit;

@@ -27,7 +27,9 @@ pub use download::{DownloadError, Resolved, download, resolve_path};
 pub use local::LocalBackend;
 pub use memory::{Fault, MemoryBackend};
 pub use path::{BeneathError, PathError, VPath, resolve, resolve_beneath, resolve_bytes};
-pub use s3::{S3Backend, S3Config, Store};
+pub use s3::S3Config;
+#[cfg(feature = "s3")]
+pub use s3::{S3Backend, Store};
 
 /// One mount: a virtual path served by a backend.
 #[derive(Debug, Clone)]

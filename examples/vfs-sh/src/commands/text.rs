@@ -143,16 +143,10 @@ pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     // ASCII decodes, in a UTF-8 one only valid UTF-8. A line that does not
     // ends its file there, named with how many lines came before it.
     let utf8 = super::utf8_locale(cx);
-    let decodes = |text: &[u8]| {
-        if utf8 {
-            std::str::from_utf8(text).is_ok()
-        } else {
-            text.is_ascii()
-        }
-    };
-    let reversed = |text: &[u8], out: &mut Vec<u8>| {
-        let s: String = crate::lossless::decode(text).chars().rev().collect();
-        out.extend_from_slice(s.as_bytes());
+    // A line reversed, or None where it does not decode.
+    let reversed = |text: &[u8]| -> Option<String> {
+        let text = std::str::from_utf8(text).ok()?;
+        (utf8 || text.is_ascii()).then(|| text.chars().rev().collect())
     };
     let stdin = ["-".to_owned()];
     let ops = if args.is_empty() { &stdin[..] } else { args };
@@ -177,13 +171,14 @@ pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
                     return;
                 }
                 pending.extend_from_slice(body);
-                if !decodes(&pending) {
-                    undecodable = true;
-                    pending.clear();
+                match reversed(&pending) {
+                    Some(line) => out.extend_from_slice(line.as_bytes()),
+                    None => undecodable = true,
+                }
+                pending.clear();
+                if undecodable {
                     return;
                 }
-                reversed(&pending, &mut out);
-                pending.clear();
                 if body.len() < line.len() {
                     out.push(b'\n');
                 }
@@ -203,8 +198,8 @@ pub(crate) fn rev(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             failed = true;
         }
     }
-    if !pending.is_empty() && decodes(&pending) {
-        reversed(&pending, &mut out);
+    if let Some(line) = reversed(&pending) {
+        out.extend_from_slice(line.as_bytes());
     }
     cx.out(&out);
     u8::from(failed)
