@@ -1015,7 +1015,7 @@ impl Cx<'_> {
             (false, true) => syntax::Lead::String(name),
             (false, false) => syntax::Lead::File(name),
         };
-        let list = match lines_then_error(script, posix, &lead) {
+        let (list, error) = match lines_then_error(script, posix, &lead) {
             Ok(l) => l,
             Err((msg, status)) => {
                 if !msg.is_empty() {
@@ -1051,8 +1051,8 @@ impl Cx<'_> {
         }
         shell.inherit(inherited);
         let status = match out {
-            Some(o) => shell.run_script(&list, input, o, &mut *self.err),
-            None => shell.run_script(&list, input, &mut *self.out, &mut *self.err),
+            Some(o) => shell.run_script(&list, error.as_ref(), input, o, &mut *self.err),
+            None => shell.run_script(&list, error.as_ref(), input, &mut *self.out, &mut *self.err),
         };
         self.env.nesting -= 1;
         self.env.whence = whence;
@@ -1200,21 +1200,21 @@ impl Fs for Overlay<'_> {
 }
 
 /// A script to run as bash runs one, a line at a time: the lines that
-/// parse before a syntax error run, then the error is reported and the
-/// shell exits with the error's status (unless a line exits first).
-/// `Err` with the message and status when the first line does not parse:
-/// nothing runs.
+/// parse before a syntax error, and a line that reports the error and
+/// exits with its status (run after them unless one of them exits first,
+/// and under `set -n` too). `Err` with the message and status when the
+/// first line does not parse: nothing runs.
 fn lines_then_error(
     script: &str,
     posix: bool,
     lead: &syntax::Lead<'_>,
-) -> Result<Vec<syntax::List>, (String, u8)> {
+) -> Result<(Vec<syntax::List>, Option<syntax::List>), (String, u8)> {
     match syntax::parse_lines(script, posix) {
-        (lines, None) => Ok(lines),
+        (lines, None) => Ok((lines, None)),
         (lines, Some(e)) if lines.is_empty() => {
             Err((e.report(lead), e.status.unwrap_or(e.otherwise)))
         }
-        (mut lines, Some(e)) => {
+        (lines, Some(e)) => {
             let said = e.report(lead);
             let print = if said.is_empty() {
                 String::new()
@@ -1231,8 +1231,8 @@ fn lines_then_error(
                     None => format!("$(( vfs_sh_status ? vfs_sh_status : {} ))", e.otherwise),
                 }
             );
-            lines.push(syntax::parse(&report).map_err(|_| (said, 2))?);
-            Ok(lines)
+            let report = syntax::parse(&report).map_err(|_| (said, 2))?;
+            Ok((lines, Some(report)))
         }
     }
 }
@@ -1247,7 +1247,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    let list = match lines_then_error(script, false, &syntax::Lead::String("bash")) {
+    let (list, error) = match lines_then_error(script, false, &syntax::Lead::String("bash")) {
         Ok(l) => l,
         Err((msg, status)) => {
             if !msg.is_empty() {
@@ -1268,7 +1268,7 @@ pub fn run(
     let input = env.stdin.clone();
     let mut shell = Shell::new(fs, &mut env, vec!["bash".to_owned()]);
     shell.set_execution_string(script);
-    let status = shell.run_script(&list, input, out, err);
+    let status = shell.run_script(&list, error.as_ref(), input, out, err);
     let _ = out.flush();
     status
 }

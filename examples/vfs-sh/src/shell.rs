@@ -114,6 +114,9 @@ struct Opts {
     dotglob: bool,
     nocaseglob: bool,
     nocasematch: bool,
+    /// `set -n`: commands are read and parsed, not run (and, as nothing
+    /// runs, it is never turned off again).
+    noexec: bool,
     /// The other `shopt` and `set -o` options a script set, which change
     /// nothing here but are listed as set. Boxed: held inline, the map
     /// made the functions nested calls go through need more stack, and
@@ -967,6 +970,7 @@ impl<'a> Shell<'a> {
     pub(crate) fn run_script(
         &mut self,
         lines: &[List],
+        error: Option<&List>,
         input: Input,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -993,7 +997,13 @@ impl<'a> Shell<'a> {
             out: &mut w1,
             err: &mut w2,
         };
-        let r = self.lines(lines, &mut io);
+        let mut r = self.lines(lines, &mut io);
+        if let (Ok(_), Some(report)) = (&r, error) {
+            // A syntax error is reported under `set -n` too, which runs
+            // nothing else.
+            self.st.opts.noexec = false;
+            r = self.lines(std::slice::from_ref(report), &mut io);
+        }
         let mut status = flow_status(r, self.status);
         if let Some(trap) = self.exit_trap.take()
             && let Ok(l) = syntax::parse_as(&trap, self.posix)
@@ -1448,6 +1458,9 @@ impl<'a> Shell<'a> {
     fn list_items(&mut self, list: &List, io: &mut Io<'_>) -> R<u8> {
         let mut status = self.status;
         for ao in list {
+            if self.st.opts.noexec {
+                break;
+            }
             status = if ao.background {
                 self.background(ao, io)
             } else {

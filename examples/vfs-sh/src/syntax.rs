@@ -499,7 +499,15 @@ fn parse_lines_from(src: &str, posix: bool, first: u32) -> (Vec<List>, Option<Li
                 None if msg.ends_with("matching `\"'") || msg.ends_with("matching `''") => {
                     "Syntax error: Unterminated quoted string".to_owned()
                 }
-                None => msg,
+                None if msg.ends_with("matching `}'") => "Syntax error: Missing '}'".to_owned(),
+                None => match msg
+                    .strip_prefix(UNEXPECTED_TOKEN)
+                    .and_then(|t| t.strip_prefix(" `")?.strip_suffix('\''))
+                {
+                    Some("newline") => "Syntax error: newline unexpected".to_owned(),
+                    Some(tok) => format!("Syntax error: \"{tok}\" unexpected"),
+                    None => msg,
+                },
             }
         } else {
             msg
@@ -737,6 +745,17 @@ impl Parser {
         }
     }
 
+    /// The list inside a compound command (`if`'s condition and arms,
+    /// loops' bodies, `{ }`, `( )`): bash wants a command in it, so
+    /// `if true; then fi` is `fi` unexpected.
+    fn compound_list(&mut self) -> Res<List> {
+        let list = self.list()?;
+        if list.is_empty() {
+            return Err(self.unexpected_here());
+        }
+        Ok(list)
+    }
+
     /// A list: and-or lists separated by `;`, `&` or newlines,
     /// up to a terminator keyword, a `)` or the end.
     fn list(&mut self) -> Res<List> {
@@ -915,7 +934,7 @@ impl Parser {
         }
         if c == '(' {
             self.i += 1;
-            let body = self.list()?;
+            let body = self.compound_list()?;
             self.skip_space(true);
             if self.peek() != Some(')') {
                 return Err(self.unexpected_here());
@@ -927,7 +946,7 @@ impl Parser {
         match self.peek_reserved() {
             Some("{") => {
                 self.i += 1;
-                let body = self.list()?;
+                let body = self.compound_list()?;
                 self.expect_reserved("}")?;
                 let redirs = self.redirs_after()?;
                 Ok(Command::Compound(Compound::Group(body), redirs))
@@ -942,13 +961,13 @@ impl Parser {
                 self.skip_space(true);
                 if !self.eat_reserved("]]") {
                     return Err(match self.peek_token() {
-                        Some(t) if t == ")" => cond_error(
-                            "syntax error in conditional expression: unexpected token `)'",
-                        ),
-                        Some(t) if !t.starts_with(['&', '|', ';', '<', '>', '(', '\n']) => {
-                            cond_error("syntax error in conditional expression")
+                        Some(t) if t.starts_with(['&', '|', ';', '<', '>', '(', ')']) => {
+                            cond_error(&format!(
+                                "syntax error in conditional expression: unexpected token `{t}'"
+                            ))
                         }
-                        _ => self.unexpected_here(),
+                        Some(_) => cond_error("syntax error in conditional expression"),
+                        None => self.unexpected_here(),
                     });
                 }
                 let redirs = self.redirs_after()?;
@@ -1063,16 +1082,16 @@ impl Parser {
         let mut arms = Vec::new();
         let mut otherwise = None;
         loop {
-            let cond = self.list()?;
+            let cond = self.compound_list()?;
             self.expect_reserved("then")?;
-            let body = self.list()?;
+            let body = self.compound_list()?;
             arms.push((cond, body));
             self.skip_space(true);
             if self.eat_reserved("elif") {
                 continue;
             }
             if self.eat_reserved("else") {
-                otherwise = Some(self.list()?);
+                otherwise = Some(self.compound_list()?);
             }
             self.expect_reserved("fi")?;
             break;
@@ -1084,12 +1103,12 @@ impl Parser {
     fn do_group(&mut self) -> Res<List> {
         self.skip_space(true);
         if self.eat_reserved("{") {
-            let body = self.list()?;
+            let body = self.compound_list()?;
             self.expect_reserved("}")?;
             return Ok(body);
         }
         self.expect_reserved("do")?;
-        let body = self.list()?;
+        let body = self.compound_list()?;
         self.expect_reserved("done")?;
         Ok(body)
     }
@@ -1167,9 +1186,9 @@ impl Parser {
     fn while_clause(&mut self) -> Res<Command> {
         let until = self.starts("until");
         self.i += 5;
-        let cond = self.list()?;
+        let cond = self.compound_list()?;
         self.expect_reserved("do")?;
-        let body = self.list()?;
+        let body = self.compound_list()?;
         self.expect_reserved("done")?;
         let redirs = self.redirs_after()?;
         Ok(Command::Compound(
@@ -1346,7 +1365,12 @@ impl Parser {
             ));
         }
         if !self.at_cond_end() && self.peek().is_some() {
-            return Err(cond_error("conditional binary operator expected"));
+            return Err(cond_error(&match self.peek_token() {
+                Some(t) if t.starts_with(['&', '|', ';', '<', '>', '(']) => {
+                    format!("unexpected token `{t}', conditional binary operator expected")
+                }
+                _ => "conditional binary operator expected".to_owned(),
+            }));
         }
         Ok(Cond::Word(first))
     }
@@ -2200,9 +2224,17 @@ impl Parser {
                     // bash reads any `${...}` whose braces match and fails
                     // only when it expands it: `echo hi; echo ${/x}` prints
                     // `hi` first, then ends the script with status 1.
-                    Err(e) if e == "vfs-sh: bad substitution" && !self.posix => {
+                    Err(e) if e == "vfs-sh: bad substitution" => {
                         let close = self.closing_bracket(open - 1);
                         if close >= self.s.len() {
+                            // Unterminated: bash is still reading the
+                            // word when the text ends.
+                            let wanted = if in_dq { '"' } else { '}' };
+                            return Err(format!(
+                                "vfs-sh: unexpected EOF while looking for matching `{wanted}'"
+                            ));
+                        }
+                        if self.posix {
                             return Err(e);
                         }
                         self.i = close + 1;

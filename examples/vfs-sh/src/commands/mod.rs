@@ -329,7 +329,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "join",
         run: text::join,
-        usage: "join [-t C] [-1 F] [-2 F] [-j F] [-a N] [-v N] [-e S] [-o FMT] [-i] FILE1 FILE2",
+        usage: "join [-t C] [-1 F] [-2 F] [-j F] [-a N] [-v N] [-e S] [-o FMT|auto] [-i] FILE1 FILE2",
     },
     Command {
         name: "md5sum",
@@ -564,7 +564,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "bash",
         run: bash,
-        usage: "bash [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | -s [ARG]... | FILE [ARG]...)  (a new vfs-sh shell, speaking bash; -s, or no FILE, reads the script from standard input)",
+        usage: "bash [-neuxo OPT] (-c SCRIPT [NAME [ARG]...] | -s [ARG]... | FILE [ARG]...)  (a new vfs-sh shell, speaking bash; -s, or no FILE, reads the script from standard input)",
     },
     Command {
         name: "cat",
@@ -659,7 +659,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "sh",
         run: sh,
-        usage: "sh [-euxo OPT] (-c SCRIPT [NAME [ARG]...] | -s [ARG]... | FILE [ARG]...)  (a new vfs-sh shell speaking POSIX sh, as dash does)",
+        usage: "sh [-neuxo OPT] (-c SCRIPT [NAME [ARG]...] | -s [ARG]... | FILE [ARG]...)  (a new vfs-sh shell speaking POSIX sh, as dash does)",
     },
     Command {
         name: "sort",
@@ -1166,7 +1166,7 @@ fn shell(cx: &mut Cx<'_>, args: &[String], name: &str) -> u8 {
             "-s" => from_stdin = true,
             "-i" | "-l" | "--login" | "--norc" | "--noprofile" | "--posix" => {}
             f if (f.starts_with('-') || f.starts_with('+')) && f.len() > 1 => {
-                let flags: String = f[1..].chars().filter(|c| "eufxv".contains(*c)).collect();
+                let flags: String = f[1..].chars().filter(|c| "eufxvn".contains(*c)).collect();
                 if !flags.is_empty() {
                     prelude.push_str(&format!("set {}{flags}; ", &f[..1]));
                 }

@@ -2527,6 +2527,40 @@ pub(crate) fn comm(cx: &mut Cx<'_>, args: &[String]) -> u8 {
 }
 
 /// `join [-t C] [-1 F] [-2 F] [-j F] [-a N] [-v N] [-e S] [-o FMT] [-i] FILE1 FILE2`
+/// join's `-o`: `auto`, or the fields to print, each `(file, field)` with
+/// file 0 for the join field.
+enum JoinFormat {
+    Auto,
+    Fields(Vec<(usize, usize)>),
+}
+
+/// Reads `-o`'s value, or GNU's message for a bad field spec.
+fn join_format(o: &str) -> Result<JoinFormat, String> {
+    if o == "auto" {
+        return Ok(JoinFormat::Auto);
+    }
+    let spec = |s: &str| -> Result<(usize, usize), String> {
+        let bad = |what: &str, s: &str| format!("join: {what}: {}", super::quote::quote(s, true));
+        match s.as_bytes() {
+            [b'0'] => Ok((0, 0)),
+            [b'0', ..] => Err(bad("invalid field specifier", s)),
+            [b'1' | b'2', b'.', ..] => match s[2..].parse::<usize>() {
+                Ok(n) if n > 0 && s[2..].bytes().all(|b| b.is_ascii_digit()) => {
+                    Ok((usize::from(s.as_bytes()[0] - b'0'), n))
+                }
+                _ => Err(bad("invalid field number", &s[2..])),
+            },
+            [b'1' | b'2', ..] => Err(bad("invalid field specifier", s)),
+            _ => Err(bad("invalid file number in field spec", s)),
+        }
+    };
+    o.split([',', ' ', '\t'])
+        .filter(|s| !s.is_empty())
+        .map(spec)
+        .collect::<Result<_, _>>()
+        .map(JoinFormat::Fields)
+}
+
 pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     const SPEC: &[super::Spec] = &[
         value('t', "", "t"),
@@ -2583,6 +2617,13 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         cx.err("Try 'join --help' for more information.");
         return 1;
     }
+    let format = match p.value("o").map(join_format).transpose() {
+        Ok(format) => format,
+        Err(msg) => {
+            cx.err(msg);
+            return 1;
+        }
+    };
     let (ins, failed) = inputs(cx, "join", &p.operands);
     if failed {
         return 1;
@@ -2616,18 +2657,8 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     let empty = p.value("e").unwrap_or("").to_owned();
     let unpaired: Vec<&str> = p.values("a").into_iter().chain(p.values("v")).collect();
     let only_unpaired = p.has("v");
-    let format = p.value("o").map(|o| {
-        o.split([',', ' '])
-            .filter(|s| !s.is_empty())
-            .map(|s| match s.split_once('.') {
-                Some((f, n)) => (
-                    f.parse::<usize>().unwrap_or(0),
-                    n.parse::<usize>().unwrap_or(1),
-                ),
-                None => (0, 0),
-            })
-            .collect::<Vec<_>>()
-    });
+    // `-o auto`: as many fields as each file's first line has.
+    let widths = (a.first().map_or(0, Vec::len), b.first().map_or(0, Vec::len));
     let render = |ra: Option<&Vec<String>>, rb: Option<&Vec<String>>| -> String {
         let joinf = ra
             .map(|r| key(r, k1))
@@ -2639,7 +2670,16 @@ pub(crate) fn join(cx: &mut Cx<'_>, args: &[String]) -> u8 {
             .unwrap_or(joinf);
         let mut parts = Vec::new();
         match &format {
-            Some(f) => {
+            Some(JoinFormat::Auto) => {
+                parts.push(joinf);
+                for (r, width, k) in [(ra, widths.0, k1), (rb, widths.1, k2)] {
+                    parts.extend((0..width).filter(|&i| i != k).map(|i| {
+                        r.and_then(|r| r.get(i).cloned())
+                            .unwrap_or_else(|| empty.clone())
+                    }));
+                }
+            }
+            Some(JoinFormat::Fields(f)) => {
                 for &(file, n) in f {
                     let v = match file {
                         0 => Some(joinf.clone()),

@@ -891,7 +891,8 @@ impl Shell<'_> {
                         name.as_str()
                     }
                     'a' => "allexport",
-                    'v' | 'h' | 'B' | 'C' | 'b' | 'm' | 'n' | 'H' | 'P' | 'T' | 'E' | 'k' | 't' => {
+                    'n' => "noexec",
+                    'v' | 'h' | 'B' | 'C' | 'b' | 'm' | 'H' | 'P' | 'T' | 'E' | 'k' | 't' => {
                         continue;
                     }
                     _ => {
@@ -916,6 +917,7 @@ impl Shell<'_> {
             "pipefail" => o.pipefail = on,
             "noglob" => o.noglob = on,
             "xtrace" => o.xtrace = on,
+            "noexec" => o.noexec = on,
             "globstar" => o.globstar = on,
             "nullglob" => o.nullglob = on,
             "failglob" => o.failglob = on,
@@ -945,6 +947,7 @@ impl Shell<'_> {
             "nounset" => o.nounset,
             "noglob" => o.noglob,
             "xtrace" => o.xtrace,
+            "noexec" => o.noexec,
             "globstar" => o.globstar,
             "nullglob" => o.nullglob,
             "failglob" => o.failglob,
