@@ -689,7 +689,7 @@ const COMMANDS: &[Command] = &[
     Command {
         name: "tree",
         run: tree::run,
-        usage: "tree [-adfilx] [-L N] [-P PAT] [-I PAT] [--ignore-case] [--matchdirs] [--prune] [--filelimit N] [-pugshDFQNq] [--inodes] [--si] [--du] [--timefmt FMT] [-v|-t|-c|-U|--sort=name|version|size|mtime] [-r] [--dirsfirst] [--charset=C|UTF-8] [-J|-X] [--noreport] [DIR]...",
+        usage: "tree [-adfilx] [-L N] [-P PAT] [-I PAT] [--ignore-case] [--matchdirs] [--prune] [--filelimit N] [-pugshDFQNq] [--inodes] [--si] [--du] [--timefmt FMT] [-v|-t|-c|-U|--sort=name|version|size|mtime] [-r] [--dirsfirst|--filesfirst] [--charset=C|UTF-8] [-J|-X] [--noreport] [DIR]...",
     },
     Command {
         name: "true",

@@ -54,7 +54,8 @@ struct Opts {
     question: bool,
     order: Order,
     reverse: bool,
-    dirs_first: bool,
+    /// `--dirsfirst` (true) or `--filesfirst` (false).
+    dirs_first: Option<bool>,
     utf8: bool,
 }
 
@@ -164,10 +165,10 @@ impl Opts {
     }
 
     fn compare(&self, a: &Node, b: &Node) -> Ordering {
-        if self.dirs_first {
+        if let Some(dirs) = self.dirs_first {
             let (ad, bd) = (a.kind == Kind::Dir, b.kind == Kind::Dir);
             if ad != bd {
-                return bd.cmp(&ad);
+                return if dirs { bd.cmp(&ad) } else { ad.cmp(&bd) };
             }
         }
         let by_name = || a.name.as_bytes().cmp(b.name.as_bytes());
@@ -236,7 +237,7 @@ fn read(cx: &mut Cx<'_>, o: &Opts, path: &str, depth: usize, include_all: bool) 
         }
         nodes.push(n);
     }
-    if o.order != Order::Unsorted || o.dirs_first {
+    if o.order != Order::Unsorted || o.dirs_first.is_some() {
         nodes.sort_by(|a, b| o.compare(a, b));
     }
     nodes
@@ -586,6 +587,7 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         flag('U', "", "U"),
         flag('r', "", "r"),
         flag('\0', "dirsfirst", "dirsfirst"),
+        flag('\0', "filesfirst", "filesfirst"),
         value('\0', "sort", "sort"),
         value('\0', "charset", "charset"),
         flag('J', "", "J"),
@@ -683,7 +685,10 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
         question: p.has("q"),
         order,
         reverse: p.has("r"),
-        dirs_first: p.has("dirsfirst"),
+        // The last of --dirsfirst and --filesfirst decides.
+        dirs_first: p
+            .last_of(&["dirsfirst", "filesfirst"])
+            .map(|o| o == "dirsfirst"),
         utf8,
     };
     let roots = if p.operands.is_empty() {
@@ -907,7 +912,7 @@ mod tests {
             question: false,
             order: Order::Name,
             reverse: false,
-            dirs_first: false,
+            dirs_first: None,
             utf8: false,
         }
     }
