@@ -171,6 +171,9 @@ struct Parser {
     /// The groups of the last regex compiled, which an empty regex (`s//\1/`)
     /// stands for: GNU checks its references against them.
     last_groups: Option<usize>,
+    /// Where the newlines that join `-e` pieces are: GNU ends each piece,
+    /// so `a` with no text before one is an error (`-e a -e foo`).
+    joints: Vec<usize>,
 }
 
 /// GNU's character escapes after a backslash: `\a \f \v \r`, `\cX`,
@@ -444,23 +447,26 @@ impl Parser {
     /// The text of `a`, `i`, `c`: GNU's one-line form or `\` and lines.
     fn text(&mut self) -> Res<Option<String>> {
         self.skip_blanks();
-        match self.peek() {
-            // The end of the script, counted as read (GNU's position).
-            None => {
-                return Err(format!(
-                    "sed: -e expression #1, char {}: expected \\ after `a', `c' or `i'",
-                    self.i
-                ));
+        // The end of the script or of an `-e` piece, counted as read
+        // (GNU's position).
+        let ends = match self.peek() {
+            None => true,
+            Some('\n') => self.joints.contains(&self.i),
+            Some(_) => false,
+        };
+        if ends {
+            return Err(format!(
+                "sed: -e expression #1, char {}: expected \\ after `a', `c' or `i'",
+                self.i
+            ));
+        }
+        if self.peek() == Some('\\') {
+            self.i += 1;
+            match self.peek() {
+                None => return Ok(None),
+                Some('\n') => self.i += 1,
+                Some(_) => {}
             }
-            Some('\\') => {
-                self.i += 1;
-                match self.peek() {
-                    None => return Ok(None),
-                    Some('\n') => self.i += 1,
-                    Some(_) => {}
-                }
-            }
-            Some(_) => {}
         }
         let mut out = String::new();
         while let Some(c) = self.peek() {
@@ -800,7 +806,13 @@ impl Parser {
                     }
                     Kind::Translit(a.into_iter().zip(b).collect())
                 }
-                other => return Err(self.err(&format!("unknown command: `{other}'"))),
+                // Placed at the command itself, already read.
+                other => {
+                    return Err(format!(
+                        "sed: -e expression #1, char {}: unknown command: `{other}'",
+                        self.i
+                    ));
+                }
             };
             cmds.push(Cmd {
                 a1,
@@ -1736,6 +1748,30 @@ fn in_place(cx: &mut Cx<'_>, operands: &[String]) -> u8 {
     status
 }
 
+/// A parse error placed in the script the pieces make, placed as GNU
+/// places it: in its `-e` piece (`-e expression #2, char 1`).
+fn in_piece(e: &str, starts: &[usize]) -> String {
+    const LEAD: &str = "sed: -e expression #1, char ";
+    let Some((at, msg)) = e
+        .strip_prefix(LEAD)
+        .and_then(|rest| rest.split_once(": "))
+        .and_then(|(at, msg)| Some((at.parse::<usize>().ok()?, msg)))
+    else {
+        return e.to_owned();
+    };
+    // The piece holding the last char read (char 0 is before the first).
+    let k = starts
+        .iter()
+        .rposition(|&start| start < at.max(1))
+        .unwrap_or(0);
+    let start = starts.get(k).copied().unwrap_or(0);
+    format!(
+        "sed: -e expression #{}, char {}: {msg}",
+        k + 1,
+        at - start.min(at)
+    )
+}
+
 /// `sed`.
 /// Parses `script` as `sed` (or `sed -E`) would, regexes compiled, without
 /// running it (for the fuzz target); whether it parsed.
@@ -1750,6 +1786,7 @@ pub(crate) fn check(script: &str, extended: bool) -> bool {
         },
         fold_default: false,
         last_groups: None,
+        joints: Vec::new(),
     }
     .script()
     .is_ok()
@@ -1803,16 +1840,27 @@ pub(crate) fn run(cx: &mut Cx<'_>, args: &[String]) -> u8 {
     } else {
         Syntax::Basic
     };
+    // Where each piece starts in the script they make, in chars.
+    let starts: Vec<usize> = pieces
+        .iter()
+        .scan(0, |at, piece| {
+            let start = *at;
+            *at += piece.chars().count() + 1;
+            Some(start)
+        })
+        .collect();
     let mut parser = Parser {
         s: script.chars().collect(),
         i: 0,
         syntax,
         fold_default: false,
         last_groups: None,
+        joints: starts.iter().skip(1).map(|s| s - 1).collect(),
     };
     let mut cmds = match parser.script() {
         Ok(c) => c,
         Err(e) => {
+            let e = in_piece(&e, &starts);
             // GNU exits 4 (its `panic`) for a missing label, 1 for a
             // script it cannot read.
             let code = if e.starts_with("sed: can't find label") {
@@ -1897,6 +1945,7 @@ mod tests {
             syntax: Syntax::Basic,
             fold_default: false,
             last_groups: None,
+            joints: Vec::new(),
         }
         .script()
     }
@@ -1952,6 +2001,7 @@ mod tests {
                 syntax: Syntax::Extended,
                 fold_default: false,
                 last_groups: None,
+                joints: Vec::new(),
             };
             let s = Subst {
                 re: None,
