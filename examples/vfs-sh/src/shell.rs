@@ -1270,6 +1270,22 @@ impl<'a> Shell<'a> {
                 match &a.index {
                     Some(ix) => {
                         let key = self.expand_string(ix)?;
+                        // An empty key of an associative array, an empty
+                        // subscript (`a[]=`) or a negative one past the
+                        // start ends the script, as in bash.
+                        let assoc = matches!(
+                            self.st.vars.get(&*self.resolve(&a.name)),
+                            Some(Value::Assoc(_))
+                        );
+                        let bad = || {
+                            ExpError::Exit(format!(
+                                "vfs-sh: {}[{}]: bad array subscript",
+                                a.name, a.index_text
+                            ))
+                        };
+                        if key.is_empty() && (assoc || a.index_text.is_empty()) {
+                            return Err(bad());
+                        }
                         if tracing {
                             trace = format!("{}[{key}]{op}{shown}", a.name);
                         }
@@ -1279,7 +1295,10 @@ impl<'a> Shell<'a> {
                         } else {
                             v
                         };
-                        self.set_element(&a.name, &key, v)?;
+                        self.set_element(&a.name, &key, v).map_err(|e| match e {
+                            ExpError::Command(m) => ExpError::Exit(m),
+                            e => e,
+                        })?;
                     }
                     None => {
                         let v = if append {

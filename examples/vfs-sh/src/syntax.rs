@@ -182,6 +182,8 @@ pub(crate) enum Command {
 pub(crate) struct Assign {
     pub(crate) name: String,
     pub(crate) index: Option<Word>,
+    /// The subscript as written (`$k` of `a[$k]=`), for messages.
+    pub(crate) index_text: String,
     pub(crate) append: bool,
     pub(crate) value: AssignValue,
 }
@@ -347,6 +349,8 @@ struct Parser {
     /// error inside `[[ ]]`, inside `$(...)` or `<(...)`, which bash 5.2
     /// reports with status 127.
     in_substitution: bool,
+    /// Whether the error is inside `NAME=( ... )`: bash exits 1 for it.
+    in_array: bool,
     /// The last position whose line was asked for, and that line: the
     /// parser moves forward, so lines are counted from there.
     line_at: (usize, u32),
@@ -468,6 +472,8 @@ fn parse_lines_from(src: &str, posix: bool, first: u32) -> (Vec<List>, Option<Li
         let cond = msg.strip_prefix(COND_ERROR).map(str::to_owned);
         let status = if p.in_substitution {
             Some(127)
+        } else if p.in_array {
+            Some(1)
         } else if open_quote || cond.is_some() {
             None
         } else {
@@ -478,7 +484,7 @@ fn parse_lines_from(src: &str, posix: bool, first: u32) -> (Vec<List>, Option<Li
             // dash names the line it stands on, the last at the end.
             p.i = p.i.min(p.s.len().saturating_sub(1));
             (p.line_number(), None)
-        } else if msg == UNEXPECTED_END || msg.ends_with("matching `)'") {
+        } else if msg == UNEXPECTED_END || (msg.ends_with("matching `)'") && !p.in_array) {
             // bash has read past the last line when it meets the end.
             (lines.saturating_add(first), None)
         } else {
@@ -616,6 +622,7 @@ impl Parser {
             depth: 0,
             posix,
             in_substitution: false,
+            in_array: false,
             line_at: (0, 1),
             opened: None,
             first_line: 1,
@@ -1659,13 +1666,13 @@ impl Parser {
         self.s.len()
     }
 
-    /// `NAME=`, `NAME+=`, `NAME[...]=` at the cursor: the assignment.
     /// Whether a `<(...)` starts at the cursor: bash's process
     /// substitution, a part of the word it is in.
     fn at_process_in(&self) -> bool {
         !self.posix && self.peek() == Some('<') && self.peek_at(1) == Some('(')
     }
 
+    /// `NAME=`, `NAME+=`, `NAME[...]=` at the cursor: the assignment.
     fn try_assignment(&mut self) -> Res<Option<Assign>> {
         let start = self.i;
         let mut k = self.i;
@@ -1677,6 +1684,7 @@ impl Parser {
         }
         let name: String = self.s[start..k].iter().collect();
         let mut index = None;
+        let mut index_text = String::new();
         if self.s.get(k) == Some(&'[') {
             let mut depth = 0;
             let open = k;
@@ -1698,6 +1706,7 @@ impl Parser {
             }
             let text: String = self.s[open + 1..k].iter().collect();
             index = Some(parse_subscript_text(&text)?);
+            index_text = text;
             k += 1;
         }
         let append = self.s.get(k) == Some(&'+');
@@ -1716,22 +1725,37 @@ impl Parser {
             return Err(posix_unexpected("("));
         }
         if self.peek() == Some('(') && index.is_none() {
+            let open = self.i;
             self.i += 1;
             let mut items = Vec::new();
             loop {
                 self.skip_space(true);
-                match self.peek() {
+                let more = match self.peek() {
                     Some(')') => {
                         self.i += 1;
                         break;
                     }
-                    None => return Err(UNEXPECTED_END.to_owned()),
-                    Some(_) => items.extend(self.words_braced()?),
+                    None => {
+                        // Named where it opened, as bash names it.
+                        self.opened.get_or_insert(open);
+                        Err("vfs-sh: unexpected EOF while looking for matching `)'".to_owned())
+                    }
+                    Some(_) => self.words_braced(),
+                };
+                match more {
+                    Ok(words) => items.extend(words),
+                    Err(e) => {
+                        // bash ends the shell with status 1, not 2, for an
+                        // error inside a compound assignment's parentheses.
+                        self.in_array = true;
+                        return Err(e);
+                    }
                 }
             }
             return Ok(Some(Assign {
                 name,
                 index,
+                index_text,
                 append,
                 value: AssignValue::Array(items),
             }));
@@ -1744,6 +1768,7 @@ impl Parser {
         Ok(Some(Assign {
             name,
             index,
+            index_text,
             append,
             value: AssignValue::Scalar(value),
         }))
