@@ -1759,16 +1759,13 @@ fn in_piece(e: &str, starts: &[usize]) -> String {
     else {
         return e.to_owned();
     };
-    // The piece holding the last char read (char 0 is before the first).
-    let k = starts
-        .iter()
-        .rposition(|&start| start < at.max(1))
-        .unwrap_or(0);
+    // The piece holding the last char read, the first for char 0.
+    let k = starts.iter().rposition(|&start| start < at).unwrap_or(0);
     let start = starts.get(k).copied().unwrap_or(0);
     format!(
         "sed: -e expression #{}, char {}: {msg}",
         k + 1,
-        at - start.min(at)
+        at.saturating_sub(start)
     )
 }
 
