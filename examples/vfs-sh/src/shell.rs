@@ -1268,7 +1268,7 @@ impl<'a> Shell<'a> {
                 };
                 let (v, append) = self.attributed(&a.name, v, a.append)?;
                 match &a.index {
-                    Some(ix) => {
+                    Some((ix, written)) => {
                         let key = self.expand_string(ix)?;
                         // An empty key of an associative array, an empty
                         // subscript (`a[]=`) or a negative one past the
@@ -1280,10 +1280,10 @@ impl<'a> Shell<'a> {
                         let bad = || {
                             ExpError::Exit(format!(
                                 "vfs-sh: {}[{}]: bad array subscript",
-                                a.name, a.index_text
+                                a.name, written
                             ))
                         };
-                        if key.is_empty() && (assoc || a.index_text.is_empty()) {
+                        if key.is_empty() && (assoc || written.is_empty()) {
                             return Err(bad());
                         }
                         if tracing {

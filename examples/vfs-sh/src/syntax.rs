@@ -181,9 +181,9 @@ pub(crate) enum Command {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Assign {
     pub(crate) name: String,
-    pub(crate) index: Option<Word>,
-    /// The subscript as written (`$k` of `a[$k]=`), for messages.
-    pub(crate) index_text: String,
+    /// The subscript of `NAME[...]=`: parsed, and as written (`$k` of
+    /// `a[$k]=`, for messages).
+    pub(crate) index: Option<(Word, String)>,
     pub(crate) append: bool,
     pub(crate) value: AssignValue,
 }
@@ -1684,7 +1684,6 @@ impl Parser {
         }
         let name: String = self.s[start..k].iter().collect();
         let mut index = None;
-        let mut index_text = String::new();
         if self.s.get(k) == Some(&'[') {
             let mut depth = 0;
             let open = k;
@@ -1705,8 +1704,7 @@ impl Parser {
                 return Ok(None);
             }
             let text: String = self.s[open + 1..k].iter().collect();
-            index = Some(parse_subscript_text(&text)?);
-            index_text = text;
+            index = Some((parse_subscript_text(&text)?, text));
             k += 1;
         }
         let append = self.s.get(k) == Some(&'+');
@@ -1755,7 +1753,6 @@ impl Parser {
             return Ok(Some(Assign {
                 name,
                 index,
-                index_text,
                 append,
                 value: AssignValue::Array(items),
             }));
@@ -1768,7 +1765,6 @@ impl Parser {
         Ok(Some(Assign {
             name,
             index,
-            index_text,
             append,
             value: AssignValue::Scalar(value),
         }))
